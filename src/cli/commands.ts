@@ -1,0 +1,31 @@
+/**
+ * The registry of commands. Each lives in its own file and is loaded only when used,
+ * so `tally check` does not pay for the simulator or the HTTP client.
+ */
+import type { Command } from './io.js';
+
+/** A command's name, one-line summary and loader. */
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<Command>;
+}
+
+/** Every command tally has, by name. */
+export const COMMANDS: Record<string, CommandEntry> = {
+  check: { summary: 'validate the config file', load: async () => (await import('./check.js')).checkCommand },
+};
+
+/** The top-level usage text. */
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'usage: tally <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Run `tally <command> --help` for the options of one command.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,288 @@
+/**
+ * Reads a YAML config file into a validated {@link Config}. Every problem is collected
+ * and reported at once, each with its YAML path and line:column, e.g.
+ * `orgs[0].token: required (line 12, column 5)`.
+ *
+ * Order: YAML syntax → `${VAR}` interpolation (in string values only, so the environment
+ * can never change the document's structure) → `*_file` secrets → schema.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { type Config, configSchema, SECRET_KEYS } from './schema.js';
+
+type PathSeg = string | number;
+
+/** Where to read the config from: `--config`, else `TALLY_CONFIG`, else `./tally.yaml`. */
+export function resolveConfigPath(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): string {
+  return path.resolve(cwd, flag ?? env['TALLY_CONFIG'] ?? 'tally.yaml');
+}
+
+/** Formats a path the way users read it: `orgs[0].token`. */
+export function formatPath(p: readonly PathSeg[]): string {
+  let out = '';
+  for (const seg of p) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out || '(root)';
+}
+
+/** A loaded configuration with the secrets that must never be printed or logged. */
+export interface LoadedConfig {
+  config: Config;
+  /** Every secret value found (tokens, passwords), for log redaction. */
+  secrets: string[];
+  /** Absolute path of the file read. */
+  path: string;
+}
+
+/** Reads and validates the config file at `file`; throws {@link ConfigError} listing every problem. */
+export async function loadConfigFile(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : String(code);
+    throw new ConfigError(file, [`cannot read config: ${why}`]);
+  }
+  return parseConfig(text, { source: file, env, baseDir: path.dirname(file) });
+}
+
+/** Options of {@link parseConfig}. */
+export interface ParseOptions {
+  /** Name used in error messages (the file path). */
+  source: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Directory that relative `*_file` paths are resolved against. */
+  baseDir: string;
+}
+
+/** Parses and validates config text; throws {@link ConfigError} listing every problem. */
+export async function parseConfig(text: string, opts: ParseOptions): Promise<LoadedConfig> {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return '';
+    const { line, col } = lc.linePos(offset);
+    return ` (line ${line}, column ${col})`;
+  };
+  const yamlProblems = [...doc.errors, ...doc.warnings].map(
+    (e) => `invalid YAML: ${firstLine(e.message)}${at(e.pos[0])}`,
+  );
+  if (doc.errors.length > 0) throw new ConfigError(opts.source, yamlProblems);
+
+  // Problems are sorted by their place in the file, then printed once each.
+  const problems: { offset: number; text: string }[] = [];
+  const failedPaths = new Set<string>();
+  const report = (p: readonly PathSeg[], msg: string, key = false) => {
+    const offset = nodeOffset(doc.contents, p, key);
+    problems.push({ offset: offset ?? 0, text: `${formatPath(p)}: ${msg}${at(offset)}` });
+  };
+
+  interpolate(doc.contents, opts.env, (p, msg) => {
+    failedPaths.add(formatPath(p));
+    report(p, msg);
+  });
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  const secrets: string[] = [];
+  await resolveSecretFiles(raw, [], opts.baseDir, secrets, (p, msg) => {
+    failedPaths.add(formatPath(p));
+    report(p, msg);
+  });
+  crossChecks(raw, report);
+
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const p = issue.path.filter((s): s is PathSeg => typeof s !== 'symbol');
+      if (failedPaths.has(formatPath(p))) continue; // already reported, with its cause
+      describeIssue(issue, p, report);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) {
+    problems.sort((a, b) => a.offset - b.offset);
+    throw new ConfigError(opts.source, [...new Set(problems.map((p) => p.text))]);
+  }
+  const config = parsed.data;
+  collectSecrets(config, secrets);
+  return { config, secrets: [...new Set(secrets)], path: opts.source };
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}
+
+/** Offset in the text of the node at `p` (or of its key), else of its nearest existing parent. */
+function nodeOffset(root: Node | null, p: readonly PathSeg[], key: boolean): number | undefined {
+  let node: unknown = root;
+  let best: number | undefined = (root as Node | null)?.range?.[0];
+  for (let i = 0; i < p.length; i++) {
+    const seg = p[i];
+    if (isMap(node)) {
+      const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(seg));
+      if (!pair) return best;
+      const last = i === p.length - 1;
+      if (last && key && isScalar(pair.key)) return pair.key.range?.[0];
+      node = pair.value;
+      best = (pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0] ?? best;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+      if (node === undefined) return best;
+      best = (node as Node).range?.[0] ?? best;
+    } else {
+      return best;
+    }
+  }
+  return best;
+}
+
+const VAR = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replaces `${VAR}` and `${VAR:-default}` in every string scalar; `$${` is a literal `${`. */
+function interpolate(
+  root: Node | null,
+  env: Readonly<Record<string, string | undefined>>,
+  problem: (p: PathSeg[], msg: string) => void,
+): void {
+  if (!root) return;
+  visit(root, {
+    Scalar(_key, node, ancestry) {
+      if (typeof node.value !== 'string' || !node.value.includes('$')) return;
+      const p = pathOf(ancestry, node);
+      node.value = node.value.replace(VAR, (match, name: string | undefined, def: string | undefined) => {
+        if (match === '$${') return '${';
+        const v = env[name!];
+        if (v !== undefined && v !== '') return v;
+        if (def !== undefined) return def;
+        problem(p, `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
+        return '';
+      });
+    },
+  });
+}
+
+/** The config path of a node from the ancestry `visit` hands over. */
+function pathOf(ancestry: readonly unknown[], node: unknown): PathSeg[] {
+  const out: PathSeg[] = [];
+  const chain = [...ancestry, node];
+  for (let i = 0; i < chain.length - 1; i++) {
+    const parent = chain[i];
+    const child = chain[i + 1];
+    if (isSeq(parent)) out.push(parent.items.indexOf(child as never));
+    else if (isPair(child) && isScalar(child.key)) out.push(String(child.key.value));
+  }
+  return out;
+}
+
+/** Reads every `<secret>_file` into `<secret>`; both set, or an unreadable file, is an error. */
+async function resolveSecretFiles(
+  node: unknown,
+  p: PathSeg[],
+  baseDir: string,
+  secrets: string[],
+  problem: (p: PathSeg[], msg: string) => void,
+): Promise<void> {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++)
+      await resolveSecretFiles(node[i], [...p, i], baseDir, secrets, problem);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const obj = node as Record<string, unknown>;
+  for (const key of SECRET_KEYS) {
+    const fileKey = `${key}_file`;
+    const file = obj[fileKey];
+    if (file === undefined) continue;
+    if (obj[key] !== undefined) {
+      problem([...p, fileKey], `set either ${key} or ${fileKey}, not both`);
+      continue;
+    }
+    if (typeof file !== 'string' || file === '') continue; // the schema reports the type
+    try {
+      const value = (await readFile(path.resolve(baseDir, file), 'utf8')).trim();
+      if (value === '') problem([...p, fileKey], `file ${file} is empty`);
+      else {
+        obj[key] = value;
+        secrets.push(value);
+      }
+    } catch (err) {
+      problem([...p, fileKey], `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  for (const [k, v] of Object.entries(obj)) await resolveSecretFiles(v, [...p, k], baseDir, secrets, problem);
+}
+
+type Report = (p: readonly PathSeg[], msg: string, key?: boolean) => void;
+
+/** Reports a schema issue in words a user reads: `orgs[0].token: required (line 3, column 5)`. */
+function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report): void {
+  if (issue.code === 'unrecognized_keys') {
+    for (const k of issue.keys) report([...p, k], 'unknown key', true);
+    return;
+  }
+  const input = 'input' in issue ? issue.input : undefined;
+  if (issue.code === 'invalid_type' && input === undefined) {
+    report(p, 'required');
+    return;
+  }
+  const found = input === undefined ? '' : `, found ${JSON.stringify(input)?.slice(0, 80)}`;
+  let msg = issue.message;
+  if (issue.code === 'invalid_value')
+    msg = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (issue.code === 'invalid_type') msg = `expected ${issue.expected}`;
+  else if (issue.code === 'invalid_format' && msg.startsWith('Invalid')) msg = `expected ${issue.format}`;
+  else if (issue.code === 'too_small' && msg.startsWith('Too small'))
+    msg = `must be at least ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : ''}`;
+  else if (issue.code === 'too_big' && msg.startsWith('Too big'))
+    msg = `must be at most ${String(issue.maximum)}`;
+  report(p, `${msg}${found}`);
+}
+
+/** Rules that span fields, checked on the raw input so they show beside schema problems. */
+function crossChecks(raw: unknown, report: Report): void {
+  const root = (raw ?? {}) as Record<string, unknown>;
+  const orgs = Array.isArray(root['orgs']) ? (root['orgs'] as unknown[]) : [];
+  const seen = new Map<unknown, number>();
+  orgs.forEach((org, i) => {
+    if (org === null || typeof org !== 'object') return;
+    const o = org as Record<string, unknown>;
+    if (o['token'] === undefined && o['token_file'] === undefined)
+      report(['orgs', i], 'token or token_file is required');
+    const prev = seen.get(o['slug']);
+    if (prev !== undefined) report(['orgs', i, 'slug'], `duplicate of orgs[${prev}].slug`);
+    else if (o['slug'] !== undefined) seen.set(o['slug'], i);
+  });
+  const server = root['server'] as Record<string, unknown> | undefined;
+  const basic = (server?.['auth'] as Record<string, unknown> | undefined)?.['basic'] as
+    | Record<string, unknown>
+    | undefined;
+  if (
+    basic &&
+    typeof basic === 'object' &&
+    basic['password'] === undefined &&
+    basic['password_file'] === undefined
+  ) {
+    report(['server', 'auth', 'basic'], 'password or password_file is required');
+  }
+}
+
+/** Every value under a secret key anywhere in the config, for log redaction. */
+function collectSecrets(node: unknown, into: string[]): void {
+  if (Array.isArray(node)) {
+    for (const v of node) collectSecrets(v, into);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  for (const [k, v] of Object.entries(node)) {
+    if ((SECRET_KEYS as readonly string[]).includes(k) && typeof v === 'string') into.push(v);
+    else collectSecrets(v, into);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The configuration schema: one declaration gives tally's config types, defaults,
+ * validation and the published JSON Schema (`schema/tally.schema.json`).
+ *
+ * Every object is strict (an unknown key is an error). Defaults sit next to their field.
+ * Durations are written `30s`, `5m`, `1h30m`; sizes `10MiB`; both become numbers.
+ */
+import { z } from 'zod';
+import { parseDuration, parseSize } from './units.js';
+
+/** A duration such as `30s` or `1h30m`, parsed to milliseconds. */
+export const duration = () =>
+  z
+    .string()
+    .regex(/^(\d+(\.\d+)?(ms|s|m|h|d|w))+$|^0$/, 'a duration such as 30s, 5m, 1h30m or 7d')
+    .transform((s) => parseDuration(s)!)
+    .meta({ description: 'A duration: a number with a unit (ms, s, m, h, d, w), e.g. 30s, 5m, 1h30m.' });
+
+/** A size such as `10MiB` or `512KB` (or a plain number of bytes), parsed to bytes. */
+export const size = () =>
+  z
+    .union([
+      z.number().int().positive(),
+      z.string().regex(/^\d+(\.\d+)?\s*([kKmMgG]i?[bB]|[bB])?$/, 'a size such as 10MiB'),
+    ])
+    .transform((v) => (typeof v === 'number' ? v : parseSize(v)!))
+    .meta({ description: 'A size in bytes, or with a unit: KB, MB, GB, KiB, MiB, GiB.' });
+
+const httpUrl = () =>
+  z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).meta({ format: 'uri' });
+
+/** Fields a secret can be given by, inline or from a file (Docker/Kubernetes secrets). */
+export const SECRET_KEYS = ['token', 'password', 'secret', 'bearer_token'] as const;
+
+const shapeFieldKeys = z.record(z.string(), z.array(z.string()).min(1));
+
+/** How to read responses whose shape the defaults do not fit. */
+export const shapeSchema = z
+  .strictObject({
+    envelope: z
+      .partialRecord(z.enum(['org', 'team', 'subscription', 'channels', 'sessions', 'session']), z.string())
+      .optional()
+      .meta({ description: 'Dot path to the list or object inside each endpoint response ("" = the root).' }),
+    paging: z.enum(['auto', 'link', 'cursor', 'page', 'none']).default('auto'),
+    cursor_param: z.string().min(1).default('cursor'),
+    page_param: z.string().min(1).default('page'),
+    per_page_param: z.string().min(1).default('per_page'),
+    per_page: z.int().min(1).max(1000).default(100),
+    fields: shapeFieldKeys
+      .optional()
+      .meta({ description: "Extra aliases per model field, e.g. { 'channel.status': [state] }." }),
+  })
+  .meta({ description: 'Response-shape overrides for a server whose shape the defaults do not fit.' });
+
+/** Names and formats of the session-list filter parameters. */
+export const filtersSchema = z.strictObject({
+  status_param: z.string().min(1).default('status'),
+  from_param: z.string().min(1).default('from'),
+  to_param: z.string().min(1).default('to'),
+  time_format: z.enum(['iso', 'epoch_s', 'epoch_ms']).default('iso'),
+  status_separator: z.string().min(1).default(','),
+  send_status: z.boolean().default(false).meta({
+    description: 'Send the status filter on sweeps; off by default so every status is read.',
+  }),
+});
+
+/** The upstream API: where it is and how hard tally may use it. */
+export const upstreamSchema = z.strictObject({
+  base_url: httpUrl().meta({ description: 'Base URL of the API; paths are /v1/{org}/…' }),
+  budget_per_minute: z
+    .int()
+    .min(1)
+    .max(300, 'at most 300: the API allows 300 requests per minute per IP')
+    .default(240)
+    .meta({ description: 'Requests per minute for the whole process (all orgs share one IP).' }),
+  concurrency: z.int().min(1).max(64).default(4),
+  timeouts: z
+    .strictObject({
+      connect: duration().prefault('5s'),
+      headers: duration().prefault('10s'),
+      body: duration().prefault('30s'),
+    })
+    .prefault({}),
+  max_body_bytes: size().prefault('16MiB'),
+  max_pages: z.int().min(1).default(500),
+  retries: z
+    .strictObject({
+      attempts: z.int().min(1).max(10).default(4),
+      base_delay: duration().prefault('500ms'),
+      max_delay: duration().prefault('30s'),
+      deadline: duration().prefault('2m'),
+    })
+    .prefault({}),
+  window: z
+    .strictObject({
+      past: duration().prefault('1d'),
+      future: duration().prefault('7d'),
+    })
+    .prefault({})
+    .meta({ description: 'Time range of session lists, relative to now.' }),
+  shape: shapeSchema.prefault({}),
+  filters: filtersSchema.prefault({}),
+  user_agent: z.string().optional(),
+});
+
+/** One watched organization. */
+export const orgSchema = z.strictObject({
+  slug: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a slug of letters, digits, dot, dash or underscore'),
+  token: z.string().min(1).optional().meta({ description: 'API token (read access). Prefer token_file.' }),
+  token_file: z.string().min(1).optional().meta({ description: 'File holding the API token.' }),
+  token_expires_at: z.iso
+    .datetime({ offset: true })
+    .or(z.iso.date())
+    .optional()
+    .meta({ description: 'When the token expires (ISO 8601); enables the token-expiry metric and alert.' }),
+  channels: z
+    .strictObject({
+      include: z.array(z.string().min(1)).optional(),
+      exclude: z.array(z.string().min(1)).optional(),
+    })
+    .optional()
+    .meta({ description: 'Channel filter by id or name; `*` matches any run of characters.' }),
+  labels: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/), z.string()).optional(),
+});
+
+/** How often each resource is read. */
+export const intervalsSchema = z.strictObject({
+  org: duration().prefault('10m'),
+  team: duration().prefault('5m'),
+  subscription: duration().prefault('5m'),
+  channels: duration().prefault('30s'),
+  live_sessions: duration()
+    .prefault('30s')
+    .meta({ description: 'Session list of live or just-changed channels.' }),
+  live_detail: duration().prefault('1m').meta({ description: 'Detail of live sessions.' }),
+  sweep: duration()
+    .prefault('15m')
+    .meta({
+      description: 'Target time to read every channel’s sessions once (the planner may need longer).',
+    }),
+  jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
+});
+
+/** The HTTP server: metrics, health and the JSON API. */
+export const serverSchema = z.strictObject({
+  listen: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'host:port, e.g. 0.0.0.0:9464')
+    .default('0.0.0.0:9464'),
+  external_url: httpUrl().optional().meta({ description: 'URL under which users reach tally (for links).' }),
+  auth: z
+    .strictObject({
+      bearer_token: z.string().min(1).optional(),
+      bearer_token_file: z.string().min(1).optional(),
+      basic: z
+        .strictObject({
+          username: z.string().min(1),
+          password: z.string().min(1).optional(),
+          password_file: z.string().min(1).optional(),
+        })
+        .optional(),
+    })
+    .optional()
+    .meta({ description: 'Protects everything but /-/healthy and /-/ready.' }),
+});
+
+/** The state directory. */
+export const stateSchema = z.strictObject({
+  dir: z.string().min(1).default('./.tally-state'),
+  events: z
+    .strictObject({
+      max_bytes: size().prefault('64MiB'),
+      max_age: duration().prefault('30d'),
+    })
+    .prefault({}),
+});
+
+/** Logging. */
+export const logSchema = z.strictObject({
+  level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+});
+
+/** The whole configuration file. */
+export const configSchema = z
+  .strictObject({
+    upstream: upstreamSchema,
+    orgs: z.array(orgSchema).min(1, 'at least one organization'),
+    intervals: intervalsSchema.prefault({}),
+    server: serverSchema.prefault({}),
+    state: stateSchema.prefault({}),
+    log: logSchema.prefault({}),
+  })
+  .meta({ title: 'tally configuration', description: 'Configuration of tally (YAML).' });
+
+/** The validated configuration, defaults filled in, durations in ms, sizes in bytes. */
+export type Config = z.output<typeof configSchema>;
+/** One organization entry of {@link Config}. */
+export type OrgConfig = Config['orgs'][number];
+/** The configuration as written by the user. */
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,46 @@
+/**
+ * A one-screen, secret-free summary of a configuration, for `tally check` and the
+ * daemon's start-up line.
+ */
+import type { Config } from './schema.js';
+import { formatDuration } from './units.js';
+
+/** Removes credentials and query strings from a URL before it is shown. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Renders the summary lines (no secret ever appears in them). */
+export function summarizeConfig(config: Config, source: string): string[] {
+  const iv = config.intervals;
+  const lines = [
+    `config: ${source}`,
+    `upstream: ${safeUrl(config.upstream.base_url)} (budget ${config.upstream.budget_per_minute} requests/minute, concurrency ${config.upstream.concurrency})`,
+    `orgs: ${config.orgs.length}`,
+  ];
+  for (const org of config.orgs) {
+    const parts = ['token set'];
+    if (org.token_expires_at) parts.push(`expires ${org.token_expires_at}`);
+    if (org.channels?.include) parts.push(`channels include ${org.channels.include.join(', ')}`);
+    if (org.channels?.exclude) parts.push(`channels exclude ${org.channels.exclude.join(', ')}`);
+    lines.push(`  - ${org.slug} (${parts.join('; ')})`);
+  }
+  lines.push(
+    `intervals: org ${formatDuration(iv.org)}, team ${formatDuration(iv.team)}, subscription ${formatDuration(iv.subscription)}, ` +
+      `channels ${formatDuration(iv.channels)}, live sessions ${formatDuration(iv.live_sessions)}, ` +
+      `live detail ${formatDuration(iv.live_detail)}, sweep ${formatDuration(iv.sweep)} (jitter ${Math.round(iv.jitter * 100)}%)`,
+    `session window: ${formatDuration(config.upstream.window.past)} back, ${formatDuration(config.upstream.window.future)} ahead`,
+    `server: ${config.server.listen}${config.server.auth ? ' (auth on)' : ''}`,
+    `state: ${config.state.dir}`,
+    `log: ${config.log.level}, ${config.log.format}`,
+  );
+  return lines;
+}

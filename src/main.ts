@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * The process edge: argv, signals, exit codes. The only file that touches `process`,
+ * so that every command can be embedded and tested with its own streams and signal.
+ */
+import { COMMANDS, usage } from './cli/commands.js';
+import type { CliIO } from './cli/io.js';
+import { describeError } from './errors.js';
+import { VERSION } from './version.js';
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === 'version' || name === '--version') {
+    process.stdout.write(`tally ${VERSION}\n`);
+    return 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`tally: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    // A second signal means the operator is done waiting.
+    if (signals > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+    stop.abort(new Error(`received ${sig}`));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const io: CliIO = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: stop.signal,
+    isTTY: Boolean(process.stdout.isTTY),
+    onReload(fn) {
+      process.on('SIGHUP', fn);
+      return () => process.off('SIGHUP', fn);
+    },
+  };
+  const command = await entry.load();
+  return command(args, io);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`tally: ${describeError(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,144 @@
+/**
+ * tally's own normalized model of one organization, whatever shape the upstream API
+ * answers in. The upstream client produces it, the poller assembles snapshots of it,
+ * `diff` compares two of them, metrics and the JSON API read it.
+ *
+ * Every part of a snapshot carries its own fetch outcome and time (DESIGN.md
+ * invariant 1): a failed or incomplete fetch is never mistaken for an empty list.
+ * Times are milliseconds since the Unix epoch; absent values are omitted, never `null`.
+ */
+
+/** A scalar as it came from the API, kept verbatim for settings and limits. */
+export type Scalar = string | number | boolean;
+
+/** Why a part is not complete: a short stable reason and a credential-free message. */
+export interface PartError {
+  /** Short stable cause, e.g. `timeout`, `http_5xx`, `auth`, `paging`, `schema`. */
+  reason: string;
+  /** What failed and where (endpoint, page, field); never contains a credential. */
+  message: string;
+}
+
+/**
+ * The outcome of fetching one part of a snapshot.
+ * - `complete`: every page was read and understood.
+ * - `incomplete`: some data was read, but not all of it (paging broke, a page was refused);
+ *   `value` holds what was read and must not be used to infer removals.
+ * - `failed`: nothing usable was read.
+ */
+export type Part<T> =
+  | { state: 'complete'; at: number; value: T }
+  | { state: 'incomplete'; at: number; value: T; error: PartError }
+  | { state: 'failed'; at: number; error: PartError };
+
+/** Profile, settings and plan of an organization (`GET /v1/{org}`). */
+export interface Org {
+  slug: string;
+  name?: string;
+  plan?: string;
+  /** Flat settings, nested keys joined with dots (`notifications.email`). */
+  settings: Record<string, Scalar>;
+}
+
+/** A member of the organization (`GET /v1/{org}/team`). */
+export interface Member {
+  id: string;
+  name?: string;
+  email?: string;
+  role?: string;
+}
+
+/** How AI features are funded. Unknown modes are kept verbatim in `mode: 'unknown'`. */
+export type AiFunding =
+  | { mode: 'wallet'; balance?: number; currency?: string }
+  | { mode: 'byok'; provider?: string; keyStatus?: string }
+  | { mode: 'unknown'; raw?: string };
+
+/** Plan, limits, usage and AI funding (`GET /v1/{org}/subscription`). */
+export interface Subscription {
+  plan?: string;
+  /** Numeric limits by name (`channels`, `members`, `ai_minutes` …); unlimited ones are omitted. */
+  limits: Record<string, number>;
+  /** Current usage by the same names as `limits`, where the API reports it. */
+  usage: Record<string, number>;
+  funding: AiFunding;
+}
+
+/** A channel (`GET /v1/{org}/channels`). Status and visibility are kept verbatim. */
+export interface Channel {
+  id: string;
+  name?: string;
+  /** Verbatim upstream status, lower-cased (e.g. `live`, `offline`, or anything unknown). */
+  status: string;
+  visibility?: string;
+}
+
+/** A session (broadcast) of a channel (`GET /v1/{org}/channels/{channel}/sessions`). */
+export interface Session {
+  id: string;
+  channelId: string;
+  title?: string;
+  /** Verbatim upstream status, lower-cased (e.g. `scheduled`, `live`, `ended`). */
+  status: string;
+  scheduledAt?: number;
+  startedAt?: number;
+  endedAt?: number;
+}
+
+/** One question, announcement or speaker inside a session detail. */
+export interface DetailItem {
+  id: string;
+  /** Question text, announcement text or speaker name. */
+  text?: string;
+  at?: number;
+}
+
+/** Detail of one session with its sub-resources (`GET /v1/{org}/sessions/{id}`). */
+export interface SessionDetail {
+  id: string;
+  channelId?: string;
+  title?: string;
+  status?: string;
+  /** Count as reported by the API (may exceed `items.length` when only a page is embedded). */
+  questions: { count: number; items: DetailItem[] };
+  announcements: { count: number; items: DetailItem[] };
+  reactions: { count: number; byKind: Record<string, number> };
+  speakers: { count: number; items: DetailItem[] };
+  ai: { status?: string; enabled?: boolean };
+}
+
+/** The time range a session list was read for; sessions outside it are not "removed". */
+export interface TimeWindow {
+  from: number;
+  to: number;
+}
+
+/** A session list part also says which window it covered. */
+export type SessionsPart = Part<Session[]> & { window: TimeWindow };
+
+/** Everything tally knows about one organization at one moment, part by part. */
+export interface OrgSnapshot {
+  /** Snapshot format version, bumped on incompatible changes to this model. */
+  version: 1;
+  org: string;
+  /** When this snapshot was assembled. Each part has its own fetch time. */
+  takenAt: number;
+  profile?: Part<Org>;
+  team?: Part<Member[]>;
+  subscription?: Part<Subscription>;
+  channels?: Part<Channel[]>;
+  /** Session lists by channel id; a channel not yet swept has no entry. */
+  sessions: Record<string, SessionsPart>;
+  /** Session details by session id; only sessions whose detail was read have an entry. */
+  details: Record<string, Part<SessionDetail>>;
+}
+
+/** Creates an empty snapshot of an organization: nothing fetched yet. */
+export function emptySnapshot(org: string, takenAt: number): OrgSnapshot {
+  return { version: 1, org, takenAt, sessions: {}, details: {} };
+}
+
+/** Returns the value of a part only when it was fetched completely. */
+export function completeValue<T>(part: Part<T> | undefined): T | undefined {
+  return part?.state === 'complete' ? part.value : undefined;
+}

@@ -1,0 +1,68 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkCommand } from '../../src/cli/check.js';
+import { captureIO } from '../helpers/io.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-check-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('tally check', () => {
+  it('accepts config.example.yaml and prints a summary without the token', async () => {
+    const io = captureIO({ TALLY_DEMO_TOKEN: 'super-secret-token' });
+    const code = await checkCommand(['--config', 'config.example.yaml'], io);
+    expect(code).toBe(0);
+    expect(io.out()).toContain('orgs: 1');
+    expect(io.out()).toContain('  - demo (token set; expires 2027-06-30)');
+    expect(io.out()).toContain('config OK');
+    expect(io.out() + io.err()).not.toContain('super-secret-token');
+  });
+
+  it('prints all three mistakes with path and line and exits 1', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(
+      file,
+      `upstream:
+  base_url: not a url
+orgs:
+  - slug: acme
+    token: s3cr3t-value
+    colour: blue
+intervals:
+  sweep: often
+`,
+    );
+    const io = captureIO();
+    const code = await checkCommand(['--config', file], io);
+    expect(code).toBe(1);
+    const lines = io.err().split('\n');
+    expect(lines[0]).toBe(`${file}: 3 problems`);
+    expect(lines).toContain(
+      '  upstream.base_url: an http:// or https:// URL, found "not a url" (line 2, column 13)',
+    );
+    expect(lines).toContain('  orgs[0].colour: unknown key (line 6, column 5)');
+    expect(lines).toContain(
+      '  intervals.sweep: a duration such as 30s, 5m, 1h30m or 7d, found "often" (line 8, column 10)',
+    );
+    expect(io.err()).not.toContain('s3cr3t-value');
+  });
+
+  it('uses TALLY_CONFIG when --config is absent and says when the file is missing', async () => {
+    const io = captureIO({ TALLY_CONFIG: path.join(dir, 'missing.yaml') });
+    expect(await checkCommand([], io)).toBe(1);
+    expect(io.err()).toContain('missing.yaml: 1 problem');
+    expect(io.err()).toContain('cannot read config: file not found');
+  });
+
+  it('rejects an unknown flag with exit 2', async () => {
+    const io = captureIO();
+    expect(await checkCommand(['--nope'], io)).toBe(2);
+    expect(io.err()).toContain("Unknown option '--nope'");
+  });
+});
