@@ -26,6 +26,7 @@ export const EVENT_KINDS = [
   'session.started',
   'session.ended',
   'session.renamed',
+  'session.rescheduled',
   'session.question_added',
   'session.announcement_added',
   'session.reactions_changed',

@@ -1,0 +1,163 @@
+/**
+ * What the part-by-part diffs share: the event sink that stamps ids and the lookups that
+ * turn ids into readable labels. Everything here is pure and deterministic.
+ */
+import type { ChangeEvent, EntityKind, EventKind, JsonValue } from './events.js';
+import { eventId } from './event-id.js';
+import type { OrgSnapshot, Part, Scalar, Session } from './model.js';
+
+/** One change before it gets its org, time and id. */
+export interface EventDraft {
+  kind: EventKind;
+  entity: { kind: EntityKind; id: string };
+  field?: string;
+  /** Extra identity for the id when one entity yields several events of one kind (an item id). */
+  key?: string;
+  from?: JsonValue;
+  to?: JsonValue;
+  labels: Record<string, string>;
+}
+
+/** When a change was seen (`at`, the newer part's fetch time) and since when (`since`, the older part's). */
+export interface Stamp {
+  at: number;
+  since: number;
+}
+
+/** Collects events in the order they are emitted and gives each its id. */
+export class EventSink {
+  readonly events: ChangeEvent[] = [];
+
+  constructor(
+    private readonly org: string,
+    private readonly newId: (() => string) | undefined,
+  ) {}
+
+  /** Adds one event seen at `stamp.at`, measured against the older part read at `stamp.since`. */
+  emit(draft: EventDraft, stamp: Stamp): void {
+    const at = stamp.at;
+    const id = this.newId ? this.newId() : eventId({ org: this.org, since: stamp.since, ...draft });
+    const event: ChangeEvent = {
+      id,
+      at,
+      org: this.org,
+      kind: draft.kind,
+      entity: draft.entity,
+      labels: draft.labels,
+    };
+    if (draft.field !== undefined) event.field = draft.field;
+    if (draft.from !== undefined) event.from = draft.from;
+    if (draft.to !== undefined) event.to = draft.to;
+    this.events.push(event);
+  }
+}
+
+/** The values of two parts when both were fetched completely, with the newer part's time. */
+export function bothComplete<T>(
+  prev: Part<T> | undefined,
+  next: Part<T> | undefined,
+): { prev: T; next: T; at: Stamp } | undefined {
+  if (prev?.state !== 'complete' || next?.state !== 'complete') return undefined;
+  return { prev: prev.value, next: next.value, at: { at: next.at, since: prev.at } };
+}
+
+/** A record's own value for a key (never an inherited one such as `constructor`). */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** Entities by id; when an id repeats, the first one wins (both sides then pick the same). */
+export function byId<T extends { id: string }>(items: readonly T[]): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const item of items) if (!out.has(item.id)) out.set(item.id, item);
+  return out;
+}
+
+/** Ids in code-unit order, independent of the runtime's locale. */
+export function sortedIds(ids: Iterable<string>): string[] {
+  return [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Whether two verbatim values are the same (NaN equals NaN, so a value never differs from itself). */
+export function same(a: Scalar | undefined, b: Scalar | undefined): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+/** A possibly absent value as carried in `from`/`to`: absent becomes `null`. */
+export function orNull(value: Scalar | undefined): JsonValue {
+  return value === undefined ? null : value;
+}
+
+/** Where a session was last listed. */
+interface Listed {
+  session: Session;
+  channelId: string;
+}
+
+/** Readable names for ids, from the newer snapshot first and the older one second. */
+export class Labeler {
+  private listed: Map<string, Listed> | undefined;
+  private names: Map<string, string> | undefined;
+
+  constructor(
+    private readonly prev: OrgSnapshot,
+    private readonly next: OrgSnapshot,
+  ) {}
+
+  /** `channel` (name, or the id) and `channel_id`. */
+  channel(channelId: string): Record<string, string> {
+    this.names ??= channelNames(this.prev, this.next);
+    return { channel: this.names.get(channelId) ?? channelId, channel_id: channelId };
+  }
+
+  /** Channel labels plus `session` (title, or the id) and `session_id`. */
+  session(
+    sessionId: string,
+    channelId: string | undefined,
+    title: string | undefined,
+  ): Record<string, string> {
+    const base = channelId === undefined ? {} : this.channel(channelId);
+    return { ...base, session: title ?? sessionId, session_id: sessionId };
+  }
+
+  /** Labels of a session known only by id (detail events): looked up in the lists, then in the details. */
+  sessionById(sessionId: string): Record<string, string> {
+    const listed = this.listedSessions().get(sessionId);
+    const detail = detailValue(this.next, sessionId) ?? detailValue(this.prev, sessionId);
+    const title = listed?.session.title ?? detail?.title;
+    const channelId = listed?.channelId ?? detail?.channelId;
+    return this.session(sessionId, channelId, title);
+  }
+
+  private listedSessions(): Map<string, Listed> {
+    if (this.listed) return this.listed;
+    const out = new Map<string, Listed>();
+    // Newer snapshot first so its titles win; channels in id order so repeats resolve the same way.
+    for (const snap of [this.next, this.prev]) {
+      for (const channelId of sortedIds(Object.keys(snap.sessions))) {
+        const part = own(snap.sessions, channelId);
+        if (part === undefined || part.state === 'failed') continue;
+        for (const session of part.value)
+          if (!out.has(session.id)) out.set(session.id, { session, channelId });
+      }
+    }
+    this.listed = out;
+    return out;
+  }
+}
+
+/** Channel names by id; a name in the newer snapshot replaces the older one. */
+function channelNames(prev: OrgSnapshot, next: OrgSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const snap of [prev, next]) {
+    const part = snap.channels;
+    if (part === undefined || part.state === 'failed') continue;
+    for (const c of part.value) if (c.name !== undefined) out.set(c.id, c.name);
+  }
+  return out;
+}
+
+function detailValue(snap: OrgSnapshot, sessionId: string) {
+  const part = own(snap.details, sessionId);
+  return part === undefined || part.state === 'failed' ? undefined : part.value;
+}

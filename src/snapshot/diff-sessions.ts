@@ -1,0 +1,214 @@
+/**
+ * Diff of the session lists, channel by channel: sessions added, removed, renamed,
+ * rescheduled, changing status, and the derived `session.started` / `session.ended`.
+ *
+ * A session is matched by id across all lists, so one that moved to another channel is
+ * compared, not removed and re-added. Additions and removals obey the window rule
+ * (see `diff-window.ts` and docs/events.md).
+ */
+import {
+  byId,
+  type EventDraft,
+  type EventSink,
+  type Labeler,
+  orNull,
+  own,
+  same,
+  sortedIds,
+} from './diff-context.js';
+import { inWindow } from './diff-window.js';
+import type { OrgSnapshot, Session, SessionsPart } from './model.js';
+import { isEndedStatus, isLiveStatus } from './status.js';
+
+/** Where a session is listed in one snapshot. */
+interface Placement {
+  session: Session;
+  channelId: string;
+  part: SessionsPart;
+}
+
+/** All session lists of both snapshots, channel by channel in id order. */
+export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
+  // Indexes over every list are built only when a session is missing on one side of its
+  // channel: the common read, where each session stays in its list, never pays for them.
+  const before = lazy(() => placements(prev));
+  const after = lazy(() => listedIds(next));
+  const channels = sortedIds([...Object.keys(prev.sessions), ...Object.keys(next.sessions)]);
+  for (const channelId of channels) {
+    const a = own(prev.sessions, channelId);
+    const b = own(next.sessions, channelId);
+    // The poller shares an unchanged part between snapshots: the very same part cannot differ.
+    if (a === b) continue;
+    const listedA = listed(a);
+    const listedB = listed(b);
+    for (const id of sortedIds([...listedA.keys(), ...listedB.keys()])) {
+      const was = listedA.get(id);
+      const is = listedB.get(id);
+      if (is !== undefined) {
+        if (b?.state !== 'complete') continue;
+        const here = { session: is, channelId, part: b };
+        if (was !== undefined) {
+          if (a?.state === 'complete') changed(was, here, a.at, labeler, sink);
+          continue;
+        }
+        // Not in this channel's older list: new, or moved here from another channel.
+        const elsewhere = before().get(id);
+        if (elsewhere === undefined) added(here, a, labeler, sink);
+        else if (elsewhere.part.state === 'complete') {
+          changed(elsewhere.session, here, elsewhere.part.at, labeler, sink);
+        }
+        continue;
+      }
+      // Listed before, not now: removed, unless it is listed elsewhere now (it moved).
+      if (was === undefined || a === undefined || after().has(id)) continue;
+      if (removed({ session: was, channelId, part: a }, b, next)) {
+        const labels = labeler.session(id, channelId, was.title);
+        sink.emit(
+          { kind: 'session.removed', entity: sessionEntity(id), from: was.status, labels },
+          { at: b!.at, since: a.at },
+        );
+      }
+    }
+  }
+}
+
+function listed(part: SessionsPart | undefined): Map<string, Session> {
+  return part === undefined || part.state === 'failed' ? new Map() : byId(part.value);
+}
+
+/** Every listed session by id, first place in channel-id order (lists that failed list nothing). */
+function placements(snap: OrgSnapshot): Map<string, Placement> {
+  const out = new Map<string, Placement>();
+  for (const channelId of sortedIds(Object.keys(snap.sessions))) {
+    const part = own(snap.sessions, channelId);
+    if (part === undefined || part.state === 'failed') continue;
+    for (const session of part.value)
+      if (!out.has(session.id)) out.set(session.id, { session, channelId, part });
+  }
+  return out;
+}
+
+/** Ids of every session listed anywhere, completely or not. */
+function listedIds(snap: OrgSnapshot): Set<string> {
+  const out = new Set<string>();
+  for (const part of Object.values(snap.sessions)) {
+    if (part.state !== 'failed') for (const session of part.value) out.add(session.id);
+  }
+  return out;
+}
+
+function lazy<T>(build: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
+}
+
+/**
+ * A session listed now and nowhere before is new only when the older list was complete
+ * and its window already covered the session: otherwise it merely entered the window.
+ */
+function added(here: Placement, before: SessionsPart | undefined, labeler: Labeler, sink: EventSink): void {
+  if (before?.state !== 'complete' || !inWindow(here.session, before.window)) return;
+  const s = here.session;
+  const labels = labeler.session(s.id, here.channelId, s.title);
+  const at = { at: here.part.at, since: before.at };
+  sink.emit({ kind: 'session.added', entity: sessionEntity(s.id), to: s.status, labels }, at);
+  for (const draft of lifecycle(undefined, s, labels)) sink.emit(draft, at);
+}
+
+/**
+ * A session listed before and in no list now is removed only when the newer list is
+ * complete, both windows cover it, and no detail read at or after that list still shows it.
+ */
+function removed(gone: Placement, after: SessionsPart | undefined, next: OrgSnapshot): boolean {
+  if (gone.part.state !== 'complete' || after?.state !== 'complete') return false;
+  if (!inWindow(gone.session, gone.part.window) || !inWindow(gone.session, after.window)) return false;
+  const detail = own(next.details, gone.session.id);
+  return !(detail?.state === 'complete' && detail.at >= after.at);
+}
+
+function changed(a: Session, here: Placement, since: number, labeler: Labeler, sink: EventSink): void {
+  const b = here.session;
+  if (unchanged(a, b)) return;
+  const at = { at: here.part.at, since };
+  const entity = sessionEntity(b.id);
+  const labels = labeler.session(b.id, here.channelId, b.title ?? a.title);
+  if (!same(a.status, b.status)) {
+    sink.emit(
+      { kind: 'session.status_changed', entity, field: 'status', from: a.status, to: b.status, labels },
+      at,
+    );
+  }
+  for (const draft of lifecycle(a, b, labels)) sink.emit(draft, at);
+  if (!same(a.title, b.title)) {
+    sink.emit(
+      { kind: 'session.renamed', entity, field: 'title', from: orNull(a.title), to: orNull(b.title), labels },
+      at,
+    );
+  }
+  if (!same(a.scheduledAt, b.scheduledAt)) {
+    const draft = { kind: 'session.rescheduled' as const, entity, field: 'scheduled_at', labels };
+    sink.emit({ ...draft, from: orNull(a.scheduledAt), to: orNull(b.scheduledAt) }, at);
+  }
+}
+
+/** Whether nothing the diff looks at differs (the common case, checked before any labels are built). */
+function unchanged(a: Session, b: Session): boolean {
+  return (
+    same(a.status, b.status) &&
+    same(a.title, b.title) &&
+    same(a.scheduledAt, b.scheduledAt) &&
+    same(a.startedAt, b.startedAt) &&
+    same(a.endedAt, b.endedAt)
+  );
+}
+
+/**
+ * `session.started` when the status turned live, or a start time appeared on a session
+ * that was neither live nor over; `session.ended` when the status turned to the ended
+ * family, or an end time appeared on a session that was not over. `prev` is undefined for
+ * a new session, which then starts and ends from nothing.
+ */
+export function lifecycle(
+  prev: Session | undefined,
+  next: Session,
+  labels: Record<string, string>,
+): EventDraft[] {
+  const out: EventDraft[] = [];
+  const entity = sessionEntity(next.id);
+  const wasLive = isLiveStatus(prev?.status);
+  const wasOver = prev !== undefined && isOver(prev);
+  const startAppeared = prev?.startedAt === undefined && next.startedAt !== undefined;
+  if (!wasLive && (isLiveStatus(next.status) || (!wasOver && startAppeared))) {
+    out.push({
+      kind: 'session.started',
+      entity,
+      field: 'status',
+      from: orNull(prev?.status),
+      to: next.status,
+      labels,
+    });
+  }
+  if (!wasOver && isOver(next)) {
+    out.push({
+      kind: 'session.ended',
+      entity,
+      field: 'status',
+      from: orNull(prev?.status),
+      to: next.status,
+      labels,
+    });
+  }
+  return out;
+}
+
+/** Over: an ended-family status, or an end time on a session that does not say it is live. */
+function isOver(s: Session): boolean {
+  return isEndedStatus(s.status) || (s.endedAt !== undefined && !isLiveStatus(s.status));
+}
+
+function sessionEntity(id: string) {
+  return { kind: 'session' as const, id };
+}
