@@ -1,0 +1,60 @@
+/**
+ * Schema drift: the server answered something tally does not fully understand. A field
+ * of the wrong type is reported and skipped; a record without an id is unusable (fatal);
+ * a response whose list or object cannot be found at all raises {@link SchemaDriftError}.
+ */
+import { TallyError } from '../../errors.js';
+import type { Endpoint } from './endpoints.js';
+
+/** One problem found while reading a response. */
+export interface DriftIssue {
+  endpoint: Endpoint;
+  /** The model field concerned (`channel.status`), or `envelope`; bounded, fit for a metric label. */
+  field: string;
+  /** What was wrong and where in the response (`'status' is an object, expected a string`). */
+  problem: string;
+  /** The record is unusable (e.g. it has no id) and was dropped. */
+  fatal: boolean;
+}
+
+/** A normalized value and the problems found while producing it. */
+export interface Normalized<T> {
+  value: T;
+  drift: DriftIssue[];
+}
+
+/** The list or object of a response cannot be found: nothing of it is usable. */
+export class SchemaDriftError extends TallyError {
+  /** Endpoint whose response did not fit. */
+  readonly endpoint: Endpoint;
+  /** What could not be found (`envelope`). */
+  readonly field: string;
+
+  constructor(endpoint: Endpoint, field: string, message: string) {
+    super(`${endpoint}: ${message}`, { reason: 'schema', retryable: false });
+    this.endpoint = endpoint;
+    this.field = field;
+  }
+}
+
+/** Collects the drift of one record; created per call, never shared. */
+export class DriftLog {
+  readonly issues: DriftIssue[] = [];
+
+  constructor(readonly endpoint: Endpoint) {}
+
+  /** Records a problem that leaves the record usable. */
+  note(field: string, problem: string): void {
+    this.issues.push({ endpoint: this.endpoint, field, problem, fatal: false });
+  }
+
+  /** Records a problem that makes the record unusable. */
+  fatal(field: string, problem: string): void {
+    this.issues.push({ endpoint: this.endpoint, field, problem, fatal: true });
+  }
+
+  /** Whether a fatal problem was recorded. */
+  get hasFatal(): boolean {
+    return this.issues.some((i) => i.fatal);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * How AI features are funded: a wallet with a balance, or the organization's own
+ * provider key (BYOK). Anything else is kept as `unknown` with the word the server used.
+ */
+import type { AiFunding } from '../../snapshot/model.js';
+import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
+import { parseMoney, parseNumber } from './numbers.js';
+import { asAny, asText, asWord, type ReadContext, readField, toBool } from './read.js';
+
+const WALLET_WORDS = new Set(['wallet', 'credits', 'credit', 'prepaid', 'balance', 'prepaid_wallet']);
+const BYOK_WORDS = new Set([
+  'byok',
+  'own_key',
+  'bring_your_own_key',
+  'customer_key',
+  'api_key',
+  'custom_key',
+  'user_key',
+  'own',
+]);
+
+/** Maps a funding word to a mode; `undefined` for a word tally does not know. */
+export function fundingMode(word: string): 'wallet' | 'byok' | undefined {
+  const w = word
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  if (WALLET_WORDS.has(w)) return 'wallet';
+  if (BYOK_WORDS.has(w)) return 'byok';
+  return undefined;
+}
+
+/** Reads the AI funding of a subscription record. */
+export function readFunding(ctx: ReadContext, sub: JsonRecord): AiFunding {
+  const found = readField(ctx, sub, 'subscription.funding', asAny);
+  let scope: JsonRecord = sub;
+  let word: string | undefined;
+  if (typeof found === 'string') word = found.trim().toLowerCase();
+  else if (isRecord(found)) {
+    scope = found;
+    word = readField(ctx, found, 'funding.mode', asWord);
+  } else if (found !== undefined) {
+    ctx.drift.note('subscription.funding', `is ${describeValue(found)}, expected an object or a word`);
+  } else {
+    word = readField(ctx, sub, 'subscription.fundingMode', asWord);
+  }
+  const mode = word !== undefined ? fundingMode(word) : inferMode(scope);
+  if (mode === 'wallet') return readWallet(ctx, scope);
+  if (mode === 'byok') return readByok(ctx, scope);
+  if (word !== undefined && word !== '') return { mode: 'unknown', raw: word };
+  if (found === undefined) ctx.drift.note('subscription.funding', 'no AI funding found');
+  return { mode: 'unknown' };
+}
+
+/** Without a mode word: the one of `wallet` / `byok` that is present (and not disabled). */
+function inferMode(scope: JsonRecord): 'wallet' | 'byok' | undefined {
+  const on = (v: unknown): boolean => {
+    if (!isRecord(v)) return v !== undefined && v !== null && v !== false;
+    const enabled = toBool(getPath(v, 'enabled') ?? getPath(v, 'active'));
+    return enabled !== false;
+  };
+  const wallet = on(getPath(scope, 'wallet')) || getPath(scope, 'balance') !== undefined;
+  const byok = on(getPath(scope, 'byok')) || getPath(scope, 'provider') !== undefined;
+  if (wallet && !byok) return 'wallet';
+  if (byok && !wallet) return 'byok';
+  return undefined;
+}
+
+function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
+  const funding: AiFunding & { mode: 'wallet' } = { mode: 'wallet' };
+  const raw = readField(ctx, scope, 'funding.balance', asAny);
+  let money = parseMoney(raw);
+  if (money === undefined) {
+    const minor = parseNumber(readField(ctx, scope, 'funding.balanceMinor', asAny));
+    if (minor !== undefined) money = { amount: minor / 100 };
+    else if (raw !== undefined)
+      ctx.drift.note('funding.balance', `is ${describeValue(raw)}, expected an amount`);
+  }
+  if (money?.amount !== undefined) funding.balance = money.amount;
+  const currency = money?.currency ?? readField(ctx, scope, 'funding.currency', asText)?.toUpperCase();
+  if (currency !== undefined) funding.currency = currency;
+  return funding;
+}
+
+function readByok(ctx: ReadContext, scope: JsonRecord): AiFunding {
+  const funding: AiFunding & { mode: 'byok' } = { mode: 'byok' };
+  const provider = readField(ctx, scope, 'funding.provider', asText);
+  if (provider !== undefined) funding.provider = provider;
+  const keyStatus = readField(ctx, scope, 'funding.keyStatus', asWord);
+  if (keyStatus !== undefined) funding.keyStatus = keyStatus;
+  return funding;
+}

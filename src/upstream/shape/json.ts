@@ -1,0 +1,117 @@
+/**
+ * Safe reading of parsed JSON of unknown shape: own properties only (a key named
+ * `constructor` or `__proto__` never reaches the prototype), tolerant key spelling.
+ */
+
+/** A JSON object. */
+export type JsonRecord = Record<string, unknown>;
+
+/** Whether a value is a JSON object (not null, not an array). */
+export function isRecord(v: unknown): v is JsonRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether an object has its own property `key`. */
+export function hasOwn(o: object, key: string): boolean {
+  return Object.hasOwn(o, key);
+}
+
+/** A key with case, `_`, `-` and spaces ignored: `scheduled_at`, `scheduledAt`, `ScheduledAt` meet. */
+export function looseKey(key: string): string {
+  return key.toLowerCase().replace(/[_\-\s]/g, '');
+}
+
+/**
+ * Reads an own property by its exact name, else by its loose spelling, so snake_case,
+ * camelCase, PascalCase and kebab-case servers are read by the same alias tables.
+ */
+export function prop(o: JsonRecord, key: string): unknown {
+  if (hasOwn(o, key)) return o[key];
+  const want = looseKey(key);
+  for (const k of Object.keys(o)) {
+    if (looseKey(k) === want) return o[k];
+  }
+  return undefined;
+}
+
+type Step = { key: string } | { index: number };
+
+/** Splits `a.b[0].c` into steps; a segment `roles[0]` is a key then an index. */
+function parsePath(path: string): Step[] {
+  const steps: Step[] = [];
+  for (const segment of path.split('.')) {
+    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(segment);
+    if (!m) {
+      steps.push({ key: segment });
+      continue;
+    }
+    if (m[1] !== '') steps.push({ key: m[1] ?? '' });
+    for (const idx of (m[2] ?? '').matchAll(/\[(\d+)\]/g)) steps.push({ index: Number(idx[1]) });
+  }
+  return steps;
+}
+
+/**
+ * Reads a dot path (`data.items`, `roles[0]`, `_links.next.href`) from a parsed body;
+ * `""` is the root. A key that itself contains dots (`@odata.nextLink`) is found too.
+ * Returns `undefined` when any step is missing.
+ */
+export function getPath(root: unknown, path: string): unknown {
+  if (path === '') return root;
+  if (path.includes('.') && isRecord(root) && hasOwn(root, path)) return root[path];
+  let cur: unknown = root;
+  for (const step of parsePath(path)) {
+    if ('index' in step) {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur[step.index];
+    } else {
+      if (!isRecord(cur)) return undefined;
+      cur = prop(cur, step.key);
+    }
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/** Names the JSON type of a value for drift messages, without its content. */
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array (${v.length} item${v.length === 1 ? '' : 's'})`;
+  if (isRecord(v)) return 'an object';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'number') return 'a number';
+  if (typeof v === 'boolean') return 'a boolean';
+  return typeof v;
+}
+
+/** Describes a body for an error message: its type and, for objects, its top-level keys. */
+export function describeBody(v: unknown): string {
+  if (!isRecord(v)) return describeValue(v);
+  const keys = Object.keys(v);
+  if (keys.length === 0) return 'an empty object';
+  // Keys come from the server: control characters are masked so a message stays one line.
+  const clean = (k: string): string =>
+    Array.from(k, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? '?' : c)).join('');
+  const shown = keys.slice(0, 12).map((k) => clean(k.length > 40 ? `${k.slice(0, 40)}…` : k));
+  const more = keys.length > shown.length ? `, … ${keys.length - shown.length} more` : '';
+  return `an object with keys ${shown.join(', ')}${more}`;
+}
+
+/**
+ * Builds an object from entries with own data properties only, so a key such as
+ * `__proto__` coming from the API is stored as data, never as a prototype.
+ */
+export function fromEntries<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
+  return Object.fromEntries(entries) as Record<string, V>;
+}
+
+/**
+ * A JSON:API resource object (`{ id, type, attributes: {...} }`) read as one flat record:
+ * the attributes fill in beside `id` and `type`. Any other record is returned as is.
+ */
+export function flattenResource(raw: JsonRecord): JsonRecord {
+  const attributes = raw['attributes'];
+  if (!isRecord(attributes) || !hasOwn(raw, 'type') || !hasOwn(raw, 'id')) return raw;
+  return { ...attributes, ...raw };
+}

@@ -1,0 +1,56 @@
+/** Normalizes one channel of the channel list (`GET /v1/{org}/channels`). */
+import type { Channel } from '../../snapshot/model.js';
+import { DriftLog, type Normalized } from './drift.js';
+import { describeValue, flattenResource, isRecord } from './json.js';
+import type { ShapeOptions } from './options.js';
+import { asBool, asId, asText, asWord, type Converter, type ReadContext, readField } from './read.js';
+
+/** Status of a channel whose record says nothing about it. */
+export const UNKNOWN_STATUS = 'unknown';
+
+/** A status word, or a boolean "is live" given where the status was expected. */
+const asChannelStatus: Converter<string> = (v) =>
+  typeof v === 'boolean' ? { ok: v ? 'live' : 'offline' } : asWord(v);
+
+/** Normalizes a channel; the value is undefined when the record is unusable (no id). */
+export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<Channel | undefined> {
+  const drift = new DriftLog('channels');
+  if (!isRecord(raw)) {
+    drift.fatal('channel', `record is ${describeValue(raw)}, expected an object`);
+    return { value: undefined, drift: drift.issues };
+  }
+  const ctx: ReadContext = { opts, drift };
+  const record = flattenResource(raw);
+  const id = readField(ctx, record, 'channel.id', asId);
+  if (id === undefined) {
+    drift.fatal('channel.id', 'no usable id');
+    return { value: undefined, drift: drift.issues };
+  }
+  const channel: Channel = { id, status: readStatus(ctx, record) };
+  const name = readField(ctx, record, 'channel.name', asText);
+  if (name !== undefined) channel.name = name;
+  const visibility = readVisibility(ctx, record);
+  if (visibility !== undefined) channel.visibility = visibility;
+  return { value: channel, drift: drift.issues };
+}
+
+function readStatus(ctx: ReadContext, record: Record<string, unknown>): string {
+  const reported = ctx.drift.issues.length;
+  const status = readField(ctx, record, 'channel.status', asChannelStatus);
+  if (status !== undefined) return status;
+  const live = readField(ctx, record, 'channel.live', asBool);
+  if (live !== undefined) return live ? 'live' : 'offline';
+  // A status of the wrong type was reported already; one issue per field is enough.
+  if (ctx.drift.issues.length === reported) ctx.drift.note('channel.status', 'no status found');
+  return UNKNOWN_STATUS;
+}
+
+function readVisibility(ctx: ReadContext, record: Record<string, unknown>): string | undefined {
+  const word = readField(ctx, record, 'channel.visibility', asWord);
+  if (word !== undefined) return word;
+  const isPublic = readField(ctx, record, 'channel.public', asBool);
+  if (isPublic !== undefined) return isPublic ? 'public' : 'private';
+  const isPrivate = readField(ctx, record, 'channel.private', asBool);
+  if (isPrivate !== undefined) return isPrivate ? 'private' : 'public';
+  return undefined;
+}

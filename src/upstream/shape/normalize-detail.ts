@@ -1,0 +1,78 @@
+/** Normalizes the detail of one session with its sub-resources (`GET /v1/{org}/sessions/{id}`). */
+import type { SessionDetail } from '../../snapshot/model.js';
+import { DriftLog, type Normalized } from './drift.js';
+import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
+import { readSessionCore } from './normalize-session.js';
+import type { ShapeOptions } from './options.js';
+import { readReactions } from './reactions.js';
+import { asBool, asId, asWord, type ReadContext, readField } from './read.js';
+import { readItems } from './sub-resources.js';
+
+/** An empty detail of session `id`: what a record that cannot be read at all yields. */
+function emptyDetail(id: string): SessionDetail {
+  return {
+    id,
+    questions: { count: 0, items: [] },
+    announcements: { count: 0, items: [] },
+    reactions: { count: 0, byKind: {} },
+    speakers: { count: 0, items: [] },
+    ai: {},
+  };
+}
+
+/** Normalizes a session detail; `id` is the one tally asked for (the path is authoritative). */
+export function normalizeSessionDetail(
+  raw: Record<string, unknown>,
+  id: string,
+  opts: ShapeOptions,
+): Normalized<SessionDetail> {
+  const drift = new DriftLog('session');
+  const detail = emptyDetail(id);
+  if (!isRecord(raw)) {
+    drift.fatal('session', `record is ${describeValue(raw)}, expected an object`);
+    return { value: detail, drift: drift.issues };
+  }
+  const ctx: ReadContext = { opts, drift };
+  const record = flattenResource(raw);
+  const channelId = readField(ctx, record, 'session.channelId', asId);
+  if (channelId !== undefined) detail.channelId = channelId;
+  const core = readSessionCore(ctx, record);
+  if (core.title !== undefined) detail.title = core.title;
+  if (core.status !== undefined) detail.status = core.status;
+
+  detail.questions = readItems(ctx, record, {
+    list: 'detail.questions',
+    count: 'detail.questionsCount',
+    id: 'question.id',
+    text: 'question.text',
+    at: 'question.at',
+  });
+  detail.announcements = readItems(ctx, record, {
+    list: 'detail.announcements',
+    count: 'detail.announcementsCount',
+    id: 'announcement.id',
+    text: 'announcement.text',
+    at: 'announcement.at',
+  });
+  detail.speakers = readItems(ctx, record, {
+    list: 'detail.speakers',
+    count: 'detail.speakersCount',
+    id: 'speaker.id',
+    text: 'speaker.name',
+    at: 'speaker.at',
+  });
+  detail.reactions = readReactions(ctx, record);
+  detail.ai = readAi(ctx, record);
+  return { value: detail, drift: drift.issues };
+}
+
+/** `ai: { status, enabled }`, `ai_status` / `ai_enabled`, or `ai: true`. */
+function readAi(ctx: ReadContext, record: JsonRecord): SessionDetail['ai'] {
+  const ai: SessionDetail['ai'] = {};
+  const status = readField(ctx, record, 'detail.aiStatus', asWord);
+  if (status !== undefined) ai.status = status;
+  const enabled = readField(ctx, record, 'detail.aiEnabled', asBool);
+  if (enabled !== undefined) ai.enabled = enabled;
+  else if (typeof getPath(record, 'ai') === 'boolean') ai.enabled = getPath(record, 'ai') === true;
+  return ai;
+}

@@ -1,0 +1,86 @@
+/** Normalizes one session of a channel's session list (`GET /v1/{org}/channels/{channel}/sessions`). */
+import type { Session } from '../../snapshot/model.js';
+import { DriftLog, type Normalized } from './drift.js';
+import { describeValue, flattenResource, isRecord, type JsonRecord } from './json.js';
+import type { ShapeOptions } from './options.js';
+import { asId, asText, asTime, asWord, type ReadContext, readField } from './read.js';
+
+/** Status of a session whose record says nothing about it and has no times to go by. */
+export const UNKNOWN_SESSION_STATUS = 'unknown';
+
+/** The fields a session list entry and a session detail share. */
+export interface SessionCore {
+  title?: string;
+  status?: string;
+  scheduledAt?: number;
+  startedAt?: number;
+  endedAt?: number;
+}
+
+/** Reads title, status and times of a session record (shared with the session detail). */
+export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore {
+  const core: SessionCore = {};
+  const title = readField(ctx, raw, 'session.title', asText);
+  if (title !== undefined) core.title = title;
+  const status = readField(ctx, raw, 'session.status', asWord);
+  if (status !== undefined) core.status = status;
+  const scheduledAt = readField(ctx, raw, 'session.scheduledAt', asTime);
+  if (scheduledAt !== undefined) core.scheduledAt = scheduledAt;
+  const startedAt = readField(ctx, raw, 'session.startedAt', asTime);
+  if (startedAt !== undefined) core.startedAt = startedAt;
+  const endedAt = readField(ctx, raw, 'session.endedAt', asTime);
+  if (endedAt !== undefined) core.endedAt = endedAt;
+  return core;
+}
+
+/**
+ * A status inferred from the times when the record has none: ended once it has an end,
+ * live once it has a start, scheduled when it only has a planned start.
+ */
+export function inferStatus(core: SessionCore): string | undefined {
+  if (core.endedAt !== undefined) return 'ended';
+  if (core.startedAt !== undefined) return 'live';
+  if (core.scheduledAt !== undefined) return 'scheduled';
+  return undefined;
+}
+
+/** Normalizes a session of `channelId`'s list; the value is undefined when the record has no id. */
+export function normalizeSession(
+  raw: unknown,
+  channelId: string,
+  opts: ShapeOptions,
+): Normalized<Session | undefined> {
+  const drift = new DriftLog('sessions');
+  if (!isRecord(raw)) {
+    drift.fatal('session', `record is ${describeValue(raw)}, expected an object`);
+    return { value: undefined, drift: drift.issues };
+  }
+  const ctx: ReadContext = { opts, drift };
+  const record = flattenResource(raw);
+  const id = readField(ctx, record, 'session.id', asId);
+  if (id === undefined) {
+    drift.fatal('session.id', 'no usable id');
+    return { value: undefined, drift: drift.issues };
+  }
+  // The channel the list was read under is authoritative; the record's own is a fallback.
+  const channel = channelId !== '' ? channelId : (readField(ctx, record, 'session.channelId', asId) ?? '');
+  const core = readSessionCore(ctx, record);
+  let status = core.status;
+  if (status === undefined) {
+    const inferred = inferStatus(core);
+    status = inferred ?? UNKNOWN_SESSION_STATUS;
+    // A status of the wrong type was reported already; one issue per field is enough.
+    if (!drift.issues.some((i) => i.field === 'session.status')) {
+      drift.note(
+        'session.status',
+        inferred ? `no status found; '${inferred}' inferred from the times` : 'no status found',
+      );
+    }
+  }
+  const session: Session = { id, channelId: channel, status };
+  if (core.title !== undefined) session.title = core.title;
+  if (core.scheduledAt !== undefined) session.scheduledAt = core.scheduledAt;
+  if (core.startedAt !== undefined) session.startedAt = core.startedAt;
+  if (core.endedAt !== undefined) session.endedAt = core.endedAt;
+  return { value: session, drift: drift.issues };
+}

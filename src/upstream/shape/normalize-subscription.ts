@@ -1,0 +1,38 @@
+/** Normalizes the subscription (`GET /v1/{org}/subscription`): plan, limits, usage, AI funding. */
+import type { Subscription } from '../../snapshot/model.js';
+import { DriftLog, type Normalized } from './drift.js';
+import { readFunding } from './funding.js';
+import { describeValue, flattenResource, isRecord } from './json.js';
+import { readLimits } from './limits.js';
+import type { ShapeOptions } from './options.js';
+import { asAny, asText, type ReadContext, readField } from './read.js';
+
+/** Normalizes a subscription. */
+export function normalizeSubscription(
+  raw: Record<string, unknown>,
+  opts: ShapeOptions,
+): Normalized<Subscription> {
+  const drift = new DriftLog('subscription');
+  const sub: Subscription = { limits: {}, usage: {}, funding: { mode: 'unknown' } };
+  if (!isRecord(raw)) {
+    drift.fatal('subscription', `record is ${describeValue(raw)}, expected an object`);
+    return { value: sub, drift: drift.issues };
+  }
+  const ctx: ReadContext = { opts, drift };
+  const record = flattenResource(raw);
+  const plan = readField(ctx, record, 'subscription.plan', asText);
+  if (plan !== undefined) sub.plan = plan;
+
+  const limitsRaw = readField(ctx, record, 'subscription.limits', asAny);
+  const fromLimits =
+    limitsRaw === undefined ? undefined : readLimits(limitsRaw, 'subscription.limits', opts, drift);
+  const usageRaw = readField(ctx, record, 'subscription.usage', asAny);
+  const fromUsage =
+    usageRaw === undefined ? undefined : readLimits(usageRaw, 'subscription.usage', opts, drift);
+  sub.limits = Object.fromEntries(fromLimits?.limits ?? []);
+  // Usage given on its own wins over usage given inside the limits.
+  sub.usage = Object.fromEntries([...(fromLimits?.usage ?? []), ...(fromUsage?.usage ?? [])]);
+
+  sub.funding = readFunding(ctx, record);
+  return { value: sub, drift: drift.issues };
+}

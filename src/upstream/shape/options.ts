@@ -1,0 +1,60 @@
+/**
+ * Operator overrides of response shapes (`upstream.shape` in the config), for a server
+ * whose answers the defaults do not fit. Every option is optional.
+ */
+import type { Endpoint } from './endpoints.js';
+import type { FieldKey } from './fields.js';
+
+/** How the next page of a list is found. `auto` tries every known style in a fixed order. */
+export type PagingMode = 'auto' | 'link' | 'cursor' | 'page' | 'none';
+
+/** Response-shape overrides; everything is optional. */
+export interface ShapeOptions {
+  /** Dot path to the list or object per endpoint, e.g. `data.items`; `""` is the root. */
+  envelope?: Partial<Record<Endpoint, string>>;
+  /** Paging style; `auto` (default) detects it per response. */
+  paging?: PagingMode;
+  /** Query parameter carrying a cursor; default `cursor`. */
+  cursorParam?: string;
+  /** Query parameter carrying a page number; default `page`. */
+  pageParam?: string;
+  /** Query parameter carrying the page size; default `per_page`. */
+  perPageParam?: string;
+  /** Page size asked for on the first request; default 100. */
+  perPage?: number;
+  /** Extra aliases per model field, tried before the built-in ones. */
+  fields?: Partial<Record<FieldKey, string[]>>;
+}
+
+/** Defaults of the paging options. */
+export const PAGING_DEFAULTS = {
+  paging: 'auto',
+  cursorParam: 'cursor',
+  pageParam: 'page',
+  perPageParam: 'per_page',
+  perPage: 100,
+} as const satisfies Required<
+  Pick<ShapeOptions, 'paging' | 'cursorParam' | 'pageParam' | 'perPageParam' | 'perPage'>
+>;
+
+/** Paging options with defaults applied. */
+export interface PagingOptions {
+  paging: PagingMode;
+  cursorParam: string;
+  pageParam: string;
+  perPageParam: string;
+  perPage: number;
+}
+
+/** Applies the defaults to the paging options (empty names fall back to the default). */
+export function pagingOptions(opts: ShapeOptions): PagingOptions {
+  const perPage = opts.perPage;
+  return {
+    paging: opts.paging ?? PAGING_DEFAULTS.paging,
+    cursorParam: opts.cursorParam || PAGING_DEFAULTS.cursorParam,
+    pageParam: opts.pageParam || PAGING_DEFAULTS.pageParam,
+    perPageParam: opts.perPageParam || PAGING_DEFAULTS.perPageParam,
+    perPage:
+      perPage !== undefined && Number.isInteger(perPage) && perPage > 0 ? perPage : PAGING_DEFAULTS.perPage,
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * Everything a list response says about its paging, gathered from the `Link` header,
+ * the `X-…` paging headers, the body root and the object holding the list. Deciding
+ * what comes next is paging.ts's job; this file only reads.
+ */
+import type { FoundList } from './envelope.js';
+import { getPath, isRecord, type JsonRecord } from './json.js';
+import { nextFromLinkHeader, resolveUrl } from './link-header.js';
+import { parseNumber } from './numbers.js';
+import { END, type End } from './paging-end.js';
+import { toBool } from './read.js';
+
+/** Response headers as Node and undici give them. */
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** What one response says about paging; {@link END} means "explicitly no next". */
+export interface PagingSignals {
+  link?: string | End;
+  url?: string | End;
+  cursor?: string | End;
+  /** A page number given as the next one (`X-Next-Page`, `next_page: 3`). */
+  nextPage?: number | End;
+  /** The page number the response says it is. */
+  page?: number;
+  perPage?: number;
+  total?: number;
+  /** The total came from a `count` key, which may be the page's own length. */
+  totalIsCount?: boolean;
+  totalPages?: number;
+  hasMore?: boolean;
+}
+
+/** Body keys that may hold the next page's URL (or, for some, a cursor or page number). */
+export const NEXT_URL_KEYS = [
+  'next',
+  'next_url',
+  'next_link',
+  'next_page_url',
+  'next_page',
+  'links.next',
+  'link.next',
+  '_links.next',
+  'paging.next',
+  'meta.next',
+  'meta.next_url',
+  'meta.links.next',
+  'pagination.next',
+  'pagination.next_url',
+  'pagination.links.next',
+  '@odata.nextLink',
+];
+/** Keys whose opaque string value is a cursor rather than a URL. */
+const OPAQUE_NEXT_KEYS = new Set(['next', 'meta.next', 'pagination.next', 'paging.next']);
+
+/** Body keys that hold the next cursor. */
+export const CURSOR_KEYS = [
+  'next_cursor',
+  'cursor.next',
+  'cursors.next',
+  'meta.next_cursor',
+  'meta.cursor.next',
+  'pagination.next_cursor',
+  'pagination.cursor.next',
+  'paging.next_cursor',
+  'response_metadata.next_cursor',
+  'next_page_token',
+  'next_token',
+  'continuation_token',
+];
+/** Cursors present on every page, meaningful only when the body also says there is more. */
+export const CONDITIONAL_CURSOR_KEYS = ['paging.cursors.after', 'page_info.end_cursor', 'cursors.after'];
+
+export const PAGE_KEYS = [
+  'page',
+  'current_page',
+  'page_number',
+  'page.number',
+  'page.current',
+  'meta.page',
+  'meta.current_page',
+  'meta.page.number',
+  'pagination.page',
+  'pagination.current_page',
+  'meta.pagination.page',
+  'meta.pagination.current_page',
+  'paging.page',
+];
+export const TOTAL_PAGES_KEYS = [
+  'total_pages',
+  'last_page',
+  'pages',
+  'page_count',
+  'num_pages',
+  'page.total_pages',
+  'meta.total_pages',
+  'meta.last_page',
+  'meta.pages',
+  'meta.page.total_pages',
+  'pagination.total_pages',
+  'pagination.last_page',
+  'pagination.pages',
+  'meta.pagination.total_pages',
+  'meta.pagination.last_page',
+  'paging.total_pages',
+  'paging.pages',
+];
+export const TOTAL_KEYS = [
+  'total',
+  'total_count',
+  'total_results',
+  'total_items',
+  'total_entries',
+  'total.value',
+  'page.total_elements',
+  'meta.total',
+  'meta.total_count',
+  'meta.page.total',
+  'pagination.total',
+  'pagination.total_count',
+  'meta.pagination.total',
+  'paging.total',
+  'page_info.total_count',
+];
+/** `count` is the total on most servers but the page's length on some: a weaker total. */
+export const COUNT_KEYS = ['count', 'meta.count', 'pagination.count'];
+export const PER_PAGE_KEYS = [
+  'per_page',
+  'page_size',
+  'limit',
+  'page.size',
+  'meta.per_page',
+  'meta.page_size',
+  'meta.limit',
+  'meta.page.size',
+  'pagination.per_page',
+  'pagination.page_size',
+  'pagination.limit',
+  'meta.pagination.per_page',
+  'paging.per_page',
+  'paging.limit',
+];
+export const HAS_MORE_KEYS = [
+  'has_more',
+  'has_next',
+  'has_next_page',
+  'more',
+  'meta.has_more',
+  'meta.has_next',
+  'meta.has_next_page',
+  'pagination.has_more',
+  'pagination.has_next',
+  'pagination.has_next_page',
+  'paging.has_more',
+  'page_info.has_next_page',
+];
+const NEXT_PAGE_KEYS = ['next_page', 'meta.next_page', 'pagination.next_page', 'meta.pagination.next_page'];
+
+/** Header values by lower-cased name; repeated headers are kept in order. */
+function headerValues(headers: Headers, name: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() !== name) continue;
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) out.push(...v.filter((x): x is string => typeof x === 'string'));
+  }
+  return out;
+}
+
+function headerNumber(headers: Headers, ...names: string[]): number | undefined {
+  for (const name of names) {
+    const n = parseNumber(headerValues(headers, name)[0]);
+    if (n !== undefined && n >= 0) return Math.floor(n);
+  }
+  return undefined;
+}
+
+/** A URL-looking reference: absolute http(s), or a path or query relative to the request. */
+function looksLikeUrl(s: string): boolean {
+  return /^https?:\/\//i.test(s) || /^(\/|\?|\.\.?\/)/.test(s);
+}
+
+/** The first value among paths in the scopes, root first. */
+function first<T>(scopes: JsonRecord[], paths: readonly string[], read: (v: unknown) => T | undefined) {
+  for (const scope of scopes) {
+    for (const path of paths) {
+      const v = read(getPath(scope, path));
+      if (v !== undefined) return v;
+    }
+  }
+  return undefined;
+}
+
+const count = (v: unknown): number | undefined => {
+  const n = parseNumber(v);
+  return n !== undefined && n >= 0 && Number.isInteger(n) ? n : undefined;
+};
+
+/** Reads every paging signal of one list response. */
+export function readSignals(
+  found: FoundList,
+  body: unknown,
+  headers: Headers,
+  requestUrl: URL,
+): PagingSignals {
+  const scopes: JsonRecord[] = [];
+  if (isRecord(body)) scopes.push(body);
+  if (found.holder !== undefined && found.holder !== body) scopes.push(found.holder);
+
+  const s: PagingSignals = {};
+  const link = nextFromLinkHeader(headerValues(headers, 'link').join(', ') || undefined, requestUrl);
+  if (link !== undefined) s.link = link;
+
+  const fromBody = bodyNext(scopes, requestUrl);
+  if (fromBody.url !== undefined) s.url = fromBody.url;
+  if (fromBody.cursor !== undefined) s.cursor = fromBody.cursor;
+
+  const hasMore = first(scopes, HAS_MORE_KEYS, toBool);
+  if (hasMore !== undefined) s.hasMore = hasMore;
+  if (s.cursor === undefined && hasMore === true) {
+    const after = first(scopes, CONDITIONAL_CURSOR_KEYS, cursorValue);
+    if (after !== undefined && after !== END) s.cursor = after;
+  }
+
+  const nextPage = explicitNextPage(scopes, headers, fromBody.nextPage);
+  if (nextPage !== undefined) s.nextPage = nextPage;
+  const page = first(scopes, PAGE_KEYS, count) ?? headerNumber(headers, 'x-page', 'x-current-page');
+  if (page !== undefined) s.page = page;
+  const perPage =
+    first(scopes, PER_PAGE_KEYS, count) ?? headerNumber(headers, 'x-per-page', 'x-page-size', 'x-limit');
+  if (perPage !== undefined && perPage > 0) s.perPage = perPage;
+  const total =
+    first(scopes, TOTAL_KEYS, count) ?? headerNumber(headers, 'x-total-count', 'x-total', 'x-total-results');
+  if (total !== undefined) s.total = total;
+  else {
+    const weak = first(scopes, COUNT_KEYS, count);
+    if (weak !== undefined) {
+      s.total = weak;
+      s.totalIsCount = true;
+    }
+  }
+  const totalPages =
+    first(scopes, TOTAL_PAGES_KEYS, count) ??
+    headerNumber(headers, 'x-total-pages', 'x-pages', 'x-page-count');
+  if (totalPages !== undefined) s.totalPages = totalPages;
+  return s;
+}
+
+/** A cursor value: a non-empty string or a number; null, `""` and `false` say "no more". */
+function cursorValue(v: unknown): string | End | undefined {
+  if (typeof v === 'string') return v.trim() === '' ? END : v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (v === null || v === false) return END;
+  return undefined;
+}
+
+/** Next URL, cursor and page number found under the next-URL and cursor keys. */
+function bodyNext(
+  scopes: JsonRecord[],
+  base: URL,
+): { url?: string | End; cursor?: string | End; nextPage?: number | End } {
+  const out: { url?: string | End; cursor?: string | End; nextPage?: number | End } = {};
+  for (const scope of scopes) {
+    for (const path of NEXT_URL_KEYS) {
+      const raw = getPath(scope, path);
+      if (raw === undefined) continue;
+      const v = isRecord(raw) ? (getPath(raw, 'href') ?? getPath(raw, 'url')) : raw;
+      if (v === null || v === '' || v === false) {
+        out.url ??= END;
+      } else if (typeof v === 'string' && looksLikeUrl(v.trim())) {
+        const url = resolveUrl(v.trim(), base);
+        if (url !== undefined && (out.url === undefined || out.url === END)) out.url = url;
+      } else if (count(v) !== undefined) {
+        out.nextPage ??= count(v) ?? END;
+      } else if (typeof v === 'string' && OPAQUE_NEXT_KEYS.has(path)) {
+        out.cursor ??= v;
+      }
+    }
+    for (const path of CURSOR_KEYS) {
+      const c = cursorValue(getPath(scope, path));
+      if (c !== undefined && (out.cursor === undefined || out.cursor === END)) out.cursor = c;
+    }
+  }
+  return out;
+}
+
+/** `X-Next-Page` (GitLab: empty on the last page) or a numeric `next_page` in the body. */
+function explicitNextPage(
+  scopes: JsonRecord[],
+  headers: Headers,
+  fromNextKeys: number | End | undefined,
+): number | End | undefined {
+  const header = headerValues(headers, 'x-next-page')[0];
+  if (header !== undefined) {
+    if (header.trim() === '') return END;
+    const n = count(header.trim());
+    if (n !== undefined) return n;
+  }
+  return fromNextKeys ?? first(scopes, NEXT_PAGE_KEYS, count);
+}

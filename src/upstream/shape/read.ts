@@ -1,0 +1,127 @@
+/**
+ * Typed reading of one model field from a record through its alias table. The first
+ * alias holding a usable value wins; a value that can be coerced (a number where a
+ * string was expected) is used only when no alias holds a proper one, and is reported;
+ * a value of the wrong type is reported only when no alias yields anything usable.
+ */
+import type { DriftLog } from './drift.js';
+import { aliasesFor, type FieldKey } from './fields.js';
+import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
+import { parseNumber } from './numbers.js';
+import type { ShapeOptions } from './options.js';
+import { parseTime } from './time.js';
+
+/** What a field reader needs: the options (for aliases) and where to report drift. */
+export interface ReadContext {
+  opts: ShapeOptions;
+  drift: DriftLog;
+}
+
+/** A conversion: a proper value, a coerced value with its problem, a type problem, or `skip` (treat as absent). */
+export type Conversion<T> = { ok: T } | { coerced: T; problem: string } | { problem: string } | 'skip';
+
+/** Converts one raw value. */
+export type Converter<T> = (v: unknown) => Conversion<T>;
+
+/** Reads a field from `scope` (a record) through its aliases with a converter; see the file comment. */
+export function readField<T>(
+  ctx: ReadContext,
+  scope: unknown,
+  key: FieldKey,
+  convert: Converter<T>,
+): T | undefined {
+  let coerced: { value: T; message: string } | undefined;
+  let wrong: string | undefined;
+  for (const path of aliasesFor(key, ctx.opts)) {
+    const raw = getPath(scope, path);
+    if (raw === undefined || raw === null) continue;
+    const r = convert(raw);
+    if (r === 'skip') continue;
+    if ('ok' in r) return r.ok;
+    if ('coerced' in r) coerced ??= { value: r.coerced, message: `'${path}' ${r.problem}` };
+    else wrong ??= `'${path}' ${r.problem}`;
+  }
+  if (coerced !== undefined) {
+    ctx.drift.note(key, coerced.message);
+    return coerced.value;
+  }
+  if (wrong !== undefined) ctx.drift.note(key, wrong);
+  return undefined;
+}
+
+/** Text: a trimmed non-empty string; a number is coerced and reported; anything else is wrong. */
+export const asText: Converter<string> = (v) => {
+  if (typeof v === 'string') return v.trim() === '' ? 'skip' : { ok: v.trim() };
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    return { coerced: String(v), problem: 'is a number, expected a string' };
+  }
+  return { problem: `is ${describeValue(v)}, expected a string` };
+};
+
+/** An enum-like word (status, role, visibility): text, trimmed and lower-cased. */
+export const asWord: Converter<string> = (v) => {
+  const r = asText(v);
+  if (r === 'skip' || !('ok' in r || 'coerced' in r)) return r;
+  return 'ok' in r ? { ok: r.ok.toLowerCase() } : { coerced: r.coerced.toLowerCase(), problem: r.problem };
+};
+
+/** An identifier: a non-empty string or a finite number (stringified, not drift). */
+export const asId: Converter<string> = (v) => {
+  if (typeof v === 'string') return v.trim() === '' ? 'skip' : { ok: v.trim() };
+  if (typeof v === 'number' && Number.isFinite(v)) return { ok: String(v) };
+  return { problem: `is ${describeValue(v)}, expected a string or number id` };
+};
+
+/** A time: ISO 8601, epoch seconds or milliseconds; an unparseable string is reported. */
+export const asTime: Converter<number> = (v) => {
+  if (typeof v === 'string' && v.trim() === '') return 'skip';
+  const t = parseTime(v);
+  if (t !== undefined) return { ok: t };
+  if (typeof v === 'string') return { problem: 'is not a recognizable time' };
+  if (typeof v === 'number') return 'skip';
+  return { problem: `is ${describeValue(v)}, expected a time` };
+};
+
+/** A number or numeric string. */
+export const asNumber: Converter<number> = (v) => {
+  const n = parseNumber(v);
+  if (n !== undefined) return { ok: n };
+  return { problem: `is ${describeValue(v)}, expected a number` };
+};
+
+/** A count: a non-negative number (numeric strings accepted), rounded down. */
+export const asCount: Converter<number> = (v) => {
+  const n = parseNumber(v);
+  if (n !== undefined && n >= 0) return { ok: Math.floor(n) };
+  return { problem: `is ${describeValue(v)}, expected a count` };
+};
+
+/** A boolean; also `"true"`/`"false"`/`"yes"`/`"no"` strings and 0/1. */
+export const asBool: Converter<boolean> = (v) => {
+  const b = toBool(v);
+  if (b !== undefined) return { ok: b };
+  return { problem: `is ${describeValue(v)}, expected a boolean` };
+};
+
+/** An object. */
+export const asRecord: Converter<JsonRecord> = (v) => {
+  if (isRecord(v)) return { ok: v };
+  return { problem: `is ${describeValue(v)}, expected an object` };
+};
+
+/** Any present value, unconverted. */
+export const asAny: Converter<unknown> = (v) => ({ ok: v });
+
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1', 'y']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0', 'n']);
+
+/** A boolean from a boolean, 0/1 or a yes/no word. */
+export function toBool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (v === 0 || v === 1) return v === 1;
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim().toLowerCase();
+  if (TRUE_WORDS.has(s)) return true;
+  if (FALSE_WORDS.has(s)) return false;
+  return undefined;
+}

@@ -1,0 +1,82 @@
+/**
+ * Sub-resources embedded in a session detail: a list as an array, as `{ items, total }` /
+ * `{ data, count }`, or only as a count (`questions_count`, `questions: 12`). The count
+ * is the reported one when there is one, else the number of items.
+ */
+import type { DetailItem } from '../../snapshot/model.js';
+import type { FieldKey } from './fields.js';
+import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
+import { parseNumber } from './numbers.js';
+import { asAny, asCount, asId, asText, asTime, type ReadContext, readField } from './read.js';
+
+/** Field keys of one kind of item. */
+export interface ItemFields {
+  list: FieldKey;
+  count: FieldKey;
+  id: FieldKey;
+  text: FieldKey;
+  at: FieldKey;
+}
+
+const ITEM_LIST_KEYS = ['items', 'data', 'results', 'records', 'list', 'nodes', 'edges'];
+const COUNT_KEYS = ['total', 'count', 'total_count'];
+
+/** Reads one sub-resource list and its count. */
+export function readItems(
+  ctx: ReadContext,
+  raw: JsonRecord,
+  f: ItemFields,
+): { count: number; items: DetailItem[] } {
+  const value = readField(ctx, raw, f.list, asAny);
+  let list: unknown[] | undefined;
+  let count: number | undefined;
+  if (Array.isArray(value)) list = value;
+  else if (isRecord(value)) {
+    list = ITEM_LIST_KEYS.map((k) => getPath(value, k)).find(Array.isArray);
+    count = firstCount(value, COUNT_KEYS);
+    if (list === undefined && count === undefined) {
+      ctx.drift.note(f.list, `is an object without items or a count`);
+    }
+  } else if (value !== undefined) {
+    const n = parseNumber(value);
+    if (n !== undefined && n >= 0) count = Math.floor(n);
+    else ctx.drift.note(f.list, `is ${describeValue(value)}, expected a list or a count`);
+  }
+  const reported = readField(ctx, raw, f.count, asCount) ?? count;
+  const items = (list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f));
+  if (value === undefined && reported === undefined) ctx.drift.note(f.list, 'not found; counted as 0');
+  return { count: reported ?? items.length, items };
+}
+
+/** One item; a bare string or number is its own id and text (a speaker given by name). */
+function readItem(ctx: ReadContext, entry: unknown, i: number, f: ItemFields): DetailItem[] {
+  if (typeof entry === 'string' || typeof entry === 'number') {
+    const s = String(entry).trim();
+    return s === '' ? [] : [{ id: s, text: s }];
+  }
+  // Relay-style `edges: [{ node: {...} }]`.
+  const record = isRecord(entry) && isRecord(entry['node']) ? entry['node'] : entry;
+  if (!isRecord(record)) {
+    ctx.drift.note(f.list, `item [${i}] is ${describeValue(entry)}, expected an object`);
+    return [];
+  }
+  const id = readField(ctx, record, f.id, asId);
+  if (id === undefined) {
+    ctx.drift.note(f.id, `item [${i}] has no usable id; skipped`);
+    return [];
+  }
+  const item: DetailItem = { id };
+  const text = readField(ctx, record, f.text, asText);
+  if (text !== undefined) item.text = text;
+  const at = readField(ctx, record, f.at, asTime);
+  if (at !== undefined) item.at = at;
+  return [item];
+}
+
+function firstCount(o: JsonRecord, keys: readonly string[]): number | undefined {
+  for (const k of keys) {
+    const n = parseNumber(getPath(o, k));
+    if (n !== undefined && n >= 0) return Math.floor(n);
+  }
+  return undefined;
+}

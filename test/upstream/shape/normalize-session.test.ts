@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeSession } from '../../../src/upstream/shape/index.js';
+
+const T = Date.UTC(2024, 0, 15, 10, 0, 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('normalizeSession', () => {
+  it('reads the canonical shape', () => {
+    const raw = {
+      id: 's1',
+      channel_id: 'c1',
+      title: 'Morning',
+      status: 'live',
+      scheduled_at: iso(T),
+      started_at: iso(T + 60_000),
+      ended_at: null,
+    };
+    expect(normalizeSession(raw, 'c1', {})).toEqual({
+      value: {
+        id: 's1',
+        channelId: 'c1',
+        title: 'Morning',
+        status: 'live',
+        scheduledAt: T,
+        startedAt: T + 60_000,
+      },
+      drift: [],
+    });
+  });
+
+  it('reads the camelCase shape', () => {
+    const raw = {
+      id: 's1',
+      channelId: 'c1',
+      title: 'M',
+      status: 'ended',
+      scheduledAt: iso(T),
+      startedAt: iso(T),
+      endedAt: iso(T + 1),
+    };
+    expect(normalizeSession(raw, 'c1', {}).value).toEqual({
+      id: 's1',
+      channelId: 'c1',
+      title: 'M',
+      status: 'ended',
+      scheduledAt: T,
+      startedAt: T,
+      endedAt: T + 1,
+    });
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['start_time', { start_time: iso(T) }, { scheduledAt: T }],
+    ['starts_at', { starts_at: T / 1000 }, { scheduledAt: T }],
+    ['scheduledFor', { scheduledFor: T }, { scheduledAt: T }],
+    [
+      'scheduled_at wins over start_time',
+      { scheduled_at: iso(T), start_time: iso(T + 5) },
+      { scheduledAt: T },
+    ],
+    ['actual_start', { actual_start: String(T / 1000) }, { startedAt: T }],
+    ['finished_at', { finished_at: iso(T) }, { endedAt: T }],
+    ['end_time', { end_time: iso(T) }, { endedAt: T }],
+    ['name as title', { name: 'N' }, { title: 'N' }],
+    ['topic as title', { topic: 'To' }, { title: 'To' }],
+    ['state', { status: undefined, state: 'Scheduled' }, { status: 'scheduled' }],
+    ['unknown status kept', { status: 'rehearsal' }, { status: 'rehearsal' }],
+    ['numeric id', { id: 99 }, { id: '99' }],
+    ['broadcast_id', { id: undefined, broadcast_id: 'b7' }, { id: 'b7' }],
+  ])('%s', (_name, fields, expected) => {
+    const raw = { id: 's', status: 'live', ...fields };
+    const r = normalizeSession(raw, 'c1', {});
+    expect(r.value).toEqual({ id: 's', channelId: 'c1', status: 'live', ...expected });
+    expect(r.drift).toEqual([]);
+  });
+
+  it('the channel listed under is authoritative; the record is the fallback', () => {
+    expect(normalizeSession({ id: 's', status: 'x', channel_id: 'other' }, 'c1', {}).value?.channelId).toBe(
+      'c1',
+    );
+    expect(normalizeSession({ id: 's', status: 'x', channel: { id: 4 } }, '', {}).value?.channelId).toBe('4');
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    [
+      'ended from ended_at',
+      { ended_at: iso(T), started_at: iso(T - 1) },
+      'ended',
+      "no status found; 'ended' inferred from the times",
+    ],
+    [
+      'live from started_at',
+      { started_at: iso(T) },
+      'live',
+      "no status found; 'live' inferred from the times",
+    ],
+    [
+      'scheduled from scheduled_at',
+      { scheduled_at: iso(T) },
+      'scheduled',
+      "no status found; 'scheduled' inferred from the times",
+    ],
+    ['unknown without times', {}, 'unknown', 'no status found'],
+  ])('missing status: %s', (_name, fields, status, problem) => {
+    const r = normalizeSession({ id: 's', ...fields }, 'c1', {});
+    expect(r.value?.status).toBe(status);
+    expect(r.drift).toEqual([{ endpoint: 'sessions', field: 'session.status', problem, fatal: false }]);
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    [
+      'unparseable time',
+      { scheduled_at: 'next tuesday' },
+      'session.scheduledAt',
+      "'scheduled_at' is not a recognizable time",
+    ],
+    [
+      'time is an object',
+      { started_at: { at: 1 } },
+      'session.startedAt',
+      "'started_at' is an object, expected a time",
+    ],
+    ['title is a list', { title: ['a'] }, 'session.title', "'title' is an array (1 item), expected a string"],
+  ])('drift: %s', (_name, fields, field, problem) => {
+    const r = normalizeSession({ id: 's', status: 'live', ...fields }, 'c1', {});
+    expect(r.value).toBeDefined();
+    expect(r.drift).toEqual([{ endpoint: 'sessions', field, problem, fatal: false }]);
+  });
+
+  it('no id is fatal', () => {
+    const r = normalizeSession({ title: 'x', status: 'live' }, 'c1', {});
+    expect(r.value).toBeUndefined();
+    expect(r.drift).toEqual([
+      { endpoint: 'sessions', field: 'session.id', problem: 'no usable id', fatal: true },
+    ]);
+  });
+});
