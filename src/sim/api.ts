@@ -1,0 +1,265 @@
+/**
+ * The `/v1` API: the six GET endpoints of the seed, behind the rate limit, fault
+ * injection and bearer tokens, in the current response style. Order of checks (each
+ * documented in docs/upstream-api.md): rate limit → faults (reset, redirect, 5xx) →
+ * method (405) → `/v1/{org}` path (404) → token (401) → org (404) → token's org (403) →
+ * resource (404) and query (400).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../clock.js';
+import type { TokenRegistry } from './auth.js';
+import type { Engine } from './engine.js';
+import { badRequest, notFound, SimRequestError } from './errors.js';
+import { describePlan, type FaultPlan, type Faults, NO_FAULT } from './faults.js';
+import { SESSION_STATUSES, type SessionStatus, type SimSession } from './model.js';
+import type { RateLimiter } from './rate-limit.js';
+import { type Rendered, renderList, renderObject } from './render.js';
+import type { RequestLog } from './request-log.js';
+import { resetConnection, type TimerSet, writeJson } from './respond.js';
+import {
+  channelJson,
+  memberJson,
+  orgJson,
+  sessionDetailJson,
+  sessionJson,
+  subscriptionJson,
+} from './serialize.js';
+import type { RequestLogEntry, SimStyle } from './types.js';
+
+/** What the API handler works with. */
+export interface ApiDeps {
+  engine: Engine;
+  tokens: TokenRegistry;
+  limiter: RateLimiter;
+  faults: Faults;
+  log: RequestLog;
+  clock: Clock;
+  timers: TimerSet;
+  style(): SimStyle;
+  /** The API's own origin, for links when a request carries no Host header. */
+  origin(): string;
+  /** The other origin that cross-origin faults point at. */
+  foreignOrigin(): string;
+}
+
+/** A client IP without the IPv4-in-IPv6 prefix. */
+export function clientIp(req: IncomingMessage): string {
+  const ip = req.socket.remoteAddress ?? 'unknown';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest('path is not valid percent-encoding');
+  }
+}
+
+/**
+ * Answers one request on the API origin (`main`) or the other origin (`foreign`). The
+ * request is logged as soon as its answer is decided, before any byte is written, so a
+ * test that has seen the response can always find the request in the log.
+ */
+export async function handleApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: ApiDeps,
+  origin: RequestLogEntry['origin'],
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const segs = url.pathname.replace(/\/+$/, '').split('/');
+  const entry: Omit<RequestLogEntry, 'seq'> = {
+    at: deps.clock.now(),
+    ip: clientIp(req),
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    status: 0,
+    org: segs[1] === 'v1' && segs[2] !== undefined && segs[2] !== '' ? segs[2] : null,
+    tokenLabel: null,
+    auth: authShape(req.headers.authorization),
+    origin,
+    fault: null,
+  };
+  let logged = false;
+  const log = (status: number, plan: FaultPlan) => {
+    if (logged) return;
+    logged = true;
+    entry.status = status;
+    entry.fault = describePlan(plan);
+    deps.log.add(entry);
+  };
+  const answer = (status: number, headers: Record<string, string>, json: string, plan: FaultPlan) => {
+    log(status, plan);
+    return writeJson(res, status, headers, json, plan, deps.clock, deps.timers);
+  };
+  let plan: FaultPlan = NO_FAULT;
+  try {
+    if (origin === 'main') {
+      const rate = deps.limiter.take(entry.ip, entry.at);
+      if (!rate.ok) {
+        const msg = `rate limit of ${deps.limiter.perMinute} requests per minute exceeded; retry in ${rate.retryAfterSeconds} s`;
+        const headers = { 'retry-after': String(rate.retryAfterSeconds) };
+        await answer(429, headers, errorBody('rate_limited', msg), NO_FAULT);
+        return;
+      }
+      plan = deps.faults.plan(url.pathname);
+    }
+    if (plan.reset) {
+      log(0, { ...NO_FAULT, reset: true });
+      resetConnection(res);
+      return;
+    }
+    if (plan.redirect) {
+      log(302, { ...NO_FAULT, redirect: true });
+      const location = `${deps.foreignOrigin()}${url.pathname}${url.search}`;
+      res.writeHead(302, { location, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    if (plan.error !== null) {
+      const body = errorBody('upstream_error', `simulated server error ${plan.error}`);
+      await answer(plan.error, {}, body, { ...NO_FAULT, error: plan.error, latencyMs: plan.latencyMs });
+      return;
+    }
+    const rendered = route(req, url, segs, deps, entry, plan);
+    await answer(rendered.status, rendered.headers, JSON.stringify(rendered.body), plan);
+  } catch (err) {
+    if (!(err instanceof SimRequestError)) {
+      log(500, NO_FAULT);
+      throw err;
+    }
+    const headers: Record<string, string> = err.status === 405 ? { allow: 'GET' } : {};
+    if (err.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
+    await answer(err.status, headers, errorBody(err.code, err.message), {
+      ...NO_FAULT,
+      latencyMs: plan.latencyMs,
+    });
+  }
+}
+
+function authShape(header: string | undefined): RequestLogEntry['auth'] {
+  if (header === undefined) return 'none';
+  return /^bearer\s/i.test(header) ? 'bearer' : 'other';
+}
+
+function route(
+  req: IncomingMessage,
+  url: URL,
+  segs: string[],
+  deps: ApiDeps,
+  entry: Omit<RequestLogEntry, 'seq'>,
+  plan: FaultPlan,
+): Rendered {
+  if (req.method !== 'GET') {
+    throw new SimRequestError(
+      405,
+      'method_not_allowed',
+      `${req.method ?? ''} is not allowed; the API is read-only (GET)`,
+    );
+  }
+  if (segs[1] !== 'v1' || entry.org === null) throw notFound(`path ${url.pathname}`);
+  const token = deps.tokens.authenticate(req.headers.authorization, entry.at);
+  entry.tokenLabel = token.label;
+  const { engine } = deps;
+  engine.advance();
+  const slug = segment(entry.org);
+  const org = engine.world.org(slug);
+  if (org === undefined) throw notFound(`organization ${slug}`);
+  if (token.org !== org.slug) {
+    throw new SimRequestError(
+      403,
+      'forbidden',
+      `token "${token.label}" does not give access to organization ${slug}`,
+    );
+  }
+  const style = deps.style();
+  const w = engine.world;
+  const rest = segs.slice(3);
+  const listCtx = () => ({
+    style,
+    query: url.searchParams,
+    origin: req.headers.host === undefined ? deps.origin() : `http://${req.headers.host}`,
+    pathname: url.pathname,
+    truncate: plan.truncate,
+    foreignOrigin: plan.crossOriginNext ? deps.foreignOrigin() : null,
+  });
+  const single = (r: Rendered) => {
+    // Truncation and foreign links are list faults; a single object cannot show them.
+    plan.truncate = false;
+    plan.crossOriginNext = false;
+    return r;
+  };
+  if (rest.length === 0) return single(renderObject(style, 'organization', orgJson(w, org)));
+  if (rest.length === 1 && rest[0] === 'team') {
+    return renderList(org.members, (m) => memberJson(w, m), 'members', listCtx());
+  }
+  if (rest.length === 1 && rest[0] === 'subscription') {
+    return single(renderObject(style, 'subscription', subscriptionJson(w, org)));
+  }
+  if (rest.length === 1 && rest[0] === 'channels') {
+    return renderList(org.channels, (c) => channelJson(w, c), 'channels', listCtx());
+  }
+  if (rest.length === 3 && rest[0] === 'channels' && rest[2] === 'sessions') {
+    const id = segment(rest[1]!);
+    const ch = org.channelById.get(id);
+    if (ch === undefined) throw notFound(`channel ${id}`);
+    const sessions = filterSessions(ch.sessions, url.searchParams, deps);
+    return renderList(sessions, (s) => sessionJson(w, s), 'sessions', listCtx());
+  }
+  if (rest.length === 2 && rest[0] === 'sessions') {
+    const id = segment(rest[1]!);
+    const s = org.sessionById.get(id);
+    if (s === undefined) throw notFound(`session ${id}`);
+    return single(renderObject(style, 'session', sessionDetailJson(w, s)));
+  }
+  throw notFound(`path ${url.pathname}`);
+}
+
+function parseTime(name: string, raw: string | null): number | null {
+  if (raw === null || raw === '') return null;
+  const ms = Date.parse(raw);
+  if (!Number.isFinite(ms)) throw badRequest(`${name} must be an ISO 8601 time, got ${JSON.stringify(raw)}`);
+  return ms;
+}
+
+/**
+ * Status and time-range filters. A session's span is [started_at, now] while live,
+ * [started_at or scheduled_at, ended_at] once over, and the instant scheduled_at when
+ * scheduled or cancelled; it matches when the span overlaps [from, to].
+ */
+function filterSessions(all: SimSession[], q: URLSearchParams, deps: ApiDeps): SimSession[] {
+  const w = deps.engine.world;
+  const rawStatus = q.get('status');
+  let statuses: Set<SessionStatus> | null = null;
+  if (rawStatus !== null && rawStatus !== '') {
+    statuses = new Set();
+    for (const s of rawStatus.split(',').map((x) => x.trim().toLowerCase())) {
+      if (!(SESSION_STATUSES as readonly string[]).includes(s)) {
+        throw badRequest(
+          `status must be a comma list of ${SESSION_STATUSES.join(', ')}; got ${JSON.stringify(s)}`,
+        );
+      }
+      statuses.add(s as SessionStatus);
+    }
+  }
+  const fromReal = parseTime('from', q.get('from'));
+  const toReal = parseTime('to', q.get('to'));
+  if (statuses === null && fromReal === null && toReal === null) return all;
+  const from = fromReal === null ? null : w.toSim(fromReal);
+  const to = toReal === null ? null : w.toSim(toReal);
+  if (from !== null && to !== null && from > to) throw badRequest('from must not be after to');
+  return all.filter((s) => {
+    if (statuses !== null && !statuses.has(s.status)) return false;
+    if (from === null && to === null) return true;
+    const begin =
+      s.status === 'scheduled' || s.status === 'cancelled' ? s.scheduledAt : (s.startedAt ?? s.scheduledAt);
+    const end = s.status === 'live' ? w.now : (s.endedAt ?? begin);
+    return (to === null || begin <= to) && (from === null || end >= from);
+  });
+}
