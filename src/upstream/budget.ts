@@ -1,0 +1,361 @@
+/**
+ * The request budget: one per process, since every org shares the process's IP and the
+ * API allows 300 requests per minute per IP (DESIGN.md invariant 5). Pure bookkeeping
+ * over the injected clock; the HTTP layer asks it before every request and tells it
+ * about every 429.
+ *
+ * - Accounting is a sliding log: a request counts from when it is granted until
+ *   `windowMs` (+ `guardMs`) after it was *released* (its exchange over). The server
+ *   receives a request between those two moments, so however long connecting or
+ *   queueing takes, the server never sees more than the budget arrive in any window:
+ *   when the last of N+1 arrivals in one window was granted, the N others were either
+ *   in flight or released within that window, hence still counted.
+ * - Waiting requests are served by priority (`high` → `normal` → `low`), first come first
+ *   served within a class. `low` may only use the budget up to `lowReserve` below the
+ *   limit, so background sweeps never take the last slots from live checks.
+ * - A 429 pauses every request until its `Retry-After` (plus a margin) has passed, and
+ *   the effective budget steps down (×`stepDown`), then recovers linearly by
+ *   `recoveryPerMinute` of the configured budget per minute once the pause is over.
+ * - It also bounds the requests in flight (`maxInFlight`), so that a granted request
+ *   goes out at once instead of queueing for a connection behind lower priorities.
+ */
+import type { Clock, TimerHandle } from '../clock.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** Priority class of a request. */
+export type Priority = 'high' | 'normal' | 'low';
+
+/** Classes in the order they are served. */
+export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+
+/** The API's own limit; the budget never goes above it. */
+export const API_LIMIT_PER_MINUTE = 300;
+
+/** Options of {@link RequestBudget}; everything but `perMinute` and `clock` has a default. */
+export interface BudgetOptions {
+  /** Configured requests per minute (clamped to 1…300). */
+  perMinute: number;
+  clock: Clock;
+  /** Length of the accounting window (default 60 s). */
+  windowMs?: number;
+  /** Extra window length, as insurance (default 0). */
+  guardMs?: number;
+  /** Fraction of the limit `low` requests leave free for higher classes (default 0.1). */
+  lowReserve?: number;
+  /** Factor applied to the effective budget after a 429 (default 0.75). */
+  stepDown?: number;
+  /** Recovery per minute after a step-down, as a fraction of the configured budget (default 0.05). */
+  recoveryPerMinute?: number;
+  /** Added to every Retry-After pause (default 500 ms). */
+  pauseMarginMs?: number;
+  /** First pause when Retry-After cannot be trusted; doubles on each such 429 (default 30 s). */
+  fallbackMinMs?: number;
+  /** Longest such pause (default 5 min). */
+  fallbackMaxMs?: number;
+  /** Requests in flight at once (default unbounded); each grant holds one until released. */
+  maxInFlight?: number;
+}
+
+/** Gives back the in-flight slot of a granted request; calling it twice is harmless. */
+export type Release = () => void;
+
+/** A snapshot of the budget, for metrics, the status API and the planner. */
+export interface BudgetStats {
+  /** Configured requests per minute. */
+  configured: number;
+  /** Requests per minute allowed now (lower after a 429 until it recovers). */
+  effective: number;
+  /** Requests in flight or answered in the last 60 seconds. */
+  usedLastMinute: number;
+  /** Requests that may still be sent in the current window. */
+  left: number;
+  /** Until when every request is paused by a Retry-After (ms), or 0. */
+  pausedUntil: number;
+  /** How many times a 429 started a pause. */
+  pauses: number;
+  /** How many 429 answers were seen. */
+  rateLimited: number;
+  /** Requests waiting, by priority. */
+  queued: Record<Priority, number>;
+  /** Requests granted and not yet released. */
+  inFlight: number;
+}
+
+/** What {@link RequestBudget.rateLimited} decided. */
+export interface PauseDecision {
+  /** How long the server asked for (or the fallback backoff), without the margin. */
+  retryAfterMs: number;
+  /** Until when every request now waits. */
+  untilMs: number;
+  /** Whether the Retry-After header was usable. */
+  trusted: boolean;
+  /** Whether this 429 started a pause (false when it only extended one in force). */
+  started: boolean;
+}
+
+interface LogEntry {
+  /** Grant time while open, release time once closed. */
+  at: number;
+  open: boolean;
+}
+
+interface Waiter {
+  resolve: (release: Release) => void;
+  reject: (reason: unknown) => void;
+  detach: () => void;
+}
+
+const MINUTE = 60_000;
+const FALLBACK_STREAK_RESET_MS = 10 * MINUTE;
+
+/** The process-wide request budget. */
+export class RequestBudget {
+  private readonly clock: Clock;
+  private configured: number;
+  private readonly windowMs: number;
+  private readonly spanMs: number;
+  private readonly lowReserve: number;
+  private readonly stepDownFactor: number;
+  private readonly recoveryPerMinute: number;
+  private readonly pauseMarginMs: number;
+  private readonly fallbackMinMs: number;
+  private readonly fallbackMaxMs: number;
+  private readonly maxInFlight: number;
+  private inFlight = 0;
+
+  /** Requests in flight (`open`) and released within the last `spanMs` (`at` = release time). */
+  private log: LogEntry[] = [];
+  private readonly queues: Record<Priority, Waiter[]> = { high: [], normal: [], low: [] };
+  private timer: TimerHandle | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private pausedUntil = 0;
+  /** Effective budget right after the last step-down, and when recovery may begin. */
+  private stepBase: number;
+  private stepAt = 0;
+  private pauseCount = 0;
+  private rateLimitCount = 0;
+  private fallbackStreak = 0;
+  private lastFallbackAt = Number.NEGATIVE_INFINITY;
+
+  constructor(opts: BudgetOptions) {
+    this.clock = opts.clock;
+    this.configured = clampBudget(opts.perMinute);
+    this.windowMs = opts.windowMs ?? MINUTE;
+    this.spanMs = this.windowMs + (opts.guardMs ?? 0);
+    this.lowReserve = opts.lowReserve ?? 0.1;
+    this.stepDownFactor = opts.stepDown ?? 0.75;
+    this.recoveryPerMinute = opts.recoveryPerMinute ?? 0.05;
+    this.pauseMarginMs = opts.pauseMarginMs ?? 500;
+    this.fallbackMinMs = opts.fallbackMinMs ?? 30_000;
+    this.fallbackMaxMs = opts.fallbackMaxMs ?? 5 * MINUTE;
+    this.maxInFlight = opts.maxInFlight ?? Number.POSITIVE_INFINITY;
+    this.stepBase = this.configured;
+  }
+
+  /**
+   * Resolves when a request of this priority may be sent now, and counts it as sent;
+   * the caller releases the in-flight slot when the exchange is over. Rejects with the
+   * signal's reason when aborted while waiting.
+   */
+  acquire(priority: Priority = 'normal', signal?: AbortSignal): Promise<Release> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Release>((resolve, reject) => {
+      const queue = this.queues[priority];
+      const onAbort = () => {
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
+        reject(signal?.reason);
+        this.pump();
+      };
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Records a 429: pauses every request and steps the budget down. */
+  rateLimited(retryAfter: string | undefined): PauseDecision {
+    const now = this.clock.now();
+    let wait = parseRetryAfter(retryAfter, now);
+    const trusted = wait !== undefined;
+    if (wait === undefined) {
+      if (now - this.lastFallbackAt > FALLBACK_STREAK_RESET_MS) this.fallbackStreak = 0;
+      this.fallbackStreak += 1;
+      this.lastFallbackAt = now;
+      wait = Math.min(this.fallbackMaxMs, this.fallbackMinMs * 2 ** (this.fallbackStreak - 1));
+    }
+    this.rateLimitCount += 1;
+    const until = now + wait + this.pauseMarginMs;
+    // Answers to requests already in flight arrive during the pause: one step per pause.
+    const started = now >= this.pausedUntil;
+    if (started) {
+      this.stepBase = Math.max(1, this.effectiveAt(now) * this.stepDownFactor);
+      this.stepAt = now;
+      this.pauseCount += 1;
+    }
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+    this.pump();
+    return { retryAfterMs: wait, untilMs: this.pausedUntil, trusted, started };
+  }
+
+  /** Changes the configured budget (config reload); a step-down in force stays in force. */
+  setConfigured(perMinute: number): void {
+    this.configured = clampBudget(perMinute);
+    this.stepBase = Math.min(this.stepBase, this.configured);
+    this.pump();
+  }
+
+  /** Milliseconds until the pause in force ends (0 when not paused). */
+  pauseLeftMs(): number {
+    return Math.max(0, this.pausedUntil - this.clock.now());
+  }
+
+  /** Requests per minute allowed now, after any step-down (a whole number ≥ 1). */
+  effective(): number {
+    return Math.max(1, Math.floor(this.effectiveAt(this.clock.now())));
+  }
+
+  /** The planner's estimate of what it may spend per minute: the effective budget. */
+  capacityPerMinute(): number {
+    return this.effective();
+  }
+
+  /** The state of the budget now. */
+  stats(): BudgetStats {
+    const now = this.clock.now();
+    this.prune(now);
+    const effective = this.effective();
+    const usedLastMinute = this.log.filter((e) => e.open || e.at > now - this.windowMs).length;
+    return {
+      configured: this.configured,
+      effective,
+      usedLastMinute,
+      left: Math.max(0, effective - this.log.length),
+      pausedUntil: this.pausedUntil > now ? this.pausedUntil : 0,
+      pauses: this.pauseCount,
+      rateLimited: this.rateLimitCount,
+      queued: {
+        high: this.queues.high.length,
+        normal: this.queues.normal.length,
+        low: this.queues.low.length,
+      },
+      inFlight: this.inFlight,
+    };
+  }
+
+  /** Grants what may go now, and arms one timer for the next moment something may. */
+  private pump(): void {
+    const now = this.clock.now();
+    this.prune(now);
+    for (;;) {
+      const priority = PRIORITIES.find((p) => this.queues[p].length > 0);
+      if (priority === undefined) {
+        this.disarm();
+        return;
+      }
+      if (now < this.pausedUntil) {
+        this.arm(this.pausedUntil, now);
+        return;
+      }
+      if (this.inFlight >= this.maxInFlight) {
+        // A release pumps again; no timer needed.
+        this.disarm();
+        return;
+      }
+      const limit = this.limit(priority, now);
+      if (this.log.length >= limit) {
+        this.armForExpiry(limit, now);
+        return;
+      }
+      const waiter = this.queues[priority].shift()!;
+      waiter.detach();
+      const entry: LogEntry = { at: now, open: true };
+      this.log.push(entry);
+      this.inFlight += 1;
+      waiter.resolve(this.releaser(entry));
+    }
+  }
+
+  private releaser(entry: LogEntry): Release {
+    return () => {
+      if (!entry.open) return;
+      entry.open = false;
+      entry.at = Math.max(entry.at, this.clock.now());
+      this.inFlight -= 1;
+      this.pump();
+    };
+  }
+
+  /**
+   * Arms the timer for when enough released entries expire to get under `limit`; when
+   * open entries are in the way, their release pumps instead.
+   */
+  private armForExpiry(limit: number, now: number): void {
+    const closed = this.log
+      .filter((e) => !e.open)
+      .map((e) => e.at)
+      .sort((a, b) => a - b);
+    const mustExpire = this.log.length - limit + 1;
+    if (closed.length < mustExpire) {
+      this.disarm();
+      return;
+    }
+    this.arm(closed[mustExpire - 1]! + this.spanMs, now);
+  }
+
+  private limit(priority: Priority, now: number): number {
+    const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
+    if (priority !== 'low') return limit;
+    return Math.max(1, limit - Math.ceil(limit * this.lowReserve));
+  }
+
+  private effectiveAt(now: number): number {
+    if (this.stepBase >= this.configured) return this.configured;
+    const from = Math.max(this.stepAt, this.pausedUntil);
+    if (now <= from) return this.stepBase;
+    const recovered = this.stepBase + (this.configured * this.recoveryPerMinute * (now - from)) / MINUTE;
+    if (recovered >= this.configured) {
+      this.stepBase = this.configured;
+      return this.configured;
+    }
+    return recovered;
+  }
+
+  private prune(now: number): void {
+    const horizon = now - this.spanMs;
+    if (this.log.some((e) => !e.open && e.at <= horizon)) {
+      this.log = this.log.filter((e) => e.open || e.at > horizon);
+    }
+  }
+
+  private arm(at: number, now: number): void {
+    if (this.timer && this.timerAt === at) return;
+    this.disarm();
+    this.timerAt = at;
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.pump();
+      },
+      Math.max(1, at - now),
+    );
+  }
+
+  private disarm(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Clamps a configured budget to 1…300 requests per minute. */
+export function clampBudget(perMinute: number): number {
+  if (!Number.isFinite(perMinute)) return API_LIMIT_PER_MINUTE;
+  return Math.min(API_LIMIT_PER_MINUTE, Math.max(1, Math.floor(perMinute)));
+}

@@ -1,0 +1,346 @@
+/**
+ * The upstream client: every read of the Organization Data Read API, each returning a
+ * {@link Part} that says how it went. One per process (one budget for the process's IP).
+ * The fetch methods never throw for upstream problems; they reject only when aborted.
+ */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import { TallyError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type {
+  Channel,
+  Member,
+  Org,
+  OrgSnapshot,
+  Part,
+  Session,
+  SessionDetail,
+  SessionsPart,
+  Subscription,
+  TimeWindow,
+} from '../snapshot/model.js';
+import { VERSION } from '../version.js';
+import { type BudgetOptions, type Priority, RequestBudget } from './budget.js';
+import { DriftReporter } from './drift-reporter.js';
+import { UpstreamError } from './errors.js';
+import { describePath, type HttpTimeouts, HttpTransport } from './http.js';
+import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
+import { readList, withParams } from './paging-loop.js';
+import { failedPart, normalizeItems, valuePart } from './parts.js';
+import { type ReadAllOptions, readOrg } from './read-org.js';
+import { type RequestContext, Requester } from './requester.js';
+import type { RetryPolicy } from './retry.js';
+import { defaultWindow, filtersLocally, type SessionFilters, sessionQuery } from './filters.js';
+import {
+  type DriftIssue,
+  type Endpoint,
+  type Normalized,
+  normalizeChannel,
+  normalizeMember,
+  normalizeOrg,
+  normalizeSession,
+  normalizeSessionDetail,
+  normalizeSubscription,
+  readObject,
+  SchemaDriftError,
+  type ShapeOptions,
+} from './shape/index.js';
+
+export type { Priority } from './budget.js';
+
+/** An org and the token that reads it. */
+export interface OrgAuth {
+  slug: string;
+  token: string;
+}
+
+/** Per-read options. */
+export interface FetchOptions {
+  priority?: Priority;
+  signal?: AbortSignal;
+}
+
+/** Options of a session-list read. */
+export type SessionsOptions = FetchOptions & { window?: TimeWindow; statuses?: string[] };
+
+/** Everything an {@link UpstreamClient} is built from. */
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  budgetPerMinute: number;
+  concurrency: number;
+  timeouts: HttpTimeouts;
+  maxBodyBytes: number;
+  maxPages: number;
+  retries: RetryPolicy;
+  shape: ShapeOptions;
+  filters: SessionFilters;
+  /** Session lists cover [now - pastMs, now + futureMs] unless a read says otherwise. */
+  window: { pastMs: number; futureMs: number };
+  userAgent?: string | undefined;
+  clock: Clock;
+  logger: Logger;
+  observer?: UpstreamObserver | undefined;
+  /** Source of retry jitter (default Math.random). */
+  rng?: (() => number) | undefined;
+  /** Budget tuning beyond the per-minute figure (accounting guard, reserve, pauses). */
+  budgetTuning?: Partial<Omit<BudgetOptions, 'perMinute' | 'clock' | 'maxInFlight'>> | undefined;
+  /** Same-origin redirects followed per request (default 3). */
+  maxRedirects?: number | undefined;
+}
+
+/** Reads organizations from the API, safely and within one budget. */
+export class UpstreamClient {
+  /** The process-wide request budget (for metrics and the planner). */
+  readonly budget: RequestBudget;
+  private readonly transport: HttpTransport;
+  private readonly requester: Requester;
+  private readonly drift: DriftReporter;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly basePath: string;
+
+  constructor(private readonly opts: UpstreamClientOptions) {
+    this.clock = opts.clock;
+    this.log = opts.logger.child({ component: 'upstream' });
+    const observer = guardObserver(opts.observer ?? noopObserver, (method, err) =>
+      this.log.error({ method, err }, 'upstream observer failed'),
+    );
+    this.budget = new RequestBudget({
+      ...opts.budgetTuning,
+      perMinute: opts.budgetPerMinute,
+      clock: opts.clock,
+      maxInFlight: opts.concurrency,
+    });
+    this.transport = new HttpTransport({
+      baseUrl: opts.baseUrl,
+      concurrency: opts.concurrency,
+      timeouts: opts.timeouts,
+      maxBodyBytes: opts.maxBodyBytes,
+      userAgent: opts.userAgent ?? `tally/${VERSION}`,
+    });
+    this.requester = new Requester({
+      transport: this.transport,
+      budget: this.budget,
+      policy: opts.retries,
+      clock: opts.clock,
+      rng: opts.rng ?? Math.random,
+      observer,
+      logger: this.log,
+      ...(opts.maxRedirects === undefined ? {} : { maxRedirects: opts.maxRedirects }),
+    });
+    this.drift = new DriftReporter(this.log, observer);
+    this.basePath = new URL(opts.baseUrl).pathname.replace(/\/+$/, '');
+  }
+
+  /** Builds the client from the `upstream` config section. */
+  static fromConfig(
+    config: Config,
+    deps: { clock: Clock; logger: Logger; observer?: UpstreamObserver | undefined; rng?: () => number },
+  ): UpstreamClient {
+    const u = config.upstream;
+    return new UpstreamClient({
+      baseUrl: u.base_url,
+      budgetPerMinute: u.budget_per_minute,
+      concurrency: u.concurrency,
+      timeouts: { connectMs: u.timeouts.connect, headersMs: u.timeouts.headers, bodyMs: u.timeouts.body },
+      maxBodyBytes: u.max_body_bytes,
+      maxPages: u.max_pages,
+      retries: {
+        attempts: u.retries.attempts,
+        baseDelayMs: u.retries.base_delay,
+        maxDelayMs: u.retries.max_delay,
+        deadlineMs: u.retries.deadline,
+      },
+      shape: shapeFromConfig(u.shape),
+      filters: u.filters,
+      window: { pastMs: u.window.past, futureMs: u.window.future },
+      userAgent: u.user_agent,
+      clock: deps.clock,
+      logger: deps.logger,
+      observer: deps.observer,
+      rng: deps.rng,
+    });
+  }
+
+  /** Reads the org's profile, settings and plan. */
+  fetchOrg(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Org>> {
+    return this.objectPart(org, 'org', [], o, (raw) => normalizeOrg(raw, org.slug, this.opts.shape));
+  }
+
+  /** Reads the org's members. */
+  fetchTeam(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Member[]>> {
+    return this.listPart(org, 'team', ['team'], {}, o, (raw) => normalizeMember(raw, this.opts.shape));
+  }
+
+  /** Reads plan, limits, usage and AI funding. */
+  fetchSubscription(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Subscription>> {
+    return this.objectPart(org, 'subscription', ['subscription'], o, (raw) =>
+      normalizeSubscription(raw, this.opts.shape),
+    );
+  }
+
+  /** Reads every channel (unfiltered: the org's channel filter is the caller's business). */
+  fetchChannels(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Channel[]>> {
+    return this.listPart(org, 'channels', ['channels'], {}, o, (raw) =>
+      normalizeChannel(raw, this.opts.shape),
+    );
+  }
+
+  /** Reads a channel's sessions in a time window (default: the configured window around now). */
+  async fetchSessions(org: OrgAuth, channelId: string, o: SessionsOptions = {}): Promise<SessionsPart> {
+    const window = o.window ?? defaultWindow(this.clock.now(), this.opts.window);
+    const query = sessionQuery(this.opts.filters, window, o.statuses);
+    const part = await this.listPart(org, 'sessions', ['channels', channelId, 'sessions'], query, o, (raw) =>
+      normalizeSession(raw, channelId, this.opts.shape),
+    );
+    if (part.state !== 'failed' && filtersLocally(this.opts.filters, o.statuses)) {
+      const wanted = new Set(o.statuses!.map((s) => s.toLowerCase()));
+      return { ...part, value: part.value.filter((s: Session) => wanted.has(s.status)), window };
+    }
+    return { ...part, window };
+  }
+
+  /** Reads one session with its questions, announcements, reactions, speakers and ai. */
+  fetchSessionDetail(org: OrgAuth, sessionId: string, o: FetchOptions = {}): Promise<Part<SessionDetail>> {
+    return this.objectPart(org, 'session', ['sessions', sessionId], o, (raw) =>
+      normalizeSessionDetail(raw, sessionId, this.opts.shape),
+    );
+  }
+
+  /** Reads everything of one org once: profile, team, subscription, channels, sessions, live details. */
+  readAll(org: OrgAuth, o: ReadAllOptions = {}): Promise<OrgSnapshot> {
+    return readOrg(this, org, { concurrency: this.opts.concurrency, clock: this.clock, ...o });
+  }
+
+  /** Closes the connections; reads in flight fail. */
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  private url(slug: string, segments: readonly string[]): URL {
+    const path = ['v1', slug, ...segments].map(encodeURIComponent).join('/');
+    return new URL(`${this.basePath}/${path}`, this.transport.origin);
+  }
+
+  private ctx(org: OrgAuth, endpoint: Endpoint, o: FetchOptions): RequestContext {
+    return { org: org.slug, token: org.token, endpoint, priority: o.priority ?? 'normal', signal: o.signal };
+  }
+
+  private async objectPart<T>(
+    org: OrgAuth,
+    endpoint: Endpoint,
+    segments: readonly string[],
+    o: FetchOptions,
+    normalize: (raw: Record<string, unknown>) => Normalized<T>,
+  ): Promise<Part<T>> {
+    const url = this.url(org.slug, segments);
+    const what = `GET ${describePath(url)}`;
+    try {
+      const res = await this.requester.getJson(url, this.ctx(org, endpoint, o));
+      const n = normalize(readObject(endpoint, res.body, this.opts.shape));
+      this.drift.report(org.slug, n.drift);
+      const fatal = n.drift.find((i) => i.fatal);
+      if (fatal) {
+        const err = new UpstreamError(`${what}: ${fatal.field} ${fatal.problem}`, { reason: 'schema' });
+        return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
+      }
+      return valuePart(this.clock.now(), n.value);
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason;
+      return this.settle(
+        org,
+        endpoint,
+        failedPart<T>(this.clock.now(), this.classify(org, endpoint, err, what), org.token),
+      );
+    }
+  }
+
+  private async listPart<T>(
+    org: OrgAuth,
+    endpoint: Endpoint,
+    segments: readonly string[],
+    query: Record<string, string>,
+    o: FetchOptions,
+    normalize: (raw: unknown) => Normalized<T | undefined>,
+  ): Promise<Part<T[]>> {
+    const url = withParams(this.url(org.slug, segments), query);
+    const what = `GET ${describePath(url)}`;
+    try {
+      const read = await readList(this.requester, {
+        ...this.ctx(org, endpoint, o),
+        endpoint,
+        url,
+        shape: this.opts.shape,
+        maxPages: this.opts.maxPages,
+      });
+      const list = normalizeItems(endpoint, read.items, normalize);
+      const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
+      this.drift.report(org.slug, [...list.drift, ...envelope]);
+      if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
+      const at = this.clock.now();
+      if (read.error && read.pages === 0)
+        return this.settle(org, endpoint, failedPart<T[]>(at, read.error, org.token));
+      if (read.error) return this.settle(org, endpoint, valuePart(at, list.items, read.error, org.token));
+      if (list.unusable.length > 0) {
+        const first = list.unusable[0]!;
+        const err = new UpstreamError(
+          `${what}: ${list.unusable.length} record(s) could not be read (${first.field} ${first.problem})`,
+          { reason: 'schema' },
+        );
+        return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
+      }
+      return valuePart(at, list.items);
+    } catch (err) {
+      if (o.signal?.aborted) throw o.signal.reason;
+      return this.settle(
+        org,
+        endpoint,
+        failedPart<T[]>(this.clock.now(), this.classify(org, endpoint, err, what), org.token),
+      );
+    }
+  }
+
+  /** Turns anything a read threw into a typed error; a bug is logged, not thrown. */
+  private classify(org: OrgAuth, endpoint: Endpoint, err: unknown, what: string): TallyError {
+    if (err instanceof TallyError) {
+      if (err instanceof SchemaDriftError) {
+        this.drift.report(org.slug, [driftOf(err)]);
+        return new UpstreamError(`${what}: ${err.message}`, { reason: 'schema', cause: err });
+      }
+      return err;
+    }
+    this.log.error({ org: org.slug, endpoint, err }, 'unexpected error while reading');
+    return new TallyError(`${what}: internal error`, { reason: 'internal', cause: err });
+  }
+
+  /** Logs a part that is not complete, and hands it back. */
+  private settle<P extends Part<unknown>>(org: OrgAuth, endpoint: Endpoint, part: P): P {
+    // At info: the outcome is in the Part, and outages are reported once by the poller's
+    // health tracking; a warn per read would flood the log while the API is down.
+    if (part.state !== 'complete') {
+      this.log.info(
+        { org: org.slug, endpoint, state: part.state, reason: part.error.reason, err: part.error.message },
+        part.state === 'failed' ? 'read failed' : 'read incomplete',
+      );
+    }
+    return part;
+  }
+}
+
+/** A drift issue for a response whose list or object could not be found. */
+function driftOf(err: SchemaDriftError): DriftIssue {
+  return { endpoint: err.endpoint, field: err.field, problem: err.message, fatal: true };
+}
+
+/** The shape options from the `upstream.shape` config section. */
+export function shapeFromConfig(s: Config['upstream']['shape']): ShapeOptions {
+  return {
+    ...(s.envelope === undefined ? {} : { envelope: s.envelope }),
+    paging: s.paging,
+    cursorParam: s.cursor_param,
+    pageParam: s.page_param,
+    perPageParam: s.per_page_param,
+    perPage: s.per_page,
+    ...(s.fields === undefined ? {} : { fields: s.fields as NonNullable<ShapeOptions['fields']> }),
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * One HTTP exchange with the API, and nothing else: no budget, no retries, no redirects
+ * followed (the caller decides). One undici `Pool` bound to the origin of `base_url`, so
+ * a request to any other origin cannot even be expressed; the bearer token goes into a
+ * header of requests on that pool only (DESIGN.md invariant 4).
+ *
+ * Bodies are decompressed (gzip, br, deflate) with node:zlib and capped: past
+ * `maxBodyBytes` of compressed or decompressed bytes the stream is destroyed and the
+ * request fails with reason `oversized`.
+ */
+import type { Readable } from 'node:stream';
+import { Transform, pipeline } from 'node:stream';
+import zlib from 'node:zlib';
+import { Pool } from 'undici';
+import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
+
+/** Timeouts of one exchange, in milliseconds. */
+export interface HttpTimeouts {
+  connectMs: number;
+  /** From sending the request to the end of the response headers. */
+  headersMs: number;
+  /** Reading the whole body. */
+  bodyMs: number;
+}
+
+/** Options of {@link HttpTransport}. */
+export interface HttpTransportOptions {
+  baseUrl: string;
+  /** Connections to the origin (requests in flight at once). */
+  concurrency: number;
+  timeouts: HttpTimeouts;
+  maxBodyBytes: number;
+  userAgent: string;
+}
+
+/** A 2xx answer with its parsed JSON body. */
+export interface JsonResponse {
+  kind: 'json';
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  url: URL;
+}
+
+/** A 3xx answer; its body was discarded. */
+export interface RedirectResponse {
+  kind: 'redirect';
+  status: number;
+  /** The raw `Location` header, when present. */
+  location: string | undefined;
+  url: URL;
+}
+
+/** What one exchange can produce besides an error. */
+export type ExchangeResult = JsonResponse | RedirectResponse;
+
+/** Credentials and wording of one exchange. */
+export interface ExchangeContext {
+  org: string;
+  token: string;
+  signal?: AbortSignal | undefined;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Error bodies are read only this far, for their code and message. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/** The HTTP layer: one pool to the API's origin. */
+export class HttpTransport {
+  /** The only origin requests are sent to. */
+  readonly origin: string;
+  private readonly pool: Pool;
+
+  constructor(private readonly opts: HttpTransportOptions) {
+    this.origin = new URL(opts.baseUrl).origin;
+    this.pool = new Pool(this.origin, {
+      connections: opts.concurrency,
+      connect: { timeout: opts.timeouts.connectMs },
+      headersTimeout: opts.timeouts.headersMs,
+      bodyTimeout: opts.timeouts.bodyMs,
+    });
+  }
+
+  /**
+   * Sends one GET to `url` and reads its answer. Throws an {@link UpstreamError} for
+   * every failure, or the signal's reason when aborted. Never sends to another origin.
+   */
+  async exchange(url: URL, ctx: ExchangeContext): Promise<ExchangeResult> {
+    const what = `GET ${describePath(url)}`;
+    if (url.origin !== this.origin) {
+      throw new UpstreamError(
+        `${what}: refused, ${url.origin === 'null' ? 'not an http URL' : 'another origin'}`,
+        {
+          reason: 'cross_origin',
+        },
+      );
+    }
+    let res: Awaited<ReturnType<Pool['request']>>;
+    try {
+      res = await this.pool.request({
+        method: 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers: {
+          authorization: `Bearer ${ctx.token}`,
+          accept: 'application/json',
+          'accept-encoding': 'gzip, br, deflate',
+          'user-agent': this.opts.userAgent,
+        },
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+      throw classifyTransportError(err, what);
+    }
+    const { statusCode: status, headers } = res;
+    if (REDIRECTS.has(status)) {
+      await discard(res.body);
+      return { kind: 'redirect', status, location: headerValue(headers['location']), url };
+    }
+    if (status < 200 || status >= 300) {
+      const detail = await readErrorDetail(res.body, headers, ctx.token);
+      throw statusError(status, what, ctx.org, detail, headerValue(headers['retry-after']));
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readBody(res.body, headers, this.opts.maxBodyBytes, this.opts.timeouts.bodyMs, what);
+    } catch (err) {
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+      throw classifyTransportError(err, what);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      throw new UpstreamError(`${what}: response is not valid JSON (${bytes.length} bytes)`, {
+        reason: 'malformed',
+        status,
+        cause: err,
+      });
+    }
+    return { kind: 'json', status, headers, body, url };
+  }
+
+  /** Closes every connection; in-flight requests fail. */
+  async close(): Promise<void> {
+    await this.pool.close().catch(() => this.pool.destroy());
+  }
+}
+
+/** Path and query of a URL: what messages show of a request (never origin or userinfo). */
+export function describePath(url: URL): string {
+  return `${url.pathname}${url.search}`;
+}
+
+/** The first value of a header. */
+export function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Builds the error of a non-2xx answer, with words that say what to do about it. */
+function statusError(
+  status: number,
+  what: string,
+  org: string,
+  detail: { code?: string; message?: string },
+  retryAfter: string | undefined,
+): UpstreamError {
+  const reason = reasonForStatus(status);
+  let words: string;
+  if (status === 401) words = 'token expired or revoked';
+  else if (status === 403) words = `token not valid for org ${org}`;
+  else if (status === 404) words = 'not found';
+  else if (status === 429) words = 'rate limited';
+  else if (REDIRECTS.has(status) || (status >= 300 && status < 400)) words = 'unexpected redirect status';
+  else words = 'request failed';
+  const upstream = [detail.code, detail.message].filter(Boolean).join(': ');
+  const message = `${what}: ${status} ${words}${upstream ? ` (upstream: ${upstream})` : ''}`;
+  return new UpstreamError(message, {
+    reason: status >= 300 && status < 400 ? 'redirect' : reason,
+    status,
+    upstreamCode: detail.code,
+    retryAfter,
+  });
+}
+
+/** Reads `{ error: { code, message } }` (or `{ code, message }`) from an error body, best effort. */
+async function readErrorDetail(
+  body: Readable,
+  headers: Record<string, string | string[] | undefined>,
+  token: string,
+): Promise<{ code?: string; message?: string }> {
+  try {
+    const bytes = await readBody(body, headers, ERROR_BODY_BYTES, 5000, 'error body');
+    const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+    const root = asRecord(parsed);
+    const err = asRecord(root?.['error']) ?? root;
+    const out: { code?: string; message?: string } = {};
+    const code = err?.['code'] ?? (typeof root?.['error'] === 'string' ? root['error'] : undefined);
+    const message = err?.['message'] ?? err?.['detail'];
+    if (typeof code === 'string' || typeof code === 'number') out.code = clean(String(code), token);
+    if (typeof message === 'string') out.message = clean(message, token);
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** Shortens an upstream string and removes the token should the server echo it. */
+function clean(s: string, token: string): string {
+  let out = s.replace(/[\r\n\t]+/g, ' ').trim();
+  if (token.length >= 4) out = out.split(token).join('[REDACTED]');
+  return out.length > 200 ? `${out.slice(0, 200)}…` : out;
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
+
+/** Drops a body we do not read, without keeping the connection busy for long. */
+async function discard(body: Readable): Promise<void> {
+  try {
+    await (body as Readable & { dump?: (o: { limit: number }) => Promise<void> }).dump?.({
+      limit: 64 * 1024,
+    });
+  } catch {
+    body.destroy();
+  }
+}
+
+function oversized(what: string, max: number): UpstreamError {
+  return new UpstreamError(`${what}: response larger than ${max} bytes`, { reason: 'oversized' });
+}
+
+/** Builds the decoders for a `Content-Encoding` list, outermost last. */
+function decoders(encoding: string | undefined, what: string): Transform[] {
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  return codings.reverse().map((c) => {
+    if (c === 'gzip' || c === 'x-gzip') return zlib.createGunzip();
+    if (c === 'br') return zlib.createBrotliDecompress();
+    if (c === 'deflate') return zlib.createInflate();
+    throw new UpstreamError(`${what}: unsupported content-encoding ${c.slice(0, 40)}`, {
+      reason: 'malformed',
+    });
+  });
+}
+
+/**
+ * Reads a whole body, decompressed, refusing more than `max` bytes (compressed or not)
+ * and more than `totalMs` of reading.
+ */
+async function readBody(
+  body: Readable,
+  headers: Record<string, string | string[] | undefined>,
+  max: number,
+  totalMs: number,
+  what: string,
+): Promise<Buffer> {
+  const declared = Number(headerValue(headers['content-length']));
+  if (Number.isFinite(declared) && declared > max) {
+    body.destroy();
+    throw oversized(what, max);
+  }
+  let decode: Transform[];
+  try {
+    decode = decoders(headerValue(headers['content-encoding']), what);
+  } catch (err) {
+    body.destroy();
+    throw err;
+  }
+  let raw = 0;
+  const countRaw = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      raw += chunk.length;
+      cb(raw > max ? oversized(what, max) : null, chunk);
+    },
+  });
+  // Errors surface through iteration of the tail; the callback only keeps them handled.
+  const tail = pipeline([body, countRaw, ...decode], () => {}) as unknown as Readable;
+  const timer = setTimeout(() => {
+    const err = Object.assign(new Error('body timeout'), { code: 'UND_ERR_BODY_TIMEOUT' });
+    tail.destroy(err);
+  }, totalMs);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of tail) {
+      const b = chunk as Buffer;
+      size += b.length;
+      if (size > max) throw oversized(what, max);
+      chunks.push(b);
+    }
+  } finally {
+    clearTimeout(timer);
+    if (!body.destroyed && !body.readableEnded) body.destroy();
+  }
+  return Buffer.concat(chunks, size);
+}

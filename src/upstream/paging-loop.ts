@@ -1,0 +1,193 @@
+/**
+ * Reads every page of a list. The shape layer says where the items and the next page
+ * are; this loop follows them and decides whether what was read is the whole list.
+ * Anything short of the last page — an error after retries, a page limit, a next link
+ * to another origin, a loop, totals that say more than was read — makes the list
+ * incomplete, with the items read so far; it is never returned as complete.
+ */
+import { UpstreamError } from './errors.js';
+import { describePath, type JsonResponse } from './http.js';
+import type { RequestContext, Requester } from './requester.js';
+import {
+  type Endpoint,
+  firstPageParams,
+  type ListPage,
+  parseLinkHeader,
+  readListPage,
+  SchemaDriftError,
+  type ShapeOptions,
+} from './shape/index.js';
+
+/** Page size asked for when the shape options do not say. */
+const DEFAULT_PER_PAGE = 100;
+
+/** The outcome of reading a list: the raw items, and why they are not all of it when not. */
+export interface ListRead {
+  items: unknown[];
+  /** Pages read successfully. */
+  pages: number;
+  /** Set when the list is not complete. */
+  error?: UpstreamError;
+  /** A doubt about the end of the list the shape layer raised (e.g. a full page without paging). */
+  note?: string;
+}
+
+/** What {@link readList} needs besides the requester. */
+export interface ListRequest extends RequestContext {
+  endpoint: Endpoint;
+  url: URL;
+  shape: ShapeOptions;
+  maxPages: number;
+}
+
+/** Sets `params` on a copy of `url`. */
+export function withParams(url: URL, params: Record<string, string>): URL {
+  const out = new URL(url);
+  for (const [k, v] of Object.entries(params)) out.searchParams.set(k, v);
+  return out;
+}
+
+/**
+ * Reads every page of the list at `req.url`. Resolves with what was read; rejects only
+ * when the request's signal is aborted.
+ */
+export async function readList(requester: Requester, req: ListRequest): Promise<ListRead> {
+  let url = withParams(req.url, firstPageParams(req.shape));
+  const perPage = req.shape.perPage ?? DEFAULT_PER_PAGE;
+  const items: unknown[] = [];
+  const visited = new Set<string>();
+  const state = { page: 1, perPage, seen: 0 };
+  let note: string | undefined;
+  let pages = 0;
+  const done = (error?: UpstreamError): ListRead => ({
+    items,
+    pages,
+    ...(error ? { error } : {}),
+    ...(note === undefined ? {} : { note }),
+  });
+  for (;;) {
+    const what = `GET ${describePath(url)}`;
+    let page: ListPage;
+    let res: JsonResponse;
+    try {
+      res = await requester.getJson(url, req);
+      page = readListPage(req.endpoint, res.body, res.headers, url, req.shape, state);
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      return done(asUpstreamError(err, what));
+    }
+    pages += 1;
+    visited.add(url.href);
+    if (page.note !== undefined) note = page.note;
+    items.push(...page.items);
+    state.seen += page.items.length;
+
+    if (page.next === undefined) {
+      const short =
+        shortOfTotals(page, state.seen, state.page) ??
+        shortOfLastLink(res.headers, url, req.shape, state.page) ??
+        (saysHasMore(res.body) ? 'the response says it has more but gives no next page' : undefined);
+      return done(short ? incomplete(what, short) : undefined);
+    }
+    if (pages >= req.maxPages) {
+      return done(incomplete(what, `more than max_pages (${req.maxPages}) pages`));
+    }
+    const next = nextUrl(url, page);
+    if (next === undefined) return done(incomplete(what, 'next page link is not a valid URL'));
+    if (next.origin !== requester.origin) {
+      // The token never goes there: the list stays incomplete instead.
+      return done(
+        new UpstreamError(`${what}: next page link points to another origin, refused`, {
+          reason: 'cross_origin',
+        }),
+      );
+    }
+    if (visited.has(next.href)) {
+      return done(incomplete(what, 'next page points back to a page already read'));
+    }
+    url = next;
+    state.page += 1;
+  }
+}
+
+function incomplete(what: string, why: string): UpstreamError {
+  return new UpstreamError(`${what}: ${why}`, { reason: 'paging' });
+}
+
+/** The URL of the next page, or undefined when the pointer is not usable. */
+function nextUrl(current: URL, page: ListPage): URL | undefined {
+  const next = page.next!;
+  if (next.kind === 'params') return withParams(current, next.params);
+  try {
+    return new URL(next.url, current);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the last page is not the end according to the totals it carries, if it is not. */
+function shortOfTotals(page: ListPage, seen: number, pageNo: number): string | undefined {
+  if (page.total !== undefined && seen < page.total) {
+    return `last page reached after ${seen} of ${page.total} items`;
+  }
+  if (page.totalPages !== undefined && pageNo < page.totalPages) {
+    return `last page reached at page ${pageNo} of ${page.totalPages}`;
+  }
+  return undefined;
+}
+
+/**
+ * A `Link: rel="last"` naming a later page than this one means the list goes on, even
+ * when the server forgot the `next` link (a page cut short).
+ */
+function shortOfLastLink(
+  headers: JsonResponse['headers'],
+  current: URL,
+  shape: ShapeOptions,
+  pageNo: number,
+): string | undefined {
+  const raw = headers['link'];
+  const value = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (!value) return undefined;
+  const last = parseLinkHeader(value).find((l) => l.rels.includes('last'));
+  if (!last) return undefined;
+  const param = shape.pageParam ?? 'page';
+  let lastPage: number;
+  try {
+    lastPage = Number(new URL(last.target, current).searchParams.get(param));
+  } catch {
+    return undefined;
+  }
+  const here = Number(current.searchParams.get(param) ?? pageNo);
+  if (!Number.isInteger(lastPage) || lastPage <= 0 || !Number.isFinite(here)) return undefined;
+  return lastPage > here ? `no next page link at page ${here}, but the last page is ${lastPage}` : undefined;
+}
+
+/** Where servers say "there is more": the body root and the usual paging objects. */
+const HAS_MORE_SCOPES = ['', 'meta', 'pagination', 'paging', 'page_info', 'pageInfo'];
+const HAS_MORE_KEYS = ['has_more', 'hasMore', 'has_next', 'hasNext', 'has_next_page', 'hasNextPage'];
+
+/** Whether the body explicitly says the list goes on (checked only when no next page was found). */
+function saysHasMore(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  for (const scope of HAS_MORE_SCOPES) {
+    const holder = scope === '' ? body : (body as Record<string, unknown>)[scope];
+    if (holder === null || typeof holder !== 'object') continue;
+    for (const key of HAS_MORE_KEYS) {
+      const v = (holder as Record<string, unknown>)[key];
+      if (v === true || v === 'true') return true;
+    }
+  }
+  return false;
+}
+
+function asUpstreamError(err: unknown, what: string): UpstreamError {
+  if (err instanceof UpstreamError) return err;
+  if (err instanceof SchemaDriftError) {
+    return new UpstreamError(`${what}: ${err.message}`, { reason: 'schema', cause: err });
+  }
+  return new UpstreamError(`${what}: ${err instanceof Error ? err.message : String(err)}`, {
+    reason: 'malformed',
+    cause: err,
+  });
+}

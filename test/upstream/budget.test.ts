@@ -1,0 +1,275 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { type BudgetOptions, type Priority, RequestBudget } from '../../src/upstream/budget.js';
+import { parseRetryAfter } from '../../src/upstream/retry-after.js';
+
+const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function budget(opts: Partial<BudgetOptions> = {}): RequestBudget {
+  return new RequestBudget({ perMinute: 10, clock: systemClock, ...opts });
+}
+
+/** Queues `n` acquires and records when each one was granted; each is answered at once. */
+function grantTimes(b: RequestBudget, n: number, priority: Priority = 'normal'): number[] {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    void b.acquire(priority).then((release) => {
+      times.push(Date.now());
+      release();
+    });
+  }
+  return times;
+}
+
+/** The most grants found in any window of `windowMs` starting at a grant. */
+function maxInWindow(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[j]! < sorted[i]! - windowMs + 1) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('RequestBudget accounting', () => {
+  it.each([1, 10, 240, 300])('never grants more than %i in any 60 s window, even for a burst', async (n) => {
+    const b = budget({ perMinute: n });
+    const times = grantTimes(b, n * 3 + 1);
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(times).toHaveLength(n * 3 + 1);
+    expect(maxInWindow(times, 60_000)).toBe(n);
+    // The guard stretches each window when asked to.
+    const guarded = budget({ perMinute: n, guardMs: 1000 });
+    const guardedTimes = grantTimes(guarded, n * 2 + 1);
+    await vi.advanceTimersByTimeAsync(3 * 61_000);
+    expect(guardedTimes).toHaveLength(n * 2 + 1);
+    expect(maxInWindow(guardedTimes, 61_000)).toBe(n);
+  });
+
+  it('keeps the bound for any arrival pattern (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 0, max: 180_000 }), { minLength: 1, maxLength: 60 }),
+        async (n, arrivals) => {
+          vi.setSystemTime(T0);
+          const b = budget({ perMinute: n });
+          const times: number[] = [];
+          const sorted = [...arrivals].sort((a, c) => a - c);
+          let now = 0;
+          for (const at of sorted) {
+            await vi.advanceTimersByTimeAsync(at - now);
+            now = at;
+            void b.acquire('normal').then((release) => {
+              times.push(Date.now());
+              release();
+            });
+          }
+          await vi.advanceTimersByTimeAsync(Math.ceil(arrivals.length / n + 1) * 60_000);
+          expect(times).toHaveLength(arrivals.length);
+          expect(maxInWindow(times, 60_000)).toBeLessThanOrEqual(n);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('counts a request from its grant until a window after its answer', async () => {
+    const b = budget({ perMinute: 1 });
+    const release = await b.acquire('normal');
+    const next = grantTimes(b, 1);
+    await vi.advanceTimersByTimeAsync(30_000);
+    release(); // a slow exchange: the server may have received it just now
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(next).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(next).toEqual([T0 + 90_000]);
+  });
+
+  it('caps the configured budget at the API limit of 300', () => {
+    expect(budget({ perMinute: 1000 }).stats().configured).toBe(300);
+    expect(budget({ perMinute: 0 }).stats().configured).toBe(1);
+  });
+
+  it('reports used, left and queued', async () => {
+    const b = budget({ perMinute: 3 });
+    grantTimes(b, 5, 'low');
+    grantTimes(b, 1, 'high');
+    await vi.advanceTimersByTimeAsync(0);
+    const s = b.stats();
+    expect(s).toMatchObject({
+      configured: 3,
+      effective: 3,
+      usedLastMinute: 3,
+      left: 0,
+      pausedUntil: 0,
+      pauses: 0,
+    });
+    expect(s.queued).toEqual({ high: 0, normal: 0, low: 3 });
+  });
+});
+
+describe('RequestBudget priorities', () => {
+  it('serves high before normal before low when capacity is scarce, FIFO within a class', async () => {
+    const b = budget({ perMinute: 2, lowReserve: 0 });
+    grantTimes(b, 2); // uses the window
+    const order: string[] = [];
+    for (const [p, tag] of [
+      ['low', 'low-1'],
+      ['normal', 'normal-1'],
+      ['high', 'high-1'],
+      ['low', 'low-2'],
+      ['high', 'high-2'],
+    ] as const) {
+      void b.acquire(p).then((release) => {
+        order.push(tag);
+        release();
+      });
+    }
+    await vi.advanceTimersByTimeAsync(4 * 61_000);
+    expect(order).toEqual(['high-1', 'high-2', 'normal-1', 'low-1', 'low-2']);
+  });
+
+  it('keeps a reserve that low-priority work cannot take', async () => {
+    const b = budget({ perMinute: 20, lowReserve: 0.1 });
+    const low = grantTimes(b, 20, 'low');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(low).toHaveLength(18);
+    const high = grantTimes(b, 2, 'high');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(high).toHaveLength(2);
+    expect(b.stats().left).toBe(0);
+  });
+
+  it('bounds requests in flight and grants the next one on release', async () => {
+    const b = budget({ perMinute: 100, maxInFlight: 2 });
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 3; i++) void b.acquire('normal').then((r) => releases.push(r));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(releases).toHaveLength(2);
+    expect(b.stats().inFlight).toBe(2);
+    releases[0]!();
+    releases[0]!(); // twice is harmless
+    await vi.advanceTimersByTimeAsync(0);
+    expect(releases).toHaveLength(3);
+    expect(b.stats().inFlight).toBe(2);
+  });
+
+  it('rejects an aborted waiter and serves the rest', async () => {
+    const b = budget({ perMinute: 1 });
+    grantTimes(b, 1);
+    const ctrl = new AbortController();
+    const aborted = b.acquire('high', ctrl.signal);
+    const other = grantTimes(b, 1, 'low');
+    ctrl.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    expect(b.stats().queued.high).toBe(0);
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(other).toHaveLength(1);
+  });
+});
+
+describe('RequestBudget 429 handling', () => {
+  it.each([
+    ['seconds', () => '5', 5_000],
+    ['HTTP-date', () => new Date(Date.now() + 20_000).toUTCString(), 20_000],
+  ])('pauses every request until Retry-After (%s) plus the margin', async (_kind, header, waitMs) => {
+    const b = budget({ perMinute: 100, pauseMarginMs: 500 });
+    const pause = b.rateLimited(header());
+    expect(pause).toMatchObject({
+      retryAfterMs: waitMs,
+      untilMs: T0 + waitMs + 500,
+      trusted: true,
+      started: true,
+    });
+    expect(b.pauseLeftMs()).toBe(waitMs + 500);
+    const high = grantTimes(b, 1, 'high');
+    const low = grantTimes(b, 1, 'low');
+    await vi.advanceTimersByTimeAsync(waitMs + 499);
+    expect(high).toEqual([]);
+    expect(b.stats().pausedUntil).toBe(T0 + waitMs + 500);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(high).toEqual([T0 + waitMs + 500]);
+    expect(low).toEqual([T0 + waitMs + 500]);
+    expect(b.stats()).toMatchObject({ pausedUntil: 0, pauses: 1, rateLimited: 1 });
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['negative', '-5'],
+    ['absurd (> 1 h)', '7200'],
+    ['garbage', 'soon'],
+    ['a date an hour and a half away', new Date(T0 + 90 * 60_000).toUTCString()],
+  ])('falls back to a bounded backoff when Retry-After is %s', (_kind, header) => {
+    const b = budget({ fallbackMinMs: 30_000, fallbackMaxMs: 300_000, pauseMarginMs: 0 });
+    expect(b.rateLimited(header)).toMatchObject({ retryAfterMs: 30_000, trusted: false });
+  });
+
+  it('doubles the fallback on repeated untrusted 429s, up to 5 minutes', async () => {
+    const b = budget({ pauseMarginMs: 0 });
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const p = b.rateLimited(undefined);
+      waits.push(p.retryAfterMs);
+      await vi.advanceTimersByTimeAsync(p.untilMs - Date.now());
+    }
+    expect(waits).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000]);
+  });
+
+  it('steps the budget down once per pause and recovers 5 %/min after it', async () => {
+    const b = budget({ perMinute: 100, pauseMarginMs: 0 });
+    expect(b.rateLimited('10').started).toBe(true);
+    expect(b.rateLimited('12').started).toBe(false); // an answer already in flight: extends, no second step
+    expect(b.effective()).toBe(75);
+    expect(b.stats()).toMatchObject({ pauses: 1, rateLimited: 2, pausedUntil: T0 + 12_000 });
+    await vi.advanceTimersByTimeAsync(12_000);
+    expect(b.effective()).toBe(75);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(b.effective()).toBe(80);
+    expect(b.capacityPerMinute()).toBe(80);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(b.effective()).toBe(100);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(b.effective()).toBe(100);
+  });
+
+  it('sends at the stepped-down rate after the pause', async () => {
+    const b = budget({ perMinute: 20, pauseMarginMs: 0, recoveryPerMinute: 0 });
+    b.rateLimited('1');
+    const times = grantTimes(b, 40);
+    await vi.advanceTimersByTimeAsync(1_000 + 59_999);
+    expect(times).toHaveLength(15);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(times).toHaveLength(30);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = T0;
+  it.each([
+    ['0', 0],
+    ['5', 5_000],
+    ['1.5', 1_500],
+    [' 30 ', 30_000],
+    ['3600', 3_600_000],
+    ['3601', undefined],
+    ['-1', undefined],
+    ['', undefined],
+    ['1e3', undefined],
+    ['tomorrow', undefined],
+    [new Date(T0 + 42_000).toUTCString(), 42_000],
+    [new Date(T0 - 42_000).toUTCString(), 0],
+    [new Date(T0 + 2 * 3_600_000).toUTCString(), undefined],
+  ])('%j → %j ms', (value, expected) => {
+    expect(parseRetryAfter(value, now)).toBe(expected);
+  });
+});

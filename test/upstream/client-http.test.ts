@@ -1,0 +1,303 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import type { RequestEvent, UpstreamObserver } from '../../src/upstream/observer.js';
+import { VERSION } from '../../src/version.js';
+import {
+  captureLogger,
+  clientOptions,
+  json,
+  type Loopback,
+  startServer,
+  watchUnhandled,
+} from './loopback.js';
+
+const TOKEN = 'tok-SECRET-4f9a2c71';
+const ACME = { slug: 'acme', token: TOKEN };
+const ORG_BODY = { slug: 'acme', name: 'Acme Radio', plan: 'pro', settings: { language: 'en' } };
+
+const unhandled = watchUnhandled();
+afterAll(() => {
+  unhandled.stop();
+  expect(unhandled.errors).toEqual([]);
+});
+
+let servers: Loopback[] = [];
+let clients: UpstreamClient[] = [];
+let logs: ReturnType<typeof captureLogger>;
+let requests: RequestEvent[];
+let observed: string[];
+
+beforeAll(() => {
+  logs = captureLogger();
+});
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all(servers.map((s) => s.close()));
+  // Nothing the client logged or reported may carry the token.
+  expect(logs.text()).not.toContain(TOKEN);
+  expect(JSON.stringify(observed)).not.toContain(TOKEN);
+  servers = [];
+  clients = [];
+});
+
+async function serve(handler: Parameters<typeof startServer>[0]): Promise<Loopback> {
+  const s = await startServer(handler);
+  servers.push(s);
+  return s;
+}
+
+function client(baseUrl: string, over: Parameters<typeof clientOptions>[2] = {}): UpstreamClient {
+  requests = [];
+  observed = [];
+  const observer: UpstreamObserver = {
+    onRequest: (e) => {
+      requests.push(e);
+      observed.push(JSON.stringify(e));
+    },
+    onRetry: (e) => observed.push(`retry ${e.reason}`),
+    onAuthFailure: (e) => observed.push(`auth ${e.org} ${e.status}`),
+  };
+  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, { observer, ...over }));
+  clients.push(c);
+  return c;
+}
+
+describe('request headers', () => {
+  it('sends the bearer token, accepted encodings and the user agent', async () => {
+    const s = await serve((_req, res) => json(res, 200, ORG_BODY));
+    const part = await client(`${s.origin}/api/`).fetchOrg(ACME);
+    expect(part).toMatchObject({
+      state: 'complete',
+      value: { slug: 'acme', name: 'Acme Radio', plan: 'pro' },
+    });
+    const [req] = s.received;
+    expect(req?.url).toBe('/api/v1/acme');
+    expect(req?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(req?.headers['accept-encoding']).toBe('gzip, br, deflate');
+    expect(req?.headers['user-agent']).toBe(`tally/${VERSION}`);
+    expect(requests).toEqual([
+      expect.objectContaining({ org: 'acme', endpoint: 'org', status: 200, statusClass: '2xx' }),
+    ]);
+  });
+});
+
+describe('response bodies', () => {
+  it.each([
+    ['gzip', (b: Buffer) => gzipSync(b)],
+    ['br', (b: Buffer) => brotliCompressSync(b)],
+    ['deflate', (b: Buffer) => deflateSync(b)],
+    ['identity', (b: Buffer) => b],
+  ])('decodes a %s body', async (encoding, encode) => {
+    const s = await serve((_req, res) => {
+      const body = encode(Buffer.from(JSON.stringify(ORG_BODY)));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end(body);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'complete', value: { name: 'Acme Radio' } });
+  });
+
+  it.each<[string, (big: Buffer) => { body: Buffer; headers: Record<string, string> }]>([
+    ['a declared Content-Length over the cap', (big: Buffer) => ({ body: big, headers: {} })],
+    [
+      'a chunked body over the cap',
+      (big: Buffer) => ({ body: big, headers: { 'transfer-encoding': 'chunked' } }),
+    ],
+    [
+      'a small gzip body that inflates over the cap',
+      (big: Buffer) => ({ body: gzipSync(big), headers: { 'content-encoding': 'gzip' } }),
+    ],
+  ])('refuses %s as oversized, without retrying', async (_name, make) => {
+    const big = Buffer.from(JSON.stringify({ ...ORG_BODY, pad: 'x'.repeat(200_000) }));
+    const s = await serve((_req, res) => {
+      const { body, headers } = make(big);
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      if (headers['transfer-encoding']) {
+        for (let i = 0; i < body.length; i += 16_384) res.write(body.subarray(i, i + 16_384));
+        res.end();
+      } else res.end(body);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'oversized' } });
+    expect(s.received).toHaveLength(1);
+  });
+
+  it('retries malformed JSON, then fails with reason malformed', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"slug": "acme", ');
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'malformed' } });
+    expect(part.state === 'failed' && part.error.message).toBe(
+      'GET /v1/acme: response is not valid JSON (17 bytes)',
+    );
+    expect(s.received).toHaveLength(3);
+  });
+
+  it('retries a body cut short and then reads it whole', async () => {
+    const s = await serve((_req, res, n) => {
+      if (n === 1) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+        res.write('{"slug": "acme", "na');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+      json(res, 200, ORG_BODY);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'complete', value: { name: 'Acme Radio' } });
+    expect(s.received).toHaveLength(2);
+    expect(observed).toContain('retry network');
+  });
+});
+
+describe('network failures', () => {
+  it('retries a connection reset', async () => {
+    const s = await serve((req, res, n) => {
+      if (n === 1) req.socket.destroy();
+      else json(res, 200, ORG_BODY);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part.state).toBe('complete');
+    expect(requests.map((r) => r.statusClass)).toEqual(['error', '2xx']);
+    expect(requests[0]?.reason).toBe('network');
+  });
+
+  it('gives up on a server that never answers, with reason timeout', async () => {
+    const s = await serve(() => {}); // never answers
+    const c = client(s.origin, {
+      timeouts: { connectMs: 500, headersMs: 150, bodyMs: 150 },
+      retries: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 5000 },
+    });
+    const part = await c.fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'timeout' } });
+    expect(part.state === 'failed' && part.error.message).toBe(
+      'GET /v1/acme: timeout waiting for response headers',
+    );
+    expect(s.received).toHaveLength(2);
+  });
+
+  it('times out a body that stalls', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"slug": ');
+    });
+    const c = client(s.origin, {
+      timeouts: { connectMs: 500, headersMs: 500, bodyMs: 150 },
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 5000 },
+    });
+    const part = await c.fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'timeout' } });
+  });
+
+  it('reports a refused connection as a network failure', async () => {
+    const s = await serve(() => {});
+    const origin = s.origin;
+    await s.close();
+    servers = [];
+    const part = await client(origin, {
+      retries: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 5000 },
+    }).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'network' } });
+    expect(part.state === 'failed' && part.error.message).toBe('GET /v1/acme: connection refused');
+  });
+});
+
+describe('status codes', () => {
+  it.each([
+    [
+      401,
+      'auth',
+      'GET /v1/acme: 401 token expired or revoked (upstream: unauthorized: token [REDACTED] expired)',
+    ],
+    [
+      403,
+      'auth',
+      'GET /v1/acme: 403 token not valid for org acme (upstream: forbidden: token [REDACTED] expired)',
+    ],
+    [404, 'not_found', 'GET /v1/acme: 404 not found (upstream: not_found: token [REDACTED] expired)'],
+    [400, 'http_4xx', 'GET /v1/acme: 400 request failed (upstream: bad_request: token [REDACTED] expired)'],
+  ])('%i → %s, not retried, the echoed token removed', async (status, reason, message) => {
+    const code = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 400: 'bad_request' }[status];
+    const s = await serve((_req, res) =>
+      json(res, status, { error: { code, message: `token ${TOKEN} expired` } }),
+    );
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toEqual({ state: 'failed', at: expect.any(Number), error: { reason, message } });
+    expect(s.received).toHaveLength(1);
+    if (reason === 'auth') expect(observed).toContain(`auth acme ${status}`);
+  });
+
+  it('retries a 5xx and succeeds', async () => {
+    const s = await serve((_req, res, n) => (n < 3 ? json(res, 503, {}) : json(res, 200, ORG_BODY)));
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part.state).toBe('complete');
+    expect(requests.map((r) => r.statusClass)).toEqual(['5xx', '5xx', '2xx']);
+    expect(observed.filter((o) => o.startsWith('retry'))).toEqual(['retry http_5xx', 'retry http_5xx']);
+  });
+
+  it('fails with the last 5xx once attempts are spent', async () => {
+    const s = await serve((_req, res) =>
+      json(res, 502, { error: { code: 'bad_gateway', message: 'upstream down' } }),
+    );
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({
+      state: 'failed',
+      error: {
+        reason: 'http_5xx',
+        message: 'GET /v1/acme: 502 request failed (upstream: bad_gateway: upstream down)',
+      },
+    });
+    expect(s.received).toHaveLength(3);
+  });
+});
+
+describe('secrets', () => {
+  it('keeps the token out of part errors even when the server puts it in a URL', async () => {
+    const s = await serve((req, res) => {
+      if (!req.url?.includes('leak')) {
+        res.writeHead(302, { location: `/v1/acme/leak?access_token=${TOKEN}` });
+        res.end();
+        return;
+      }
+      json(res, 500, { error: { code: 'internal', message: `bad token ${TOKEN}` } });
+    });
+    const parts = await Promise.all([client(s.origin).fetchOrg(ACME), client(s.origin).fetchChannels(ACME)]);
+    for (const part of parts) {
+      expect(part).toMatchObject({ state: 'failed', error: { reason: 'http_5xx' } });
+      expect(JSON.stringify(part)).not.toContain(TOKEN);
+      expect(JSON.stringify(part)).toContain('access_token=[REDACTED]');
+    }
+  });
+});
+
+describe('aborting', () => {
+  it('rejects with the signal reason and leaves nothing unhandled', async () => {
+    const s = await serve(() => {}); // never answers
+    const c = client(s.origin);
+    const ctrl = new AbortController();
+    const p = c.fetchChannels(ACME, { signal: ctrl.signal });
+    setTimeout(() => ctrl.abort(new Error('shutting down')), 50);
+    await expect(p).rejects.toThrow('shutting down');
+  });
+});
+
+describe('observer', () => {
+  it('reads on when the observer throws, and calls a class-based observer', async () => {
+    const s = await serve((_req, res) => json(res, 200, ORG_BODY));
+    class Counting {
+      calls = 0;
+      onRequest(): void {
+        this.calls += 1;
+        throw new Error('metrics broke');
+      }
+    }
+    const counting = new Counting();
+    const part = await client(s.origin, { observer: counting }).fetchOrg(ACME);
+    expect(part.state).toBe('complete');
+    expect(counting.calls).toBe(1);
+    expect(logs.text()).toContain('upstream observer failed');
+  });
+});

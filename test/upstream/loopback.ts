@@ -1,0 +1,109 @@
+/**
+ * Small real HTTP servers on loopback (port 0) for the upstream client's tests, each
+ * recording what it received.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import pino from 'pino';
+import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
+import type { UpstreamClientOptions } from '../../src/upstream/client.js';
+import { systemClock } from '../../src/clock.js';
+import type { Logger } from '../../src/log.js';
+
+/** One request as the server saw it. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  at: number;
+}
+
+/** A running loopback server. */
+export interface Loopback {
+  origin: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/** Starts a server; `handler` answers every request. */
+export async function startServer(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void | Promise<void>,
+): Promise<Loopback> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, at: Date.now() });
+    void Promise.resolve(handler(req, res, received.length)).catch((err: unknown) => {
+      res.destroy(err as Error);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Sends a JSON body. */
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** A logger writing JSON lines to a string, without any redaction, to prove nothing secret is logged. */
+export function captureLogger(): { logger: Logger; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (c: Buffer) => {
+    text += c.toString();
+  });
+  return { logger: pino({ level: 'debug' }, stream), text: () => text };
+}
+
+/** Options of a client for tests: short timeouts, quick retries, a generous budget. */
+export function clientOptions(
+  baseUrl: string,
+  logger: Logger,
+  over: Partial<UpstreamClientOptions> = {},
+): UpstreamClientOptions {
+  return {
+    baseUrl,
+    budgetPerMinute: 300,
+    concurrency: 4,
+    timeouts: { connectMs: 1000, headersMs: 1000, bodyMs: 1000 },
+    maxBodyBytes: 64 * 1024,
+    maxPages: 20,
+    retries: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20, deadlineMs: 10_000 },
+    shape: {},
+    filters: DEFAULT_FILTERS,
+    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
+    clock: systemClock,
+    logger,
+    rng: () => 0.5,
+    ...over,
+  };
+}
+
+/** Fails the test run on any unhandled rejection while registered. */
+export function watchUnhandled(): { errors: unknown[]; stop: () => void } {
+  const errors: unknown[] = [];
+  const onRejection = (reason: unknown) => errors.push(reason);
+  process.on('unhandledRejection', onRejection);
+  return { errors, stop: () => process.off('unhandledRejection', onRejection) };
+}
