@@ -1,0 +1,322 @@
+/**
+ * The composition root: builds every part of tally from a Config, starts it, stops it
+ * within a bound, reloads it. Nothing here touches `process`: main.ts does that, so that
+ * a whole tally can run inside a test.
+ */
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { Alerting } from './alerting.js';
+import type { Clock } from './clock.js';
+import type { LoadedConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import type { Logger } from './log.js';
+import { type DeliveryMetrics, noopDeliveryMetrics } from './notify/metrics.js';
+import { Poller, type PolledOrg } from './poll/poller.js';
+import { diff } from './snapshot/diff.js';
+import type { ChangeEvent } from './snapshot/events.js';
+import type { OrgSnapshot } from './snapshot/model.js';
+import type { BudgetView, EventQuery, OrgView, StatusSource } from './status.js';
+import { EventLog } from './store/event-log.js';
+import { StoreHealth } from './store/health.js';
+import { acquireStateLock, type StateLock } from './store/lock.js';
+import { SnapshotStore } from './store/snapshot-store.js';
+import { UpstreamClient } from './upstream/client.js';
+import type { UpstreamObserver } from './upstream/observer.js';
+
+/** Receives change events once they are durable in the event log. */
+export type EventListener = (events: readonly ChangeEvent[]) => void;
+
+/** What an {@link App} is built with besides its config. */
+export interface AppDeps {
+  clock: Clock;
+  logger: Logger;
+  /** Observes upstream requests (the metrics layer). */
+  observer?: UpstreamObserver;
+  /** Receives delivery measurements (the metrics layer). */
+  deliveryMetrics?: DeliveryMetrics;
+  /** Where the console (`log`) receiver writes. */
+  console: Writable;
+  rng?: () => number;
+}
+
+/** How long a snapshot may wait to be saved when nothing changed (freshness only). */
+const QUIET_SAVE_MS = 30_000;
+/** How long new events (and their snapshot) may wait to be made durable, at the least. */
+const EVENT_SAVE_MS = 1_000;
+/** Condition rules run at most this often, after the snapshots changed. */
+const EVALUATE_MS = 1_000;
+
+/** A running tally: poller, state, and the read-only view the HTTP side serves. */
+export class App implements StatusSource {
+  readonly startedAt: number;
+  private config: Config;
+  private readonly log: Logger;
+  private readonly client: UpstreamClient;
+  private readonly storeHealth: StoreHealth;
+  private snapshots!: SnapshotStore;
+  private eventLog!: EventLog;
+  private poller!: Poller;
+  private lock: StateLock | undefined;
+  private readonly listeners = new Set<EventListener>();
+  /** Per org: the chain of pending writes, so events and snapshots are written in order. */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly dirty = new Map<
+    string,
+    { snapshot: OrgSnapshot; events: ChangeEvent[]; due: number; timer: { cancel(): void } }
+  >();
+  private eventSaveDelay = EVENT_SAVE_MS;
+  private readonly orgConfig = new Map<string, Config['orgs'][number]>();
+  /** Orgs whose snapshot was saved at least once by this process. */
+  private readonly saved = new Set<string>();
+  private started = false;
+  readonly alerting: Alerting;
+  private evaluateTimer: { cancel(): void } | undefined;
+
+  private constructor(
+    loaded: LoadedConfig,
+    private readonly deps: AppDeps,
+  ) {
+    this.config = loaded.config;
+    this.startedAt = deps.clock.now();
+    this.log = deps.logger.child({ component: 'app' });
+    this.client = UpstreamClient.fromConfig(loaded.config, {
+      clock: deps.clock,
+      logger: deps.logger.child({ component: 'upstream' }),
+      observer: deps.observer,
+      ...(deps.rng ? { rng: deps.rng } : {}),
+    });
+    this.storeHealth = new StoreHealth(deps.clock);
+    this.alerting = new Alerting(loaded.config, {
+      clock: deps.clock,
+      logger: deps.logger,
+      console: deps.console,
+      metrics: deps.deliveryMetrics ?? noopDeliveryMetrics(),
+      storeHealth: this.storeHealth,
+      stateDir: this.stateDir(),
+    });
+    for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
+  }
+
+  /** Builds an app; call {@link start} to run it. */
+  static create(loaded: LoadedConfig, deps: AppDeps): App {
+    return new App(loaded, deps);
+  }
+
+  /** Locks the state directory, resumes from stored snapshots and starts polling. */
+  async start(): Promise<void> {
+    this.lock = await acquireStateLock(this.stateDir(), { logger: this.deps.logger, clock: this.deps.clock });
+    this.snapshots = await SnapshotStore.open({
+      dir: path.join(this.stateDir(), 'snapshots'),
+      logger: this.deps.logger,
+      clock: this.deps.clock,
+      health: this.storeHealth,
+    });
+    this.eventLog = await EventLog.open({
+      dir: path.join(this.stateDir(), 'events'),
+      logger: this.deps.logger,
+      clock: this.deps.clock,
+      maxBytes: this.config.state.events.max_bytes,
+      maxAgeMs: this.config.state.events.max_age,
+      health: this.storeHealth,
+    });
+    await this.alerting.start();
+    const orgs: PolledOrg[] = [];
+    for (const org of this.config.orgs) {
+      const stored = await this.snapshots.loadWithEnvelope(org.slug);
+      const initial = stored?.snapshot;
+      await this.publish(pendingEventsOf(stored?.extra));
+      this.log.info(
+        { org: org.slug, resumed: initial !== undefined },
+        initial ? 'resuming from stored snapshot' : 'first look: taking a silent baseline',
+      );
+      orgs.push({ auth: { slug: org.slug, token: org.token! }, filter: org.channels, initial });
+    }
+    const iv = this.config.intervals;
+    this.poller = new Poller(
+      {
+        orgs,
+        intervals: iv,
+        window: this.config.upstream.window,
+        perPage: this.config.upstream.shape.per_page,
+        capacity: () => this.client.budget.capacityPerMinute(),
+      },
+      {
+        fetcher: this.client,
+        clock: this.deps.clock,
+        logger: this.deps.logger,
+        diff: (prev, next) => diff(prev, next),
+        onUpdate: (org, snapshot, events) => this.onUpdate(org, snapshot, events),
+        ...(this.deps.rng ? { rng: this.deps.rng } : {}),
+      },
+    );
+    this.poller.start();
+    this.started = true;
+  }
+
+  /** Stops polling, flushes state and releases the state directory, within `timeoutMs`. */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.poller.stop(Math.max(0, timeoutMs - 1000));
+    for (const slug of [...this.dirty.keys()]) this.flush(slug);
+    await Promise.allSettled([...this.writes.values()]);
+    this.evaluateTimer?.cancel();
+    await this.alerting.stop(Math.max(1000, timeoutMs / 2));
+    await this.eventLog.close();
+    await this.client.close();
+    await this.lock?.release();
+    this.log.info('stopped');
+  }
+
+  /** Calls `fn` with every batch of new events, after they are durable. */
+  onEvents(fn: EventListener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Takes a new config: orgs added or removed, tokens and filters changed. */
+  reload(loaded: LoadedConfig): void {
+    this.config = { ...this.config, orgs: loaded.config.orgs };
+    this.orgConfig.clear();
+    for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
+    this.poller.reconfigure(
+      loaded.config.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
+    );
+  }
+
+  // ---- StatusSource --------------------------------------------------------------------
+
+  orgs(): readonly OrgView[] {
+    return [...this.poller.orgs().values()].map((p) => {
+      const cfg = this.orgConfig.get(p.slug);
+      const s = p.snapshot();
+      const ready = (['profile', 'team', 'subscription', 'channels'] as const).every(
+        (k) => s[k]?.state === 'complete',
+      );
+      return {
+        slug: p.slug,
+        snapshot: s,
+        health: {
+          state: p.health.state,
+          lastSuccessAt: p.health.lastSuccessAt,
+          lastError: p.health.lastError,
+        },
+        attempts: p.attempts,
+        tokenExpiresAt: cfg?.token_expires_at ? Date.parse(cfg.token_expires_at) : undefined,
+        labels: cfg?.labels ?? {},
+        ready,
+      };
+    });
+  }
+
+  plan() {
+    return this.poller.plan();
+  }
+
+  budget(): BudgetView {
+    return this.client.budget.stats();
+  }
+
+  ready(): boolean {
+    return this.started && this.orgs().every((o) => o.ready);
+  }
+
+  events(query: EventQuery): Promise<{ events: ChangeEvent[]; nextCursor?: string }> {
+    return this.eventLog.query(query);
+  }
+
+  /** State-directory write health, for metrics. */
+  store(): StoreHealth {
+    return this.storeHealth;
+  }
+
+  // ---- internals -----------------------------------------------------------------------
+
+  private stateDir(): string {
+    return path.resolve(this.config.state.dir);
+  }
+
+  /**
+   * Events and the snapshot that produced them become durable together: the snapshot is
+   * saved first, carrying the batch's events in its envelope, then the events are
+   * appended to the log, then listeners hear of them. A crash before the save leaves the
+   * older snapshot, which yields the same changes again; a crash after it leaves the
+   * events in the envelope, and the next start appends them (the log drops ids it has).
+   * Saves are coalesced so that a busy org does not rewrite a large file on every read.
+   */
+  private onUpdate(org: string, snapshot: OrgSnapshot, events: ChangeEvent[]): void {
+    this.scheduleEvaluation();
+    const entry = this.dirty.get(org);
+    const pending = entry ? [...entry.events, ...events] : events;
+    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
+    const delay = pending.length > 0 || !this.saved.has(org) ? this.eventSaveDelay : QUIET_SAVE_MS;
+    const due = this.deps.clock.now() + delay;
+    if (entry && entry.due <= due) {
+      entry.snapshot = snapshot;
+      entry.events = pending;
+      return;
+    }
+    entry?.timer.cancel();
+    const timer = this.deps.clock.setTimeout(() => this.flush(org), delay);
+    this.dirty.set(org, { snapshot, events: pending, due, timer });
+  }
+
+  private flush(org: string): void {
+    const entry = this.dirty.get(org);
+    if (!entry) return;
+    entry.timer.cancel();
+    this.dirty.delete(org);
+    this.chain(org, async () => {
+      const started = this.deps.clock.now();
+      await this.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
+      // A large snapshot is saved less often: at most a tenth of the time goes to saving.
+      this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, (this.deps.clock.now() - started) * 10));
+      this.saved.add(org);
+      await this.publish(entry.events);
+    });
+  }
+
+  /** Appends events to the log and tells listeners of those it did not have. */
+  private async publish(events: readonly ChangeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const { appended } = await this.eventLog.append(events);
+    if (appended.length === 0) return;
+    this.alerting.onEvents(appended);
+    for (const fn of this.listeners) fn(appended);
+  }
+
+  private scheduleEvaluation(): void {
+    if (this.evaluateTimer) return;
+    this.evaluateTimer = this.deps.clock.setTimeout(() => {
+      this.evaluateTimer = undefined;
+      if (!this.started) return;
+      try {
+        this.alerting.evaluate(this.orgs());
+      } catch (err) {
+        this.log.error({ err }, 'evaluating condition rules failed');
+      }
+    }, EVALUATE_MS);
+  }
+
+  private chain(org: string, work: () => Promise<void>): void {
+    const prev = this.writes.get(org) ?? Promise.resolve();
+    const next = prev.then(work).catch((err: unknown) => {
+      // A full or read-only disk is reported (log, metric) and does not stop polling.
+      this.log.error({ org, err }, 'state write failed');
+    });
+    this.writes.set(org, next);
+  }
+}
+
+/** The events a stored snapshot carried that may not have reached the log before a crash. */
+function pendingEventsOf(extra: Record<string, unknown> | undefined): ChangeEvent[] {
+  const list = extra?.['pendingEvents'];
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (e): e is ChangeEvent =>
+      typeof e === 'object' &&
+      e !== null &&
+      typeof (e as ChangeEvent).id === 'string' &&
+      typeof (e as ChangeEvent).kind === 'string',
+  );
+}

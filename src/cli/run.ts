@@ -1,0 +1,113 @@
+/**
+ * `tally run [--config PATH]`: the daemon. SIGTERM/SIGINT stop it cleanly within a
+ * bounded time (exit 0); SIGHUP reloads the config and keeps the old one when the new
+ * one is invalid.
+ */
+import { App } from '../app.js';
+import { systemClock } from '../clock.js';
+import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
+import { summarizeConfig } from '../config/summary.js';
+import { ConfigError } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { parseCommandArgs } from './args.js';
+import type { CliIO, Command } from './io.js';
+
+const USAGE = `usage: tally run [--config PATH] [--stop-timeout SECONDS]
+
+Runs the daemon: polls every configured org, keeps state in the state directory and
+serves metrics and the JSON API. SIGTERM or SIGINT stop it; SIGHUP reloads the config.`;
+
+/** Default time allowed for a clean stop. */
+export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
+
+/** Builds the root logger the config asks for, writing to the command's stdout. */
+export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
+  const { level, format } = loaded.config.log;
+  const envLevel = io.env['TALLY_LOG_LEVEL'];
+  return createLogger({
+    level: (envLevel as typeof level | undefined) ?? level,
+    format: format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format,
+    destination: io.stdout,
+    secrets: loaded.secrets,
+  });
+}
+
+/** The `run` command. */
+export const runCommand: Command = async (args, io) => {
+  const parsed = parseCommandArgs(
+    args,
+    { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } },
+    USAGE,
+    io,
+  );
+  if (!parsed.ok) return parsed.exitCode;
+  const stopTimeout = parsed.values['stop-timeout'];
+  const stopTimeoutMs = stopTimeout === undefined ? DEFAULT_STOP_TIMEOUT_MS : Number(stopTimeout) * 1000;
+  if (!Number.isFinite(stopTimeoutMs) || stopTimeoutMs < 0) {
+    io.stderr.write(`tally: --stop-timeout takes a number of seconds, got '${stopTimeout}'\n`);
+    return 2;
+  }
+  const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
+  let loaded: LoadedConfig;
+  try {
+    loaded = await loadConfigFile(file, io.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+  const logger = loggerFor(loaded, io);
+  logger.info({ config: summarizeConfig(loaded.config, file) }, 'starting tally');
+  const app = App.create(loaded, { clock: systemClock, logger, console: io.stdout });
+  return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadFrom: file });
+};
+
+/** Starts `app`, reloads it on SIGHUP, and stops it when the command's signal fires. */
+export async function runUntilStopped(
+  app: App,
+  o: { io: CliIO; logger: Logger; stopTimeoutMs: number; reloadFrom?: string },
+): Promise<number> {
+  const { io, logger } = o;
+  try {
+    await app.start();
+  } catch (err) {
+    logger.fatal({ err }, 'could not start');
+    await app.stop(o.stopTimeoutMs).catch(() => undefined);
+    return 1;
+  }
+  const off = io.onReload?.(() => {
+    if (!o.reloadFrom) return;
+    loadConfigFile(o.reloadFrom, io.env).then(
+      (next) => {
+        app.reload(next);
+        logger.info('config reloaded');
+      },
+      (err: unknown) =>
+        logger.error(
+          { err: err instanceof Error ? err.message : err },
+          'config reload failed, keeping the running config',
+        ),
+    );
+  });
+  // Timers are unref'd so that tests can drop an app without hanging; the daemon itself
+  // stays up until it is told to stop.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
+  await new Promise<void>((resolve) => {
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  clearInterval(keepAlive);
+  off?.();
+  logger.info({ reason: String(io.signal.reason) }, 'stopping');
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), o.stopTimeoutMs + 2000);
+  });
+  const result = await Promise.race([app.stop(o.stopTimeoutMs).then(() => 'stopped' as const), bounded]);
+  clearTimeout(timer);
+  if (result === 'timeout') {
+    logger.error({ timeoutMs: o.stopTimeoutMs }, 'clean stop took too long; exiting anyway');
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,320 @@
+/**
+ * One org's poller: reads parts through the fetcher, folds them into the org's current
+ * snapshot, diffs, and asks for follow-up reads where a change makes one worthwhile
+ * (a channel changed status → read its sessions now; a session started → read its detail).
+ *
+ * A part that failed or came back incomplete never replaces a complete one: the last
+ * complete value stays the base of the next diff, so nothing that changed during an
+ * outage is lost and nothing is "removed" by a failure (DESIGN.md invariant 1).
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import type { Channel, OrgSnapshot, Part, SessionsPart, TimeWindow } from '../snapshot/model.js';
+import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
+import { UpstreamHealth } from './health.js';
+import type { OrgLoad, SweepEntry } from './planner.js';
+
+/** The diff the poller runs after each read. */
+export type DiffFn = (prev: OrgSnapshot, next: OrgSnapshot) => ChangeEvent[];
+
+/** Which channels an org watches (from its config). */
+export interface ChannelFilter {
+  include?: readonly string[] | undefined;
+  exclude?: readonly string[] | undefined;
+}
+
+/** Everything an {@link OrgPoller} needs. */
+export interface OrgPollerDeps {
+  fetcher: Fetcher;
+  clock: Clock;
+  logger: Logger;
+  diff: DiffFn;
+  /** Session lists are read for [now - past, now + future]. */
+  window: { past: number; future: number };
+  /** A channel stays "hot" (sessions read at the live interval) this long after it changed. */
+  hotForMs: number;
+  /** Called after every read that changed the snapshot, with the events it produced. */
+  onUpdate: (snapshot: OrgSnapshot, events: ChangeEvent[]) => void;
+  /** Page size the API is asked for, to estimate pages for the planner. */
+  perPage: number;
+  /** Aborted when the poller stops; follow-up reads take it. */
+  signal: AbortSignal;
+}
+
+type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
+
+/** Reads and tracks one organization. */
+export class OrgPoller {
+  readonly slug: string;
+  readonly health: UpstreamHealth;
+  private current: OrgSnapshot;
+  private readonly hotUntil = new Map<string, number>();
+  private readonly finalDetail = new Set<string>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  /** When each part was last attempted and how it went, for freshness metrics. */
+  readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
+
+  constructor(
+    private auth: OrgAuth,
+    private filter: ChannelFilter | undefined,
+    initial: OrgSnapshot,
+    private readonly deps: OrgPollerDeps,
+  ) {
+    this.slug = auth.slug;
+    this.current = initial;
+    this.health = new UpstreamHealth(auth.slug);
+  }
+
+  /** The current snapshot (last complete value of each part). */
+  snapshot(): OrgSnapshot {
+    return this.current;
+  }
+
+  /** Takes a new token or channel filter after a config reload. */
+  reconfigure(auth: OrgAuth, filter: ChannelFilter | undefined): void {
+    this.auth = auth;
+    this.filter = filter;
+  }
+
+  /** Reads one of the org-level parts. */
+  async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
+    const o = { priority: 'normal' as Priority, signal };
+    const f = this.deps.fetcher;
+    await this.once(part, async () => {
+      switch (part) {
+        case 'profile':
+          return this.fold(part, await f.fetchOrg(this.auth, o));
+        case 'team':
+          return this.fold(part, await f.fetchTeam(this.auth, o));
+        case 'subscription':
+          return this.fold(part, await f.fetchSubscription(this.auth, o));
+        case 'channels':
+          return this.fold(part, this.filterChannels(await f.fetchChannels(this.auth, o)));
+      }
+    });
+  }
+
+  /** Reads one channel's session list. */
+  async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
+    await this.once(`sessions:${channelId}`, async () => {
+      const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
+        priority,
+        signal,
+        window: this.window(),
+      });
+      if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
+      this.foldSessions(channelId, part);
+    });
+  }
+
+  /** Reads one session's detail. */
+  async readDetail(sessionId: string, priority: Priority, signal: AbortSignal): Promise<void> {
+    await this.once(`detail:${sessionId}`, async () => {
+      const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
+      this.finalDetail.delete(sessionId);
+      this.record(`detail:${sessionId}`, part);
+      if (!this.takes(this.current.details[sessionId], part)) return;
+      this.commit({ ...this.current, details: { ...this.current.details, [sessionId]: part } });
+    });
+  }
+
+  /** Channels whose sessions are read at the live interval: live, just changed, or with a session due. */
+  hotChannels(now: number, horizonMs: number): string[] {
+    const out: string[] = [];
+    for (const ch of this.channels()) {
+      if (isLiveStatus(ch.status) || (this.hotUntil.get(ch.id) ?? 0) > now) {
+        out.push(ch.id);
+        continue;
+      }
+      const part = this.current.sessions[ch.id];
+      if (part?.state !== 'complete') continue;
+      const due = part.value.some(
+        (s) =>
+          isLiveStatus(s.status) ||
+          (isScheduledStatus(s.status) &&
+            s.scheduledAt !== undefined &&
+            Math.abs(s.scheduledAt - now) <= horizonMs),
+      );
+      if (due) out.push(ch.id);
+    }
+    return out;
+  }
+
+  /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
+  detailTargets(): string[] {
+    const out = new Set(this.finalDetail);
+    for (const part of Object.values(this.current.sessions)) {
+      if (part.state !== 'complete') continue;
+      for (const s of part.value) if (isLiveStatus(s.status)) out.add(s.id);
+    }
+    return [...out];
+  }
+
+  /** The sweep bookkeeping of every watched channel. */
+  sweepEntries(): SweepEntry[] {
+    return this.channels().map((ch) => ({
+      org: this.slug,
+      channelId: ch.id,
+      lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at,
+    }));
+  }
+
+  /** What this org costs, for the planner. */
+  load(now: number, horizonMs: number): OrgLoad {
+    const channels = this.channels();
+    let sessions = 0;
+    let lists = 0;
+    for (const part of Object.values(this.current.sessions)) {
+      if (part.state !== 'complete') continue;
+      sessions += part.value.length;
+      lists += 1;
+    }
+    const perList = lists === 0 ? 0 : sessions / lists;
+    return {
+      slug: this.slug,
+      channels: channels.length,
+      channelPages: Math.max(1, Math.ceil(channels.length / this.deps.perPage)),
+      hotChannels: this.hotChannels(now, horizonMs).length,
+      liveSessions: this.detailTargets().length,
+      sessionPages: Math.max(1, Math.ceil(perList / this.deps.perPage)),
+    };
+  }
+
+  /** Waits for reads in flight (used on stop). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  private channels(): Channel[] {
+    return this.current.channels?.state === 'complete' ? this.current.channels.value : [];
+  }
+
+  private knowsChannel(id: string): boolean {
+    return this.channels().some((c) => c.id === id);
+  }
+
+  private window(): TimeWindow {
+    const now = this.deps.clock.now();
+    return { from: now - this.deps.window.past, to: now + this.deps.window.future };
+  }
+
+  /** Runs `fn` unless a read of the same key is already in flight (then waits for that one). */
+  private async once(key: string, fn: () => Promise<void>): Promise<void> {
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const p = fn().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  /** Keeps the last complete value: only a complete part, or one over nothing complete, is taken. */
+  private takes(prev: Part<unknown> | undefined, next: Part<unknown>): boolean {
+    return next.state === 'complete' || prev?.state !== 'complete';
+  }
+
+  private record(key: string, part: Part<unknown>): void {
+    const entry: { at: number; state: Part<unknown>['state']; reason?: string } = {
+      at: part.at,
+      state: part.state,
+    };
+    if (part.state !== 'complete') entry.reason = part.error.reason;
+    this.attempts.set(key, entry);
+    const event =
+      part.state === 'failed' ? this.health.failure(part.at, part.error) : this.health.success(part.at);
+    if (event) this.deps.onUpdate(this.current, [event]);
+  }
+
+  private fold(part: TopPart, value: Part<never> | Part<unknown>): void {
+    this.record(part, value);
+    if (!this.takes(this.current[part], value)) return;
+    this.commit({ ...this.current, [part]: value });
+  }
+
+  private foldSessions(channelId: string, part: SessionsPart): void {
+    this.record(`sessions:${channelId}`, part);
+    if (!this.takes(this.current.sessions[channelId], part)) return;
+    this.commit({ ...this.current, sessions: { ...this.current.sessions, [channelId]: part } });
+  }
+
+  private filterChannels(part: Part<Channel[]>): Part<Channel[]> {
+    if (part.state === 'failed' || !this.filter) return part;
+    const keep = part.value.filter((c) => channelMatches(c, this.filter!));
+    return { ...part, value: keep };
+  }
+
+  /** Diffs `next` against the current snapshot, then applies the consequences of the events. */
+  private commit(candidate: OrgSnapshot): void {
+    const now = this.deps.clock.now();
+    const next = { ...candidate, takenAt: now };
+    const events = this.deps.diff(this.current, next);
+    const sessions = { ...next.sessions };
+    const details = { ...next.details };
+    const follow: Array<() => Promise<void>> = [];
+    const signal = this.deps.signal;
+    for (const e of events) {
+      const chId = e.entity.id;
+      if (e.kind === 'channel.added') {
+        // A channel that appears after the baseline starts from an empty list, so its
+        // existing sessions are reported as added rather than silently taken in.
+        sessions[chId] = { state: 'complete', at: e.at, value: [], window: this.window() };
+      }
+      if (e.kind === 'channel.removed') {
+        const gone = sessions[chId];
+        delete sessions[chId];
+        this.hotUntil.delete(chId);
+        if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
+      }
+      if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
+        this.hotUntil.set(chId, now + this.deps.hotForMs);
+        follow.push(() => this.readSessions(chId, 'high', signal));
+      }
+      if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
+        follow.push(() => this.readDetail(e.entity.id, 'high', signal));
+      }
+      if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
+    }
+    this.current = { ...next, sessions, details: pruneDetails(details, sessions, this.finalDetail) };
+    this.deps.onUpdate(this.current, events);
+    for (const run of follow) {
+      run().catch((err: unknown) => this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed'));
+    }
+  }
+}
+
+/** Drops details of sessions that are neither live in a list nor due a final read. */
+function pruneDetails(
+  details: OrgSnapshot['details'],
+  sessions: OrgSnapshot['sessions'],
+  keep: ReadonlySet<string>,
+): OrgSnapshot['details'] {
+  const live = new Set<string>();
+  for (const part of Object.values(sessions)) {
+    if (part.state === 'failed') continue;
+    for (const s of part.value) if (!isEndedStatus(s.status)) live.add(s.id);
+  }
+  const out: OrgSnapshot['details'] = {};
+  for (const [id, part] of Object.entries(details)) {
+    if (keep.has(id) || live.has(id)) out[id] = part;
+  }
+  return out;
+}
+
+/** Whether a channel passes an include/exclude filter (by id or name; `*` matches any run). */
+export function channelMatches(channel: Channel, filter: ChannelFilter): boolean {
+  const names = [channel.id, channel.name].filter((n): n is string => n !== undefined);
+  const hit = (patterns: readonly string[]) => patterns.some((p) => names.some((n) => globMatch(p, n)));
+  if (filter.include && filter.include.length > 0 && !hit(filter.include)) return false;
+  if (filter.exclude && hit(filter.exclude)) return false;
+  return true;
+}
+
+function globMatch(pattern: string, text: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map(escapeRe).join('.*')}$`, 'i');
+  return re.test(text);
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,152 @@
+/**
+ * The planner: how tally spends its request budget. Pure arithmetic over what is known
+ * about the orgs (channel counts, pages, live channels) and the budget; the poller
+ * applies the plan. The policy and its bound are described in docs/polling.md.
+ *
+ * Order of claims on the budget:
+ *  1. a reserve for retries and follow-ups (`reserve`);
+ *  2. the fixed reads: profile, team, subscription and every channel list page;
+ *  3. hot reads: session lists of live or just-changed channels, details of live sessions;
+ *  4. the background sweep of every channel's sessions gets what is left, at least
+ *     `minSweepShare` of the budget, and no more than its target pace needs.
+ * When 2 and 3 do not fit, every interval is stretched by one factor, and the plan says so.
+ */
+
+/** What the planner knows about one org. */
+export interface OrgLoad {
+  slug: string;
+  /** Channels watched (after the channel filter). */
+  channels: number;
+  /** Pages the channel list takes. */
+  channelPages: number;
+  /** Channels whose sessions are read at the hot interval. */
+  hotChannels: number;
+  /** Live sessions whose detail is read at the detail interval. */
+  liveSessions: number;
+  /** Average pages one channel's session list takes (≥ 1). */
+  sessionPages: number;
+}
+
+/** Intervals in milliseconds, as in the `intervals` config section. */
+export interface PlanIntervals {
+  org: number;
+  team: number;
+  subscription: number;
+  channels: number;
+  live_sessions: number;
+  live_detail: number;
+  sweep: number;
+}
+
+/** Input of {@link plan}. */
+export interface PlanInput {
+  /** Requests per minute the budget allows now (after any step-down). */
+  budgetPerMinute: number;
+  intervals: PlanIntervals;
+  orgs: readonly OrgLoad[];
+  /** Fraction of the budget kept free for retries and follow-ups (default 0.1). */
+  reserve?: number;
+  /** Least fraction of the budget the sweep gets, so it never starves (default 0.1). */
+  minSweepShare?: number;
+}
+
+/** The planner's decision. */
+export interface Plan {
+  /** Requests per minute by purpose. */
+  perMinute: { fixed: number; hot: number; sweep: number; reserve: number };
+  /** Intervals to use (the configured ones, or stretched when the budget is short). */
+  intervals: PlanIntervals;
+  /** How much the intervals were stretched (1 = as configured). */
+  stretch: number;
+  /** Session-list reads per minute for the background sweep. */
+  sweepReadsPerMinute: number;
+  /** Every channel's sessions are read at least once within this many ms. */
+  sweepBoundMs: number;
+  /** Why the plan is not what the config asked for; empty when it is. */
+  notes: string[];
+}
+
+const MINUTE = 60_000;
+
+/** Computes the plan for the given load and budget. */
+export function plan(input: PlanInput): Plan {
+  const reserveShare = input.reserve ?? 0.1;
+  const minSweepShare = input.minSweepShare ?? 0.1;
+  const budget = Math.max(1, input.budgetPerMinute);
+  const reserve = budget * reserveShare;
+  const usable = budget - reserve;
+  const iv = input.intervals;
+
+  let fixed = 0;
+  let hot = 0;
+  let sweepNeed = 0; // session-list page reads for one full sweep
+  for (const o of input.orgs) {
+    fixed += MINUTE / iv.org + MINUTE / iv.team + MINUTE / iv.subscription;
+    fixed += (Math.max(1, o.channelPages) * MINUTE) / iv.channels;
+    hot += (o.hotChannels * Math.max(1, o.sessionPages) * MINUTE) / iv.live_sessions;
+    hot += (o.liveSessions * MINUTE) / iv.live_detail;
+    sweepNeed += o.channels * Math.max(1, o.sessionPages);
+  }
+
+  const notes: string[] = [];
+  const room = usable * (1 - minSweepShare);
+  const stretch = fixed + hot > room ? (fixed + hot) / room : 1;
+  if (stretch > 1) {
+    notes.push(
+      `budget short: fixed and hot reads need ${Math.ceil(fixed + hot)}/min of ${Math.floor(room)}/min, intervals stretched ×${stretch.toFixed(2)}`,
+    );
+  }
+  fixed /= stretch;
+  hot /= stretch;
+
+  const left = Math.max(usable * minSweepShare, usable - fixed - hot);
+  const targetPace = sweepNeed / (iv.sweep / MINUTE);
+  const sweep = Math.min(left, targetPace);
+  const sweepBoundMs = sweepNeed === 0 ? 0 : Math.ceil((sweepNeed / Math.max(sweep, 1e-9)) * MINUTE);
+  if (sweepNeed > 0 && sweepBoundMs > iv.sweep * 1.001) {
+    notes.push(
+      `sweep needs ${Math.ceil(sweepNeed)} reads: every channel within ${Math.ceil(sweepBoundMs / 1000)}s`,
+    );
+  }
+
+  const scale = (ms: number) => Math.ceil(ms * stretch);
+  return {
+    perMinute: { fixed, hot, sweep, reserve },
+    intervals: {
+      org: scale(iv.org),
+      team: scale(iv.team),
+      subscription: scale(iv.subscription),
+      channels: scale(iv.channels),
+      live_sessions: scale(iv.live_sessions),
+      live_detail: scale(iv.live_detail),
+      sweep: Math.max(iv.sweep, sweepBoundMs),
+    },
+    stretch,
+    sweepReadsPerMinute: sweep,
+    sweepBoundMs,
+    notes,
+  };
+}
+
+/** A channel's sweep bookkeeping. */
+export interface SweepEntry {
+  org: string;
+  channelId: string;
+  /** When its sessions were last read (any reason), or undefined when never. */
+  lastReadAt: number | undefined;
+}
+
+/**
+ * Picks the next `n` channels to sweep: never-read first, then the longest unread;
+ * ties broken by org and channel id so the order is deterministic.
+ */
+export function nextToSweep(entries: Iterable<SweepEntry>, n: number): SweepEntry[] {
+  const all = [...entries];
+  all.sort(
+    (a, b) =>
+      (a.lastReadAt ?? Number.NEGATIVE_INFINITY) - (b.lastReadAt ?? Number.NEGATIVE_INFINITY) ||
+      a.org.localeCompare(b.org) ||
+      a.channelId.localeCompare(b.channelId),
+  );
+  return all.slice(0, Math.max(0, n));
+}

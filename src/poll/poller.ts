@@ -1,0 +1,249 @@
+/**
+ * The poller: every org's reads on one schedule and one budget. Org-level parts and
+ * channel lists run at their intervals; hot channels and live sessions at the live
+ * intervals; a background sweep reads every channel's sessions with what the budget has
+ * left, paced by the planner. See docs/polling.md.
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import { emptySnapshot, type OrgSnapshot } from '../snapshot/model.js';
+import type { Fetcher, OrgAuth } from './fetcher.js';
+import { type ChannelFilter, type DiffFn, OrgPoller } from './org-poller.js';
+import { nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
+import { Scheduler } from './scheduler.js';
+
+/** One org to poll. */
+export interface PolledOrg {
+  auth: OrgAuth;
+  filter?: ChannelFilter | undefined;
+  /** The stored snapshot to resume from; absent on a first run (a silent baseline). */
+  initial?: OrgSnapshot | undefined;
+}
+
+/** Options of {@link Poller}. */
+export interface PollerOptions {
+  orgs: readonly PolledOrg[];
+  intervals: PlanIntervals & { jitter: number };
+  window: { past: number; future: number };
+  perPage: number;
+  /** The budget's current capacity in requests per minute. */
+  capacity: () => number;
+}
+
+/** Dependencies of {@link Poller}. */
+export interface PollerDeps {
+  fetcher: Fetcher;
+  clock: Clock;
+  logger: Logger;
+  diff: DiffFn;
+  onUpdate: (org: string, snapshot: OrgSnapshot, events: ChangeEvent[]) => void;
+  rng?: () => number;
+}
+
+const SWEEP_TICK_MS = 1000;
+const PLAN_EVERY_MS = 30_000;
+const MAX_SWEEP_INFLIGHT = 2;
+
+/** Polls every configured org within one budget. */
+export class Poller {
+  private readonly pollers = new Map<string, OrgPoller>();
+  private readonly scheduler: Scheduler;
+  private readonly stopping = new AbortController();
+  private current: Plan;
+  private sweepCredit = 0;
+  private readonly sweepInflight = new Set<string>();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly opts: PollerOptions,
+    private readonly deps: PollerDeps,
+  ) {
+    this.log = deps.logger.child({ component: 'poller' });
+    this.scheduler = new Scheduler({
+      clock: deps.clock,
+      logger: this.log,
+      ...(deps.rng ? { rng: deps.rng } : {}),
+    });
+    for (const org of opts.orgs) this.addOrg(org);
+    this.current = this.computePlan();
+  }
+
+  /** The org pollers, by slug. */
+  orgs(): ReadonlyMap<string, OrgPoller> {
+    return this.pollers;
+  }
+
+  /** The plan in force. */
+  plan(): Plan {
+    return this.current;
+  }
+
+  /** Starts every job; org-level parts and channel lists are read at once. */
+  start(): void {
+    this.schedule(true);
+    this.scheduler.add({
+      name: 'plan',
+      intervalMs: PLAN_EVERY_MS,
+      jitter: 0,
+      run: async () => this.replan(),
+    });
+    this.scheduler.add({
+      name: 'sweep',
+      intervalMs: SWEEP_TICK_MS,
+      jitter: 0,
+      run: async () => this.sweepTick(),
+    });
+    this.log.info(
+      { orgs: this.pollers.size, sweepBoundMs: this.current.sweepBoundMs, notes: this.current.notes },
+      'polling started',
+    );
+  }
+
+  /** Stops scheduling, lets reads in flight finish for up to `timeoutMs`, then aborts them. */
+  async stop(timeoutMs: number): Promise<void> {
+    const deadline = this.deps.clock.now() + timeoutMs;
+    await this.scheduler.stop(timeoutMs);
+    const left = Math.max(0, deadline - this.deps.clock.now());
+    const settled = Promise.allSettled([...this.pollers.values()].map((p) => p.settle()));
+    let timer: { cancel(): void } | undefined;
+    await Promise.race([settled, new Promise<void>((r) => (timer = this.deps.clock.setTimeout(r, left)))]);
+    timer?.cancel();
+    this.stopping.abort(new Error('poller stopped'));
+    await settled;
+  }
+
+  /** Adopts a new org list after a config reload: new orgs start, removed ones stop. */
+  reconfigure(orgs: readonly PolledOrg[]): void {
+    const wanted = new Set(orgs.map((o) => o.auth.slug));
+    for (const slug of [...this.pollers.keys()]) {
+      if (wanted.has(slug)) continue;
+      this.pollers.delete(slug);
+      for (const name of this.scheduler.names()) if (name.startsWith(`${slug}:`)) this.scheduler.remove(name);
+    }
+    for (const org of orgs) {
+      const existing = this.pollers.get(org.auth.slug);
+      if (existing) existing.reconfigure(org.auth, org.filter);
+      else {
+        this.addOrg(org);
+        this.scheduleOrg(this.pollers.get(org.auth.slug)!, this.current.intervals, true);
+      }
+    }
+  }
+
+  private addOrg(org: PolledOrg): void {
+    const slug = org.auth.slug;
+    const poller = new OrgPoller(
+      org.auth,
+      org.filter,
+      org.initial ?? emptySnapshot(slug, this.deps.clock.now()),
+      {
+        fetcher: this.deps.fetcher,
+        clock: this.deps.clock,
+        logger: this.log.child({ org: slug }),
+        diff: this.deps.diff,
+        window: this.opts.window,
+        hotForMs: Math.max(this.opts.intervals.live_sessions * 4, 120_000),
+        onUpdate: (snapshot, events) => this.deps.onUpdate(slug, snapshot, events),
+        perPage: this.opts.perPage,
+        signal: this.stopping.signal,
+      },
+    );
+    this.pollers.set(slug, poller);
+  }
+
+  private computePlan(): Plan {
+    const now = this.deps.clock.now();
+    const horizon = this.opts.intervals.live_sessions * 2;
+    return plan({
+      budgetPerMinute: this.opts.capacity(),
+      intervals: this.opts.intervals,
+      orgs: [...this.pollers.values()].map((p) => p.load(now, horizon)),
+    });
+  }
+
+  private replan(): void {
+    const before = this.current;
+    this.current = this.computePlan();
+    if (Math.abs(this.current.stretch - before.stretch) > 0.05) {
+      this.log.warn(
+        { stretch: this.current.stretch, notes: this.current.notes },
+        'intervals changed to fit the budget',
+      );
+      this.schedule(false);
+    }
+  }
+
+  private schedule(immediate: boolean): void {
+    const iv = this.current.intervals;
+    for (const p of this.pollers.values()) this.scheduleOrg(p, iv, immediate);
+    const jitter = this.opts.intervals.jitter;
+    this.scheduler.add({
+      name: 'hot',
+      intervalMs: iv.live_sessions,
+      jitter,
+      run: async (signal) => {
+        const now = this.deps.clock.now();
+        const reads = [...this.pollers.values()].flatMap((p) =>
+          p.hotChannels(now, iv.live_sessions * 2).map((ch) => p.readSessions(ch, 'high', signal)),
+        );
+        await Promise.allSettled(reads);
+      },
+    });
+    this.scheduler.add({
+      name: 'detail',
+      intervalMs: iv.live_detail,
+      jitter,
+      run: async (signal) => {
+        const reads = [...this.pollers.values()].flatMap((p) =>
+          p.detailTargets().map((id) => p.readDetail(id, 'high', signal)),
+        );
+        await Promise.allSettled(reads);
+      },
+    });
+  }
+
+  private scheduleOrg(p: OrgPoller, iv: PlanIntervals, immediate: boolean): void {
+    const jitter = this.opts.intervals.jitter;
+    const parts = [
+      ['channels', iv.channels],
+      ['profile', iv.org],
+      ['team', iv.team],
+      ['subscription', iv.subscription],
+    ] as const;
+    for (const [part, intervalMs] of parts) {
+      this.scheduler.add({
+        name: `${p.slug}:${part}`,
+        intervalMs,
+        jitter,
+        immediate,
+        run: (signal) => p.refresh(part, signal),
+      });
+    }
+  }
+
+  /** Spends the sweep's share of the budget on the channels read longest ago. */
+  private async sweepTick(): Promise<void> {
+    const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
+    this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 5));
+    const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
+    const n = Math.min(Math.floor(this.sweepCredit), room);
+    if (n <= 0) return;
+    const candidates = [...this.pollers.values()]
+      .flatMap((p) => p.sweepEntries())
+      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+    for (const entry of nextToSweep(candidates, n)) {
+      const poller = this.pollers.get(entry.org);
+      if (!poller) continue;
+      const key = `${entry.org}\0${entry.channelId}`;
+      this.sweepCredit -= 1;
+      this.sweepInflight.add(key);
+      poller
+        .readSessions(entry.channelId, 'low', this.stopping.signal)
+        .catch((err: unknown) => {
+          if (!this.stopping.signal.aborted) this.log.warn({ org: entry.org, err }, 'sweep read failed');
+        })
+        .finally(() => this.sweepInflight.delete(key));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The read-only view of a running tally that metrics collectors and the HTTP API read
+ * at scrape or request time. The app implements it; nothing here writes.
+ */
+import type { Plan } from './poll/planner.js';
+import type { ChangeEvent, EventKind } from './snapshot/events.js';
+import type { OrgSnapshot, Part } from './snapshot/model.js';
+
+/** Health of one org's upstream, as the poller sees it. */
+export interface OrgHealthView {
+  state: 'unknown' | 'ok' | 'unreachable' | 'auth_failed';
+  lastSuccessAt: number | undefined;
+  lastError: { reason: string; message: string } | undefined;
+}
+
+/** One org as the read side sees it. */
+export interface OrgView {
+  slug: string;
+  /** Last complete value of each part (see OrgPoller). */
+  snapshot: OrgSnapshot;
+  health: OrgHealthView;
+  /** Last attempt per part key (`profile`, `team`, `subscription`, `channels`, `sessions:<id>`, `detail:<id>`). */
+  attempts: ReadonlyMap<string, { at: number; state: Part<unknown>['state']; reason?: string }>;
+  /** When the org's token expires (ms), when configured. */
+  tokenExpiresAt?: number | undefined;
+  /** Extra labels from the org's config. */
+  labels: Readonly<Record<string, string>>;
+  /** Whether every org-level part has been read completely at least once. */
+  ready: boolean;
+}
+
+/** The shared request budget, as the read side sees it. */
+export interface BudgetView {
+  /** Configured requests per minute. */
+  configured: number;
+  /** Requests per minute allowed now (lower after a 429 until it recovers). */
+  effective: number;
+  /** Requests sent in the last 60 seconds. */
+  usedLastMinute: number;
+  /** Requests that may still be sent in the current 60-second window. */
+  left: number;
+  /** Until when every request is paused by a Retry-After (ms), or 0. */
+  pausedUntil: number;
+  /** How many times a 429 paused the budget. */
+  pauses: number;
+  /** Requests waiting, by priority. */
+  queued: Readonly<Record<'high' | 'normal' | 'low', number>>;
+}
+
+/** A query over recent change events. */
+export interface EventQuery {
+  org?: string;
+  kinds?: readonly EventKind[];
+  entityId?: string;
+  since?: number;
+  until?: number;
+  limit: number;
+  cursor?: string;
+}
+
+/** What the metrics collectors and the HTTP API read. */
+export interface StatusSource {
+  orgs(): readonly OrgView[];
+  plan(): Plan;
+  budget(): BudgetView;
+  /** Ready once every org has had a first complete read of its org-level parts. */
+  ready(): boolean;
+  /** Recent change events, newest first. */
+  events(query: EventQuery): Promise<{ events: ChangeEvent[]; nextCursor?: string }>;
+  /** When the process started (ms). */
+  startedAt: number;
+}

@@ -1,0 +1,168 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OrgPoller } from '../../src/poll/org-poller.js';
+import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import { diff } from '../../src/snapshot/diff.js';
+import type { ChangeEvent } from '../../src/snapshot/events.js';
+import { emptySnapshot, type OrgSnapshot } from '../../src/snapshot/model.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import { silentLogger } from '../../src/log.js';
+import { ManualClock } from '../helpers/clock.js';
+
+let clock: ManualClock;
+let sim: Simulator;
+let client: UpstreamClient;
+let events: ChangeEvent[];
+
+function makeClient(): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: sim.url,
+    budgetPerMinute: 240,
+    concurrency: 4,
+    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000 },
+    maxBodyBytes: 4 * 1024 * 1024,
+    maxPages: 100,
+    retries: { attempts: 1, baseDelayMs: 10, maxDelayMs: 10, deadlineMs: 1000 },
+    shape: {},
+    filters: {
+      status_param: 'status',
+      from_param: 'from',
+      to_param: 'to',
+      time_format: 'iso',
+      status_separator: ',',
+      send_status: false,
+    },
+    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
+    clock,
+    logger: silentLogger(),
+  });
+}
+
+function poller(initial: OrgSnapshot = emptySnapshot('demo', clock.now())): OrgPoller {
+  return new OrgPoller({ slug: 'demo', token: 'demo-token' }, undefined, initial, {
+    fetcher: client,
+    clock,
+    logger: silentLogger(),
+    diff: (a, b) => diff(a, b),
+    window: { past: 86_400_000, future: 7 * 86_400_000 },
+    hotForMs: 120_000,
+    onUpdate: (_s, e) => events.push(...e),
+    perPage: 100,
+    signal: new AbortController().signal,
+  });
+}
+
+async function readEverything(p: OrgPoller): Promise<void> {
+  const signal = new AbortController().signal;
+  for (const part of ['profile', 'team', 'subscription', 'channels'] as const) await p.refresh(part, signal);
+  for (const e of p.sweepEntries()) await p.readSessions(e.channelId, 'low', signal);
+  for (const id of p.detailTargets()) await p.readDetail(id, 'high', signal);
+}
+
+/** Lets follow-up reads started by the poller finish. */
+async function settle(p: OrgPoller): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await p.settle();
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+beforeEach(async () => {
+  clock = new ManualClock();
+  sim = await startSimulator({ seed: 3, channels: 4, sessionsPerChannel: 3, frozen: true, clock });
+  client = makeClient();
+  events = [];
+});
+
+afterEach(async () => {
+  await client.close();
+  await sim.close();
+});
+
+describe('OrgPoller against the simulator', () => {
+  it('takes the first look as a silent baseline', async () => {
+    const p = poller();
+    await readEverything(p);
+    expect(events).toEqual([]);
+    const s = p.snapshot();
+    expect(s.channels?.state).toBe('complete');
+    expect(Object.keys(s.sessions)).toHaveLength(4);
+  });
+
+  it('turns a scripted scenario into exactly the expected events', async () => {
+    const p = poller();
+    await readEverything(p);
+    const channels = p.snapshot().channels;
+    const channel = channels?.state === 'complete' ? channels.value[0] : undefined;
+    const target = channel!.status === 'offline' ? 'idle' : 'offline';
+
+    await clock.advance(5_000);
+    sim.trigger.channelStatus({ channel: channel!.id, status: target });
+    sim.trigger.channelVisibility({ channel: channel!.id, visibility: 'private' });
+    await p.refresh('channels', new AbortController().signal);
+    await settle(p);
+    expect(events.map((e) => [e.kind, e.entity.id, e.from, e.to])).toEqual([
+      ['channel.status_changed', channel!.id, channel!.status, target],
+      ...(channel!.visibility === 'private'
+        ? []
+        : [['channel.visibility_changed', channel!.id, channel!.visibility, 'private']]),
+    ]);
+
+    events = [];
+    await clock.advance(5_000);
+    const started = sim.trigger.startSession({ channel: channel!.id, title: 'Scripted show' });
+    await p.readSessions(channel!.id, 'high', new AbortController().signal);
+    await settle(p);
+    const kinds = events.map((e) => e.kind);
+    expect(kinds).toEqual(['session.added', 'session.started']);
+    expect(events[0]!.entity.id).toBe(started.id);
+    expect(events[0]!.labels['session']).toBe('Scripted show');
+    // The start was followed at once by a read of the session's detail (a baseline).
+    expect(p.snapshot().details[started.id!]?.state).toBe('complete');
+
+    events = [];
+    await clock.advance(5_000);
+    sim.trigger.addQuestion({ session: started.id!, text: 'Is this live?' });
+    await p.readDetail(started.id!, 'high', new AbortController().signal);
+    expect(events.map((e) => [e.kind, e.to])).toEqual([['session.question_added', 'Is this live?']]);
+  });
+
+  it('a failed read keeps the last complete part and reports the change once it reads again', async () => {
+    const p = poller();
+    await readEverything(p);
+    const before = p.snapshot().channels;
+    const ch = before?.state === 'complete' ? before.value[1] : undefined;
+
+    sim.setFaults({ errorRate: 1, errorStatus: 503, path: '/channels$' });
+    sim.trigger.removeChannel({ channel: ch!.id });
+    await clock.advance(5_000);
+    await p.refresh('channels', new AbortController().signal);
+    expect(p.snapshot().channels).toBe(before);
+    expect(p.attempts.get('channels')?.state).toBe('failed');
+    expect(events).toEqual([]);
+
+    sim.setFaults(null);
+    await clock.advance(5_000);
+    await p.refresh('channels', new AbortController().signal);
+    expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['channel.removed', ch!.id]]);
+    expect(p.snapshot().sessions[ch!.id]).toBeUndefined();
+  });
+
+  it('resumes from a stored snapshot and reports what changed while it was away, once', async () => {
+    const first = poller();
+    await readEverything(first);
+    const stored = structuredClone(first.snapshot());
+
+    sim.trigger.addMember({ name: 'New Person', role: 'member' });
+    await clock.advance(60_000);
+    const second = poller(stored);
+    await second.refresh('team', new AbortController().signal);
+    expect(events.map((e) => [e.kind, e.labels['member']])).toEqual([['member.added', 'New Person']]);
+
+    // A third process resuming from the same stored snapshot sees the same event with the same id.
+    const seen = events.slice();
+    events = [];
+    await clock.advance(60_000);
+    await poller(stored).refresh('team', new AbortController().signal);
+    expect(events.map((e) => e.id)).toEqual(seen.map((e) => e.id));
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { nextToSweep, type OrgLoad, type PlanIntervals, plan } from '../../src/poll/planner.js';
+
+const iv: PlanIntervals = {
+  org: 600_000,
+  team: 300_000,
+  subscription: 300_000,
+  channels: 30_000,
+  live_sessions: 30_000,
+  live_detail: 60_000,
+  sweep: 900_000,
+};
+
+const org = (o: Partial<OrgLoad> = {}): OrgLoad => ({
+  slug: 'a',
+  channels: 100,
+  channelPages: 1,
+  hotChannels: 0,
+  liveSessions: 0,
+  sessionPages: 1,
+  ...o,
+});
+
+describe('plan', () => {
+  it.each([
+    // name, budget, orgs, expected sweep reads/min, expected bound (s), stretch
+    ['one small org sweeps at its target pace', 240, [org()], 100 / 15, 900, 1],
+    [
+      '5000 channels take what is left',
+      240,
+      [org({ channels: 5000, channelPages: 50 })],
+      240 * 0.9 - 100 - 0.5,
+      null,
+      1,
+    ],
+    ['no channels: no sweep', 240, [org({ channels: 0 })], 0, 0, 1],
+  ])('%s', (_name, budget, orgs, sweep, boundSeconds, stretch) => {
+    const p = plan({ budgetPerMinute: budget, intervals: iv, orgs });
+    expect(p.sweepReadsPerMinute).toBeCloseTo(sweep, 5);
+    if (boundSeconds !== null) expect(p.sweepBoundMs / 1000).toBeCloseTo(boundSeconds, 0);
+    expect(p.stretch).toBe(stretch);
+    expect(p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep + p.perMinute.reserve).toBeLessThanOrEqual(
+      budget,
+    );
+  });
+
+  it('states the sweep bound when the budget cannot meet the target', () => {
+    const p = plan({
+      budgetPerMinute: 240,
+      intervals: iv,
+      orgs: [org({ channels: 5000, channelPages: 50 })],
+    });
+    // 5000 reads at (216 - 100.5)/min
+    expect(p.sweepBoundMs).toBe(Math.ceil((5000 / (216 - 100.5)) * 60_000));
+    expect(p.intervals.sweep).toBe(p.sweepBoundMs);
+    expect(p.notes.join()).toContain('every channel within');
+  });
+
+  it('stretches every interval by one factor when fixed and hot reads do not fit', () => {
+    const p = plan({
+      budgetPerMinute: 60,
+      intervals: iv,
+      orgs: [org({ channels: 5000, channelPages: 50, hotChannels: 40, liveSessions: 40 })],
+    });
+    // fixed 100.5 + hot 80 + 40 = 220.5 > 60·0.9·0.9
+    expect(p.stretch).toBeCloseTo(220.5 / (60 * 0.9 * 0.9), 5);
+    expect(p.intervals.channels).toBe(Math.ceil(30_000 * p.stretch));
+    expect(p.sweepReadsPerMinute).toBeCloseTo(60 * 0.9 * 0.1, 5);
+    expect(p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep + p.perMinute.reserve).toBeCloseTo(60, 5);
+    expect(p.notes[0]).toContain('budget short');
+  });
+
+  it('never plans more than the budget, whatever the load', () => {
+    for (const budget of [1, 10, 60, 240, 300]) {
+      for (const channels of [0, 1, 100, 5000]) {
+        const p = plan({
+          budgetPerMinute: budget,
+          intervals: iv,
+          orgs: [
+            org({
+              channels,
+              channelPages: Math.ceil(channels / 100) || 1,
+              hotChannels: channels / 10,
+              liveSessions: channels / 10,
+            }),
+          ],
+        });
+        const total = p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep + p.perMinute.reserve;
+        expect(total).toBeLessThanOrEqual(budget + 1e-9);
+      }
+    }
+  });
+});
+
+describe('nextToSweep', () => {
+  it('takes never-read channels first, then the oldest, deterministically', () => {
+    const entries = [
+      { org: 'b', channelId: '1', lastReadAt: 50 },
+      { org: 'a', channelId: '2', lastReadAt: undefined },
+      { org: 'a', channelId: '1', lastReadAt: 10 },
+      { org: 'a', channelId: '3', lastReadAt: undefined },
+    ];
+    expect(nextToSweep(entries, 3).map((e) => `${e.org}/${e.channelId}`)).toEqual(['a/2', 'a/3', 'a/1']);
+    expect(nextToSweep(entries, 0)).toEqual([]);
+  });
+});

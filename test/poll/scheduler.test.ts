@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/log.js';
+import { Scheduler } from '../../src/poll/scheduler.js';
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 1, 12, 0, 0) });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function scheduler(rng = () => 0) {
+  return new Scheduler({ clock: systemClock, logger: silentLogger(), rng });
+}
+
+describe('Scheduler', () => {
+  it('runs a job once per interval', async () => {
+    const s = scheduler();
+    const runs: number[] = [];
+    s.add({ name: 'a', intervalMs: 10_000, jitter: 0, run: async () => void runs.push(Date.now()) });
+    await vi.advanceTimersByTimeAsync(35_000);
+    expect(runs.length).toBe(3);
+    expect(runs[0]! - Date.UTC(2026, 10, 1, 12, 0, 0)).toBeGreaterThanOrEqual(10_000);
+    expect(runs[1]! - runs[0]!).toBe(10_000);
+    await s.stop(1000);
+  });
+
+  it('runs an immediate job at once', async () => {
+    const s = scheduler();
+    let n = 0;
+    s.add({ name: 'a', intervalMs: 60_000, jitter: 0, immediate: true, run: async () => void n++ });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(n).toBe(1);
+    await s.stop(1000);
+  });
+
+  it('never overlaps a job with itself', async () => {
+    const s = scheduler();
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    s.add({
+      name: 'slow',
+      intervalMs: 1000,
+      jitter: 0,
+      run: async () => {
+        running++;
+        runs++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 3500));
+        running--;
+      },
+    });
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(most).toBe(1);
+    expect(runs).toBeGreaterThanOrEqual(4);
+    expect(runs).toBeLessThanOrEqual(6);
+    const stopping = s.stop(10_000);
+    await vi.advanceTimersByTimeAsync(4000);
+    await stopping;
+    expect(running).toBe(0);
+  });
+
+  it('delays each run by the jitter fraction the random source gives', async () => {
+    const plain = scheduler(() => 0.5);
+    const jittered = scheduler(() => 0.5);
+    const a: number[] = [];
+    const b: number[] = [];
+    plain.add({ name: 'a', intervalMs: 10_000, jitter: 0, run: async () => void a.push(Date.now()) });
+    jittered.add({ name: 'b', intervalMs: 10_000, jitter: 0.2, run: async () => void b.push(Date.now()) });
+    await vi.advanceTimersByTimeAsync(35_000);
+    expect(b.length).toBe(a.length);
+    expect(b.map((t, i) => t - a[i]!)).toEqual(a.map(() => 1000));
+    await plain.stop(1000);
+    await jittered.stop(1000);
+  });
+
+  it('stop waits for a run in flight, then aborts it after the timeout', async () => {
+    const s = scheduler();
+    let aborted = false;
+    s.add({
+      name: 'stuck',
+      intervalMs: 1000,
+      jitter: 0,
+      immediate: true,
+      run: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          });
+        }),
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    let stopped = false;
+    const stopping = s.stop(5000).then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(1500);
+    await stopping;
+    expect(aborted).toBe(true);
+    expect(s.names()).toEqual([]);
+  });
+
+  it('a failing job is logged and keeps its schedule', async () => {
+    const s = scheduler();
+    let n = 0;
+    s.add({
+      name: 'flaky',
+      intervalMs: 1000,
+      jitter: 0,
+      run: async () => {
+        n++;
+        throw new Error('boom');
+      },
+    });
+    await vi.advanceTimersByTimeAsync(4500);
+    expect(n).toBe(3);
+    await s.stop(1000);
+  });
+});
