@@ -1,0 +1,200 @@
+/**
+ * What condition rules see of an org: plain values built once per org and pass from its
+ * view (last complete value of each part), then per entity. A part never read is absent,
+ * and a rule that reads an absent variable is skipped for that entity (its alerts keep
+ * their state) rather than evaluated as false.
+ */
+import type { ChangeEvent } from '../snapshot/events.js';
+import { completeValue, type SessionDetail } from '../snapshot/model.js';
+import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
+import type { OrgView } from '../status.js';
+import type { Plain } from './cel-types.js';
+import type { WalletHistory } from './wallet.js';
+
+/** One entity of a `for_each` kind: its key, labels and variables. */
+export interface Entity {
+  /** Stable within the org: channel id, session id, member id, or the org slug. */
+  key: string;
+  /** Labels that identify the entity (`channel_id` …); they go into the fingerprint. */
+  idLabels: Record<string, string>;
+  /** Readable labels (`channel` name …), frozen when the alert is created. */
+  nameLabels: Record<string, string>;
+  /** Entity variables (`channel`, `session`, `detail`, `member`). */
+  vars: Record<string, Plain | undefined>;
+}
+
+/** The org-level variables and the entities of each kind (undefined when the part was never read). */
+export interface OrgScope {
+  slug: string;
+  vars: Record<string, Plain | Plain[] | undefined>;
+  entities: {
+    org: Entity[];
+    channel: Entity[] | undefined;
+    session: Entity[] | undefined;
+    member: Entity[] | undefined;
+  };
+  /** Channels known to exist (when the channel list was read), for telling "gone" from "unknown". */
+  channelIds: ReadonlySet<string> | undefined;
+  /** Channels whose session list was read. */
+  sessionListed: ReadonlySet<string>;
+}
+
+function defined<T extends object>(o: T): T {
+  for (const k of Object.keys(o)) if ((o as Record<string, unknown>)[k] === undefined) delete (o as Plain)[k];
+  return o;
+}
+
+/** Builds the scope of one org from its view. */
+export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
+  const snap = view.snapshot;
+  const profile = completeValue(snap.profile);
+  const org: Plain = defined({
+    slug: view.slug,
+    name: profile?.name,
+    plan: profile?.plan,
+    settings: { ...(profile?.settings ?? {}) },
+    labels: { ...view.labels },
+    token_expires_at: view.tokenExpiresAt,
+  });
+  // Health not yet known (right after a start) is not "ok": rules reading it wait.
+  const upstream: Plain | undefined =
+    view.health.state === 'unknown'
+      ? undefined
+      : defined({
+          state: view.health.state,
+          last_success_at: view.health.lastSuccessAt,
+          last_error: view.health.lastError?.message,
+          reason: view.health.lastError?.reason,
+        });
+  const sub = completeValue(snap.subscription);
+  let subscription: Plain | undefined;
+  if (sub) {
+    const usagePct: Record<string, number> = {};
+    for (const [k, limit] of Object.entries(sub.limits)) {
+      const used = sub.usage[k];
+      if (used !== undefined && limit > 0) usagePct[k] = (used / limit) * 100;
+    }
+    const f = sub.funding;
+    const funding: Plain =
+      f.mode === 'wallet'
+        ? defined({
+            mode: 'wallet',
+            balance: f.balance,
+            currency: f.currency,
+            burn_per_day: wallet.burnPerDay(view.slug),
+            days_left: f.balance === undefined ? undefined : wallet.daysLeft(view.slug, f.balance),
+          })
+        : f.mode === 'byok'
+          ? defined({ mode: 'byok', provider: f.provider, key_status: f.keyStatus })
+          : defined({ mode: f.raw ?? 'unknown' });
+    subscription = defined({
+      plan: sub.plan,
+      limits: { ...sub.limits },
+      usage: { ...sub.usage },
+      usage_pct: usagePct,
+      funding,
+    });
+  }
+  const team = completeValue(snap.team)?.map((m) => defined({ ...m }) as Plain);
+  const channelList = completeValue(snap.channels);
+  const channels = channelList?.map(
+    (c) =>
+      defined({
+        id: c.id,
+        name: c.name,
+        status: c.status,
+        visibility: c.visibility,
+        live: isLiveStatus(c.status),
+      }) as Plain,
+  );
+  const channelById = new Map(channels?.map((c) => [c['id'] as string, c]));
+  const slug = view.slug;
+
+  const memberEntities = team?.map((m) => ({
+    key: m['id'] as string,
+    idLabels: { member_id: m['id'] as string },
+    nameLabels: { member: (m['name'] as string | undefined) ?? (m['id'] as string) },
+    vars: { member: m },
+  }));
+  const channelEntities = channels?.map((c) => ({
+    key: c['id'] as string,
+    idLabels: { channel_id: c['id'] as string },
+    nameLabels: { channel: (c['name'] as string | undefined) ?? (c['id'] as string) },
+    vars: { channel: c },
+  }));
+
+  const sessionListed = new Set<string>();
+  let sessionEntities: Entity[] | undefined;
+  for (const [channelId, part] of Object.entries(snap.sessions)) {
+    if (part.state !== 'complete') continue;
+    sessionListed.add(channelId);
+    sessionEntities ??= [];
+    const channel = channelById.get(channelId);
+    for (const s of part.value) {
+      const session = defined({
+        id: s.id,
+        channel_id: s.channelId,
+        title: s.title,
+        status: s.status,
+        live: isLiveStatus(s.status),
+        ended: isEndedStatus(s.status),
+        scheduled_at: s.scheduledAt,
+        started_at: s.startedAt,
+        ended_at: s.endedAt,
+      }) as Plain;
+      const detail = completeValue(snap.details[s.id]);
+      sessionEntities.push({
+        key: s.id,
+        idLabels: { session_id: s.id, channel_id: channelId },
+        nameLabels: {
+          session: s.title ?? s.id,
+          channel: (channel?.['name'] as string | undefined) ?? channelId,
+        },
+        vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
+      });
+    }
+  }
+
+  return {
+    slug,
+    vars: { org, upstream, subscription, team, channels },
+    entities: {
+      org: [{ key: slug, idLabels: {}, nameLabels: {}, vars: {} }],
+      channel: channelEntities,
+      session: sessionEntities,
+      member: memberEntities,
+    },
+    channelIds: channelList ? new Set(channelList.map((c) => c.id)) : undefined,
+    sessionListed,
+  };
+}
+
+function detailPlain(d: SessionDetail): Plain {
+  return defined({
+    title: d.title,
+    status: d.status,
+    questions: d.questions.count,
+    announcements: d.announcements.count,
+    reactions: d.reactions.count,
+    speakers: d.speakers.count,
+    reactions_by_kind: { ...d.reactions.byKind },
+    ai_status: d.ai.status,
+    ai_enabled: d.ai.enabled,
+  });
+}
+
+/** The plain `event` variable of an event rule. */
+export function eventPlain(e: ChangeEvent): Plain {
+  return defined({
+    id: e.id,
+    at: e.at,
+    org: e.org,
+    kind: e.kind,
+    entity_kind: e.entity.kind,
+    entity_id: e.entity.id,
+    field: e.field,
+    from: e.from ?? undefined,
+    to: e.to ?? undefined,
+    labels: { ...e.labels },
+  });
+}

@@ -1,0 +1,281 @@
+/**
+ * Grouping and notification timing, as in Alertmanager, on an injected time: firing
+ * alerts join the groups of the routes they match; a new group is sent `group_wait` after
+ * its first alert started firing, then looked at every `group_interval`, and sent when it has new firing
+ * alerts, when alerts it reported resolved (and their rule sends resolutions), when all
+ * of them cleared, or when `repeat_interval` passed since the last send. A storm of
+ * alerts with the same group labels becomes one notification.
+ *
+ * Everything here is data and arithmetic; `flush(now)` returns what to send and an undo
+ * for when the send could not be handed over.
+ */
+import { createHash } from 'node:crypto';
+import { type CompiledRoute, groupKey, groupLabels, matchRoutes } from './route.js';
+import { publicAlert, type TrackedAlert } from './tracker.js';
+import type { Alert, Notification } from './types.js';
+
+/** The last notification of a group: when, and which alerts it reported firing and resolved. */
+export interface SentEntry {
+  at: number;
+  firing: string[];
+  resolved: string[];
+}
+
+/** A group as stored in the state file. */
+export interface GroupState {
+  receiver: string;
+  routeId: string;
+  key: string;
+  labels: Record<string, string>;
+  createdAt: number;
+  alerts: string[];
+  nextFlushAt: number;
+  seq: number;
+  lastSent?: SentEntry;
+}
+
+interface Group extends Omit<GroupState, 'alerts'> {
+  alerts: Set<string>;
+  route: CompiledRoute;
+}
+
+/** What a flush needs to know about alerts. */
+export interface FlushContext {
+  alert(fp: string): TrackedAlert | undefined;
+  /** Silenced, in a maintenance window or inhibited: tracked, not sent. */
+  muted(a: TrackedAlert): boolean;
+  sendResolved(a: TrackedAlert): boolean;
+  /** The rule's repeat interval override, if any. */
+  repeatInterval(a: TrackedAlert): number | undefined;
+  externalURL?: string | undefined;
+}
+
+/** A notification and how to take back the group state it advanced. */
+export interface Flushed {
+  notification: Notification;
+  undo: () => void;
+}
+
+interface Placement {
+  id: string;
+  route: CompiledRoute;
+  key: string;
+  labels: Record<string, string>;
+}
+
+/** Groups alerts and decides when each group is sent. */
+export class Dispatcher {
+  private readonly groups = new Map<string, Group>();
+  private readonly placements = new Map<string, Placement[]>();
+  private readonly routes = new Map<string, CompiledRoute>();
+
+  constructor(private readonly root: CompiledRoute | undefined) {
+    const walk = (r: CompiledRoute) => {
+      this.routes.set(r.id, r);
+      for (const c of r.routes) walk(c);
+    };
+    if (root) walk(root);
+  }
+
+  /** Where an alert goes: one placement per matching route (cached; labels never change). */
+  placementsOf(a: TrackedAlert): Placement[] {
+    let p = this.placements.get(a.fingerprint);
+    if (p) return p;
+    p = [];
+    if (this.root) {
+      for (const route of matchRoutes(this.root, a.labels)) {
+        const labels = groupLabels(route, a.labels);
+        const key = groupKey(route, labels);
+        p.push({ id: `${route.receiver}\0${key}`, route, key, labels });
+      }
+    }
+    this.placements.set(a.fingerprint, p);
+    return p;
+  }
+
+  /** The receivers an alert goes to. */
+  receiversOf(a: TrackedAlert): string[] {
+    return [...new Set(this.placementsOf(a).map((p) => p.route.receiver))];
+  }
+
+  /** Puts firing alerts into their groups; a new group waits `group_wait`. */
+  sync(alerts: Iterable<TrackedAlert>, now: number): void {
+    for (const a of alerts) {
+      if (a.state !== 'firing') continue;
+      for (const p of this.placementsOf(a)) {
+        let g = this.groups.get(p.id);
+        if (!g) {
+          // group_wait counts from when the first alert started firing, so an alert seen
+          // late (or grouped on a later tick) is not held back longer than that.
+          const due = Math.max(now, (a.startsAt ?? now) + p.route.groupWait);
+          g = {
+            receiver: p.route.receiver,
+            routeId: p.route.id,
+            route: p.route,
+            key: p.key,
+            labels: p.labels,
+            createdAt: now,
+            alerts: new Set(),
+            nextFlushAt: due,
+            seq: 0,
+          };
+          this.groups.set(p.id, g);
+        }
+        g.alerts.add(a.fingerprint);
+      }
+    }
+  }
+
+  /** Sends what is due at `now`. */
+  flush(now: number, ctx: FlushContext): Flushed[] {
+    const out: Flushed[] = [];
+    for (const [id, g] of [...this.groups]) {
+      if (g.nextFlushAt > now) continue;
+      const before = snapshot(g);
+      const n = this.flushGroup(g, now, ctx);
+      if (g.alerts.size === 0) this.groups.delete(id);
+      if (n) {
+        out.push({
+          notification: n,
+          undo: () => {
+            this.groups.set(id, { ...before, alerts: new Set(before.alerts) });
+          },
+        });
+      }
+    }
+    return out;
+  }
+
+  private flushGroup(g: Group, now: number, ctx: FlushContext): Notification | undefined {
+    const firing: TrackedAlert[] = [];
+    const resolved: TrackedAlert[] = [];
+    const last = g.lastSent;
+    const lastFiring = new Set(last?.firing);
+    for (const fp of [...g.alerts]) {
+      const a = ctx.alert(fp);
+      if (!a) {
+        g.alerts.delete(fp);
+      } else if (a.state === 'firing') {
+        if (!ctx.muted(a)) firing.push(a);
+      } else if (a.state === 'resolved') {
+        if (lastFiring.has(fp) && ctx.sendResolved(a)) resolved.push(a);
+        g.alerts.delete(fp);
+      }
+    }
+    g.nextFlushAt = now + g.route.groupInterval;
+    let repeat = Number.POSITIVE_INFINITY;
+    for (const a of firing) repeat = Math.min(repeat, ctx.repeatInterval(a) ?? g.route.repeatInterval);
+    if (!needsUpdate(last, lastFiring, firing, resolved, now, repeat)) return undefined;
+    g.lastSent = {
+      at: now,
+      firing: firing.map((a) => a.fingerprint),
+      resolved: resolved.map((a) => a.fingerprint),
+    };
+    if (firing.length === 0 && resolved.length === 0) return undefined;
+    g.seq += 1;
+    const byStart = (x: TrackedAlert, y: TrackedAlert) =>
+      (x.startsAt ?? x.activeAt) - (y.startsAt ?? y.activeAt) || labelKey(x).localeCompare(labelKey(y));
+    const alerts = [...firing.sort(byStart), ...resolved.sort(byStart)].map(publicAlert);
+    const n: Notification = {
+      id: `${groupHash(g)}-${g.seq}`,
+      receiver: g.receiver,
+      groupKey: g.key,
+      status: firing.length > 0 ? 'firing' : 'resolved',
+      alerts,
+      groupLabels: { ...g.labels },
+      commonLabels: common(alerts.map((a) => a.labels)),
+      commonAnnotations: common(alerts.map((a) => a.annotations)),
+      createdAt: now,
+    };
+    if (ctx.externalURL !== undefined) n.externalURL = ctx.externalURL;
+    return n;
+  }
+
+  /** When the next group is due, if any. */
+  nextFlushAt(): number | undefined {
+    let next: number | undefined;
+    for (const g of this.groups.values())
+      if (next === undefined || g.nextFlushAt < next) next = g.nextFlushAt;
+    return next;
+  }
+
+  /** Whether a group still holds the alert (it must not be forgotten yet). */
+  holds(fp: string): boolean {
+    for (const g of this.groups.values()) if (g.alerts.has(fp)) return true;
+    return false;
+  }
+
+  /** Drops the cached placement of a forgotten alert. */
+  forget(fp: string): void {
+    this.placements.delete(fp);
+  }
+
+  /** Number of groups. */
+  get size(): number {
+    return this.groups.size;
+  }
+
+  /** The groups, for the state file. */
+  toJSON(): GroupState[] {
+    return [...this.groups.values()].map((g) => {
+      const { route: _route, ...rest } = g;
+      return { ...rest, alerts: [...g.alerts], labels: { ...g.labels } };
+    });
+  }
+
+  /** Restores groups from the state file; groups of routes no longer configured are dropped. */
+  restore(states: readonly GroupState[]): number {
+    let dropped = 0;
+    for (const s of states) {
+      const route = this.routes.get(s.routeId);
+      if (!route || route.receiver !== s.receiver) {
+        dropped++;
+        continue;
+      }
+      this.groups.set(`${s.receiver}\0${s.key}`, { ...s, route, alerts: new Set(s.alerts) });
+    }
+    return dropped;
+  }
+}
+
+function snapshot(g: Group): Group {
+  const copy: Group = { ...g, alerts: new Set(g.alerts), labels: { ...g.labels } };
+  if (g.lastSent) copy.lastSent = { ...g.lastSent };
+  return copy;
+}
+
+/** Alertmanager's rule for whether a group needs a notification now. */
+function needsUpdate(
+  last: SentEntry | undefined,
+  lastFiring: ReadonlySet<string>,
+  firing: readonly TrackedAlert[],
+  resolved: readonly TrackedAlert[],
+  now: number,
+  repeat: number,
+): boolean {
+  if (!last) return firing.length > 0;
+  if (firing.some((a) => !lastFiring.has(a.fingerprint))) return true;
+  // All cleared: say so once (when the receiver was told about any of them).
+  if (firing.length === 0) return last.firing.length > 0;
+  if (resolved.some((a) => !last.resolved.includes(a.fingerprint))) return true;
+  return last.at + repeat <= now;
+}
+
+function labelKey(a: TrackedAlert): string {
+  return Object.keys(a.labels)
+    .sort()
+    .map((k) => `${k}=${a.labels[k]}`)
+    .join('\0');
+}
+
+function groupHash(g: Group): string {
+  return createHash('sha256').update(`${g.receiver}\0${g.key}\0${g.createdAt}`).digest('hex').slice(0, 20);
+}
+
+function common(maps: readonly Alert['labels'][]): Record<string, string> {
+  const first = maps[0];
+  if (!first) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(first)) if (maps.every((m) => m[k] === v)) out[k] = v;
+  return out;
+}

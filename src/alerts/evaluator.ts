@@ -1,0 +1,323 @@
+/**
+ * Applies rules: condition rules to every entity of every org view, event rules to change
+ * events. Turns results into lifecycle transitions on the tracker, with labels and
+ * annotations rendered from the same values the expression saw. An expression that fails
+ * at run time (a missing field, a type surprise) counts as false for that entity and is
+ * logged at most once per rule every few minutes; it never stops the pass.
+ */
+import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { formatDuration } from '../config/units.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import { describeEvent } from '../snapshot/describe.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import type { OrgView } from '../status.js';
+import type { CelEnvironments } from './cel.js';
+import { type FieldType, type Plain, SCOPE_VARIABLES, toCel, toTemplate } from './cel-types.js';
+import { type Entity, eventPlain, type OrgScope, orgScope } from './context.js';
+import { isLabelName } from './matchers.js';
+import type { CompiledRule, ConditionRule, EventRule } from './rules.js';
+import type { CompiledTemplate, Templates } from './templates.js';
+import { type AlertTracker, fingerprint, type TrackedAlert } from './tracker.js';
+import type { WalletHistory } from './wallet.js';
+
+const LOG_EVERY_MS = 10 * 60_000;
+
+/** What the evaluator needs from the engine. */
+export interface EvaluatorDeps {
+  cel: CelEnvironments;
+  templates: Templates;
+  wallet: WalletHistory;
+  logger: Logger;
+  clock: Clock;
+  externalURL?: string | undefined;
+  /** Extra labels of each org (from its config). */
+  orgLabels: (org: string) => Readonly<Record<string, string>>;
+}
+
+/** Converts a CEL result into a plain value for templates and JSON. */
+export function fromCel(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Duration) return formatDuration(Number(v.valueOf()));
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), fromCel(x)]));
+  if (Array.isArray(v)) return v.map(fromCel);
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromCel(x)]));
+  }
+  return v;
+}
+
+/** Evaluates rules and drives the tracker. */
+export class RuleEvaluator {
+  private readonly lastLog = new Map<string, { at: number; suppressed: number }>();
+
+  constructor(private readonly deps: EvaluatorDeps) {}
+
+  /**
+   * One pass of the condition rules over org views at `now`. With `watched`, condition
+   * alerts of orgs outside it are resolved.
+   */
+  conditions(
+    views: readonly OrgView[],
+    rules: readonly ConditionRule[],
+    tracker: AlertTracker,
+    now: number,
+    watched?: ReadonlySet<string>,
+  ): void {
+    this.deps.cel.setNow(now);
+    const existing = new Map<string, TrackedAlert[]>();
+    for (const a of tracker.all()) {
+      if (a.kind !== 'condition' || a.state === 'resolved') continue;
+      const k = `${a.rule}\0${a.org}`;
+      const list = existing.get(k);
+      if (list) list.push(a);
+      else existing.set(k, [a]);
+    }
+    for (const view of views) {
+      const scope = orgScope(view, this.deps.wallet);
+      const orgCel: Record<string, unknown> = { now: new Date(now) };
+      for (const [name, t] of Object.entries(SCOPE_VARIABLES.org)) {
+        const c = toCel(t, scope.vars[name], this.deps.cel.classes);
+        if (c !== undefined) orgCel[name] = c;
+      }
+      for (const rule of rules) {
+        const entities = scope.entities[rule.forEach];
+        if (entities === undefined) continue; // the part was never read: nothing is known
+        const seen = new Set<string>();
+        for (const e of entities) this.entity(rule, scope, orgCel, e, tracker, now, seen);
+        for (const a of existing.get(`${rule.name}\0${scope.slug}`) ?? []) {
+          if (!seen.has(a.fingerprint) && isGone(a, rule, scope)) tracker.cleared(a.fingerprint, now, rule);
+        }
+      }
+    }
+    // Orgs no longer watched take their condition alerts with them.
+    if (watched === undefined) return;
+    for (const list of existing.values()) {
+      for (const a of list) if (!watched.has(a.org)) tracker.resolve(a, now);
+    }
+  }
+
+  private entity(
+    rule: ConditionRule,
+    scope: OrgScope,
+    orgCel: Record<string, unknown>,
+    e: Entity,
+    tracker: AlertTracker,
+    now: number,
+    seen: Set<string>,
+  ): void {
+    const fp = fingerprint(rule.name, { org: scope.slug, ...e.idLabels });
+    seen.add(fp);
+    const ctx: Record<string, unknown> = { ...orgCel };
+    const vars = SCOPE_VARIABLES[rule.forEach];
+    for (const [name, value] of Object.entries(e.vars)) {
+      const c = toCel(vars[name]!, value, this.deps.cel.classes);
+      if (c !== undefined) ctx[name] = c;
+    }
+    for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
+    if (!this.test(rule, ctx, `${scope.slug}/${e.key}`)) {
+      tracker.cleared(fp, now, rule);
+      return;
+    }
+    const template = (): Plain => {
+      const t: Plain = { now: new Date(now).toISOString() };
+      const all = { ...scope.vars, ...e.vars };
+      for (const [name, type] of Object.entries(vars)) {
+        const v = toTemplate(type as FieldType, all[name]);
+        if (v !== undefined) t[name] = v;
+      }
+      t['value'] = rule.value ? this.value(rule, ctx) : true;
+      t['rule'] = { name: rule.name, severity: rule.severity, for_each: rule.forEach };
+      return t;
+    };
+    const entityLabel = Object.values(e.nameLabels)[0] ?? scope.slug;
+    tracker.holds(
+      fp,
+      now,
+      rule,
+      () => {
+        const base = {
+          ...this.deps.orgLabels(scope.slug),
+          ...e.nameLabels,
+          alertname: rule.name,
+          severity: rule.severity,
+          org: scope.slug,
+          ...e.idLabels,
+        };
+        return {
+          fingerprint: fp,
+          labels: this.renderLabels(rule, base, template()),
+          annotations: {},
+          state: 'pending',
+          activeAt: now,
+          rule: rule.name,
+          kind: 'condition',
+          org: scope.slug,
+          entity: rule.forEach === 'org' ? 'org' : `${rule.forEach}:${e.key}`,
+          ...this.generator(fp),
+        };
+      },
+      (a) =>
+        this.renderAnnotations(rule, { ...template(), labels: a.labels, alert: alertVars(a, now) }, () =>
+          rule.forEach === 'org'
+            ? `${rule.name}: ${scope.slug}`
+            : `${rule.name}: ${entityLabel} (${scope.slug})`,
+        ),
+    );
+  }
+
+  /** Applies event rules to events (in time order); `resolve_on` events resolve earlier alerts. */
+  events(
+    events: readonly ChangeEvent[],
+    rules: readonly EventRule[],
+    tracker: AlertTracker,
+    now: number,
+  ): number {
+    this.deps.cel.setNow(now);
+    let fired = 0;
+    const resolving = rules.some((r) => r.resolveOn !== undefined);
+    for (const e of [...events].sort((a, b) => a.at - b.at)) {
+      const entity = `${e.entity.kind}:${e.entity.id}`;
+      for (const a of resolving ? tracker.all() : []) {
+        if (a.kind !== 'event' || a.state !== 'firing' || a.org !== e.org || a.eventEntity !== entity)
+          continue;
+        const rule = rules.find((r) => r.name === a.rule);
+        if (rule?.resolveOn?.(e.kind)) tracker.resolve(a, Math.max(e.at, a.startsAt ?? e.at));
+      }
+      const plain = eventPlain(e);
+      const ctx = { now: new Date(now), event: toCel('Event', plain, this.deps.cel.classes) };
+      for (const rule of rules) {
+        if (!rule.on(e.kind)) continue;
+        if (rule.when && !this.test(rule, ctx, e.id)) continue;
+        const fp = fingerprint(rule.name, { org: e.org, event_id: e.id });
+        if (tracker.get(fp)) continue;
+        const eventLabels: Record<string, string> = {};
+        for (const [k, v] of Object.entries(e.labels))
+          if (isLabelName(k) && k !== 'error') eventLabels[k] = v;
+        const base = {
+          ...this.deps.orgLabels(e.org),
+          ...eventLabels,
+          alertname: rule.name,
+          severity: rule.severity,
+          org: e.org,
+          event_id: e.id,
+        };
+        const t: Plain = {
+          now: new Date(now).toISOString(),
+          event: toTemplate('Event', plain),
+          value: rule.value ? this.value(rule, ctx) : fromCel(e.to ?? null),
+          rule: { name: rule.name, severity: rule.severity, on: e.kind },
+        };
+        const labels = this.renderLabels(rule, base, t);
+        const alert: TrackedAlert = {
+          fingerprint: fp,
+          labels,
+          annotations: {},
+          state: 'firing',
+          activeAt: e.at,
+          startsAt: e.at,
+          rule: rule.name,
+          kind: 'event',
+          org: e.org,
+          entity: `event:${e.id}`,
+          eventEntity: entity,
+          // Counted from when tally saw the event, so a late event is still sent.
+          resolveAt: Math.max(e.at, now) + rule.resolveAfter,
+          ...this.generator(fp),
+        };
+        alert.annotations = this.renderAnnotations(
+          rule,
+          { ...t, labels, alert: alertVars(alert, now) },
+          () => `${describeEvent(e)} (${e.org})`,
+        );
+        if (tracker.fireEvent(alert)) fired++;
+      }
+    }
+    return fired;
+  }
+
+  private test(rule: CompiledRule, ctx: Record<string, unknown>, what: string): boolean {
+    if (!rule.when) return true;
+    try {
+      const r = rule.when.evaluate(ctx);
+      if (typeof r === 'boolean') return r;
+      this.warn(rule.name, what, `the condition gave ${typeof r}, not true or false`);
+    } catch (err) {
+      this.warn(rule.name, what, firstLine((err as Error).message));
+    }
+    return false;
+  }
+
+  private value(rule: CompiledRule, ctx: Record<string, unknown>): unknown {
+    try {
+      return fromCel(rule.value!.evaluate(ctx));
+    } catch (err) {
+      this.warn(rule.name, 'value', firstLine((err as Error).message));
+      return undefined;
+    }
+  }
+
+  private renderLabels(rule: CompiledRule, base: Record<string, string>, t: Plain): Record<string, string> {
+    const out = { ...base };
+    for (const [k, tpl] of Object.entries(rule.labels))
+      out[k] = this.render(rule, tpl, { ...t, labels: base });
+    return out;
+  }
+
+  private renderAnnotations(rule: CompiledRule, t: Plain, summary: () => string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [k, tpl] of Object.entries(rule.annotations)) out[k] = this.render(rule, tpl, t);
+    if (out['summary'] === undefined) out['summary'] = summary();
+    return out;
+  }
+
+  private render(rule: CompiledRule, tpl: CompiledTemplate, ctx: Plain): string {
+    const r = this.deps.templates.render(tpl, ctx);
+    if (r.error) this.warn(rule.name, 'template', r.error);
+    return r.text;
+  }
+
+  private generator(fp: string): { generatorURL?: string } {
+    const base = this.deps.externalURL;
+    return base === undefined
+      ? {}
+      : { generatorURL: `${base.replace(/\/$/, '')}/api/v1/alerts?fingerprint=${fp}` };
+  }
+
+  /** Logs a rule's run-time problem, at most once per rule every ten minutes. */
+  private warn(rule: string, what: string, problem: string): void {
+    const now = this.deps.clock.now();
+    const last = this.lastLog.get(rule);
+    if (last && now - last.at < LOG_EVERY_MS) {
+      last.suppressed++;
+      return;
+    }
+    this.deps.logger.warn(
+      { rule, entity: what, problem, suppressed: last?.suppressed ?? 0 },
+      'rule evaluation failed',
+    );
+    this.lastLog.set(rule, { at: now, suppressed: 0 });
+  }
+}
+
+function alertVars(a: TrackedAlert, now: number): Plain {
+  return {
+    fingerprint: a.fingerprint,
+    active_at: new Date(a.activeAt).toISOString(),
+    starts_at: new Date(a.startsAt ?? now).toISOString(),
+  };
+}
+
+/** Whether the entity of an alert no longer exists (as opposed to not being known this pass). */
+function isGone(a: TrackedAlert, rule: ConditionRule, scope: OrgScope): boolean {
+  if (rule.forEach !== 'session') return true;
+  const channelId = a.labels['channel_id'] ?? '';
+  return (
+    scope.sessionListed.has(channelId) || (scope.channelIds !== undefined && !scope.channelIds.has(channelId))
+  );
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

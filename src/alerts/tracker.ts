@@ -1,0 +1,188 @@
+/**
+ * The alert lifecycle, as pure state transitions on an injected time:
+ *
+ *   condition holds ─► pending ──(held for `for`)──► firing ──(cleared, after keep_firing_for)──► resolved
+ *                        └──(cleared)──► forgotten
+ *   matching event ─► firing ──(resolve_after, or a resolve_on event)──► resolved
+ *
+ * Labels are fixed when an alert is created and annotations when it starts firing; the
+ * fingerprint depends only on the rule and the entity, so a renamed channel keeps its alert.
+ */
+import { createHash } from 'node:crypto';
+import type { Alert } from './types.js';
+
+/** An alert with what the engine needs to carry it across passes and restarts. */
+export interface TrackedAlert extends Alert {
+  rule: string;
+  kind: 'condition' | 'event';
+  org: string;
+  /** The entity within the org: `org`, `channel:<id>`, `session:<id>`, `member:<id>`, `event:<id>`. */
+  entity: string;
+  /** Last time the condition was seen to hold (condition rules). */
+  lastTrueAt?: number;
+  /** When a firing alert's condition first failed; it resolves keep_firing_for later. */
+  keepFiringSince?: number;
+  /** When an event alert resolves by itself. */
+  resolveAt?: number;
+  /** The event's entity (`channel:<id>` …), for `resolve_on`. */
+  eventEntity?: string;
+}
+
+/** Fingerprint: a stable hash of the rule name and the labels that identify the entity. */
+export function fingerprint(rule: string, idLabels: Readonly<Record<string, string>>): string {
+  const h = createHash('sha256').update(rule);
+  for (const k of Object.keys(idLabels).sort()) h.update(`\0${k}\0${idLabels[k]}`);
+  return h.digest('hex').slice(0, 16);
+}
+
+/** How long a condition must hold and may linger. */
+export interface Timing {
+  forMs: number;
+  keepFiringFor: number;
+}
+
+/** What a transition did, for logs and the caller's bookkeeping. */
+export type Transition = 'created' | 'fired' | 'resolved' | 'dropped' | 'none';
+
+/** All alerts by fingerprint, with the lifecycle transitions. */
+export class AlertTracker {
+  private readonly byFp = new Map<string, TrackedAlert>();
+
+  /** Every tracked alert (pending, firing and recently resolved). */
+  all(): IterableIterator<TrackedAlert> {
+    return this.byFp.values();
+  }
+
+  get(fp: string): TrackedAlert | undefined {
+    return this.byFp.get(fp);
+  }
+
+  get size(): number {
+    return this.byFp.size;
+  }
+
+  /**
+   * The condition held for an entity. `create` builds a new pending alert (labels rendered);
+   * `annotate` renders annotations when it starts firing.
+   */
+  holds(
+    fp: string,
+    now: number,
+    timing: Timing,
+    create: () => TrackedAlert,
+    annotate: (a: TrackedAlert) => Record<string, string>,
+  ): Transition {
+    let a = this.byFp.get(fp);
+    let result: Transition = 'none';
+    if (a === undefined || a.state === 'resolved') {
+      a = create();
+      a.state = 'pending';
+      a.activeAt = now;
+      delete a.startsAt;
+      delete a.endsAt;
+      this.byFp.set(fp, a);
+      result = 'created';
+    }
+    a.lastTrueAt = now;
+    delete a.keepFiringSince;
+    if (a.state === 'pending' && now - a.activeAt >= timing.forMs) {
+      a.state = 'firing';
+      a.startsAt = now;
+      a.annotations = annotate(a);
+      result = 'fired';
+    }
+    return result;
+  }
+
+  /** The condition did not hold (or the entity is gone). */
+  cleared(fp: string, now: number, timing: Timing): Transition {
+    const a = this.byFp.get(fp);
+    if (a === undefined || a.state === 'resolved') return 'none';
+    if (a.state === 'pending') {
+      this.byFp.delete(fp);
+      return 'dropped';
+    }
+    if (timing.keepFiringFor > 0) {
+      a.keepFiringSince ??= now;
+      if (now - a.keepFiringSince < timing.keepFiringFor) return 'none';
+    }
+    this.resolve(a, now);
+    return 'resolved';
+  }
+
+  /** Adds an event alert, firing at once; an alert for the same event is not added twice. */
+  fireEvent(alert: TrackedAlert): boolean {
+    if (this.byFp.has(alert.fingerprint)) return false;
+    this.byFp.set(alert.fingerprint, alert);
+    return true;
+  }
+
+  /** Resolves an alert now (no-op when already resolved). */
+  resolve(a: TrackedAlert, now: number): void {
+    if (a.state === 'resolved') return;
+    if (a.state === 'pending') {
+      this.byFp.delete(a.fingerprint);
+      return;
+    }
+    a.state = 'resolved';
+    a.endsAt = Math.max(now, a.startsAt ?? now);
+    delete a.resolveAt;
+    delete a.keepFiringSince;
+  }
+
+  /** Resolves event alerts whose time is up; returns how many. */
+  resolveDue(now: number): number {
+    let n = 0;
+    for (const a of this.byFp.values()) {
+      if (a.state === 'firing' && a.resolveAt !== undefined && a.resolveAt <= now) {
+        const at = a.resolveAt;
+        this.resolve(a, at);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The earliest time an event alert resolves by itself. */
+  nextResolveAt(): number | undefined {
+    let next: number | undefined;
+    for (const a of this.byFp.values()) {
+      if (a.state === 'firing' && a.resolveAt !== undefined && (next === undefined || a.resolveAt < next)) {
+        next = a.resolveAt;
+      }
+    }
+    return next;
+  }
+
+  /** Forgets resolved alerts that ended before `before` and that `keep` does not hold on to. */
+  prune(before: number, keep: (fp: string) => boolean): string[] {
+    const gone: string[] = [];
+    for (const [fp, a] of this.byFp) {
+      if (a.state === 'resolved' && (a.endsAt ?? 0) < before && !keep(fp)) {
+        this.byFp.delete(fp);
+        gone.push(fp);
+      }
+    }
+    return gone;
+  }
+
+  /** Puts back alerts from the state file. */
+  restore(alerts: readonly TrackedAlert[]): void {
+    for (const a of alerts) this.byFp.set(a.fingerprint, { ...a });
+  }
+}
+
+/** The public part of a tracked alert (what notifications carry). */
+export function publicAlert(a: TrackedAlert): Alert {
+  const out: Alert = {
+    fingerprint: a.fingerprint,
+    labels: { ...a.labels },
+    annotations: { ...a.annotations },
+    state: a.state,
+    activeAt: a.activeAt,
+  };
+  if (a.startsAt !== undefined) out.startsAt = a.startsAt;
+  if (a.endsAt !== undefined) out.endsAt = a.endsAt;
+  if (a.generatorURL !== undefined) out.generatorURL = a.generatorURL;
+  return out;
+}
