@@ -1,0 +1,176 @@
+/**
+ * The e-mail sink: one message per notification to every recipient of the receiver,
+ * over SMTP (STARTTLS, implicit TLS or plain), with optional authentication. The
+ * `Message-ID` is derived from the delivery id, so a message sent twice after a crash
+ * carries the same id and mail clients can fold the duplicates.
+ */
+import nodemailer, { type Mail } from 'nodemailer';
+import type { Notification } from '../../alerts/types.js';
+import { VERSION } from '../../version.js';
+import { abortError, DeliveryError, type Notifier, type SendContext, transportError } from '../notifier.js';
+import type { EmailConfig } from './schema.js';
+import { EmailTemplates } from './templates.js';
+
+/** Options of {@link EmailNotifier} beyond its config. */
+export interface EmailNotifierOptions {
+  /** Backstop for each SMTP stage (ms); the dispatcher's timeout normally ends an attempt first. */
+  socketTimeoutMs?: number;
+}
+
+/** Sends notifications as e-mail. */
+export class EmailNotifier implements Notifier {
+  readonly type = 'email' as const;
+  readonly name: string;
+  readonly #cfg: EmailConfig;
+  readonly #templates: EmailTemplates;
+  readonly #transport: Mail;
+  readonly #where: string;
+
+  constructor(name: string, cfg: EmailConfig, opts: EmailNotifierOptions = {}) {
+    this.name = name;
+    this.#cfg = cfg;
+    this.#templates = new EmailTemplates(cfg);
+    const smtp = cfg.smtp;
+    const backstop = opts.socketTimeoutMs ?? 60_000;
+    this.#where = `email ${name}: SMTP ${smtp.host}:${smtp.port}`;
+    this.#transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.tls === 'implicit',
+      requireTLS: smtp.tls === 'starttls',
+      ignoreTLS: smtp.tls === 'none',
+      tls: { rejectUnauthorized: smtp.reject_unauthorized },
+      ...(smtp.username !== undefined ? { auth: { user: smtp.username, pass: smtp.password ?? '' } } : {}),
+      ...(smtp.hello_name !== undefined ? { name: smtp.hello_name } : {}),
+      connectionTimeout: backstop,
+      greetingTimeout: backstop,
+      socketTimeout: backstop,
+      // nodemailer would otherwise log through its own logger; tally logs in the dispatcher.
+      logger: false,
+    });
+  }
+
+  /** Renders and sends the message of `n` once. */
+  async send(n: Notification, ctx: SendContext): Promise<void> {
+    let rendered: ReturnType<EmailTemplates['render']>;
+    try {
+      rendered = this.#templates.render(n);
+    } catch (err) {
+      throw new DeliveryError(
+        `email ${this.name}: template failed: ${(err as Error).message.split('\n')[0]}`,
+        {
+          reason: 'template',
+          retryable: false,
+          cause: err,
+        },
+      );
+    }
+    const cfg = this.#cfg;
+    try {
+      await this.#transport.sendMail({
+        from: cfg.from,
+        to: cfg.to,
+        ...(cfg.reply_to !== undefined ? { replyTo: cfg.reply_to } : {}),
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        messageId: `<${ctx.idempotencyKey}@${domainOf(cfg.from)}>`,
+        date: new Date(n.createdAt),
+        headers: {
+          ...cfg.headers,
+          'X-Tally-Notification-Id': n.id,
+          'X-Tally-Status': n.status,
+          'Auto-Submitted': 'auto-generated',
+          'X-Mailer': `tally/${VERSION}`,
+        },
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      throw this.#classify(err, ctx.signal);
+    }
+  }
+
+  /** Closes the transport's connections. */
+  async close(): Promise<void> {
+    this.#transport.close();
+  }
+
+  #classify(err: unknown, signal: AbortSignal): DeliveryError {
+    if (err instanceof DeliveryError) return err;
+    const e = err as { code?: string; responseCode?: number; response?: string };
+    if (e.code === 'EABORT' || signal.aborted) return abortError(signal, this.#where);
+    if (e.code === 'ETLS')
+      return new DeliveryError(`${this.#where}: STARTTLS failed (does the server offer it?)`, {
+        reason: 'tls',
+        cause: err,
+      });
+    const status = e.responseCode;
+    if (typeof status === 'number' && status >= 400) {
+      const reply = this.#reply(e.response);
+      if (status === 535 || status === 534 || status === 530)
+        return new DeliveryError(`${this.#where}: authentication failed: ${reply}`, {
+          reason: 'smtp_auth',
+          retryable: false,
+          cause: err,
+        });
+      // 421 closes the session; 503 means a bad command sequence. Either can go through on a new connection.
+      if (status < 500 || status === 503)
+        return new DeliveryError(`${this.#where}: temporary failure: ${reply}`, {
+          reason: 'smtp_4xx',
+          cause: err,
+        });
+      return new DeliveryError(`${this.#where}: rejected: ${reply}`, {
+        reason: 'smtp_5xx',
+        retryable: false,
+        cause: err,
+      });
+    }
+    if (e.code === 'EAUTH' || e.code === 'ENOAUTH')
+      return new DeliveryError(`${this.#where}: authentication failed`, {
+        reason: 'smtp_auth',
+        retryable: false,
+        cause: err,
+      });
+    if (e.code === 'EPROTOCOL')
+      return new DeliveryError(`${this.#where}: unexpected reply from the server`, {
+        reason: 'smtp_protocol',
+        cause: err,
+      });
+    return transportError(socketCause(err), this.#where);
+  }
+
+  /** The server's reply, one line, without the password should a server echo it. */
+  #reply(response: string | undefined): string {
+    let text = (response ?? 'no reply').replace(/\s+/g, ' ').trim().slice(0, 200);
+    const pass = this.#cfg.smtp.password;
+    if (pass !== undefined && pass.length > 0) {
+      text = text.split(pass).join('[REDACTED]');
+      text = text.split(Buffer.from(pass).toString('base64')).join('[REDACTED]');
+    }
+    return text;
+  }
+}
+
+/** The domain of an address (`a@b.example` or `A <a@b.example>`), for the Message-ID. */
+function domainOf(address: string): string {
+  const m = /@([^>\s]+)>?\s*$/.exec(address);
+  return m?.[1] ?? 'tally.invalid';
+}
+
+/**
+ * nodemailer replaces a socket error's `code` with its own (`ESOCKET`) and keeps the
+ * original only in the message; recover it so that refused, unreachable and TLS
+ * failures get their own reasons.
+ */
+function socketCause(err: unknown): unknown {
+  const e = err as { code?: string; message?: string };
+  if (e.code !== 'ESOCKET' && e.code !== 'ECONNECTION' && e.code !== 'EDNS') return err;
+  const message = e.message ?? '';
+  const code =
+    /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE)\b/.exec(
+      message,
+    )?.[1];
+  if (code) return { code, cause: err };
+  if (/certificate|ssl|tls|handshake/i.test(message)) return { code: 'ETLS', cause: err };
+  return err;
+}

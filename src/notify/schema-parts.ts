@@ -1,0 +1,28 @@
+/**
+ * Config field types the receivers share. A liquid template is checked for syntax when
+ * the config is read, so a broken template is a config error with its path, not a
+ * failed delivery.
+ */
+import { z } from 'zod';
+import { templateSyntaxError } from './liquid.js';
+
+/** A liquid template string, validated for syntax. */
+export const liquidTemplate = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .superRefine((src, ctx) => {
+      const problem = templateSyntaxError(src);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `invalid template: ${problem}` });
+    })
+    .meta({ description });
+
+/** An http:// or https:// URL. */
+export const httpUrl = () =>
+  z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).meta({ format: 'uri' });
+
+/** Extra HTTP headers; names are checked, values are sent as written. */
+export const headerMap = () =>
+  z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name'), z.string())
+    .meta({ description: 'Extra HTTP headers sent with every request.' });

@@ -1,0 +1,131 @@
+/**
+ * The config fragments of notification delivery: `receivers` (where notifications go) and
+ * `delivery` (timeouts, retries, how long an undelivered notification is kept). The
+ * config schema plugs both in at the top level.
+ *
+ * A receiver has a `name` and exactly one sink key (`email`, `webhook`, `alertmanager`,
+ * `log`); after validation it becomes a union tagged by `type`, which the registry
+ * switches on exhaustively.
+ */
+import { z } from 'zod';
+import { duration } from '../config/zod-units.js';
+import { type AlertmanagerConfig, alertmanagerSchema } from './alertmanager/schema.js';
+import type { DispatcherOptions } from './dispatcher.js';
+import { type EmailConfig, emailSchema } from './email/schema.js';
+import { type LogSinkConfig, logSinkSchema } from './log/schema.js';
+import type { SinkType } from './notifier.js';
+import { type WebhookConfig, webhookSchema } from './webhook/schema.js';
+
+/** Every sink key a receiver may have. A `Record` so a new {@link SinkType} must be listed. */
+const SINK_KEYS: Record<SinkType, true> = { email: true, webhook: true, alertmanager: true, log: true };
+/** The sink keys, in the order the docs list them. */
+export const SINK_TYPES = Object.keys(SINK_KEYS) as SinkType[];
+
+/** A validated receiver, tagged by its sink type. */
+export type ReceiverConfig = {
+  name: string /** Attempt timeout (ms) overriding `delivery.timeout`. */;
+  timeout?: number | undefined;
+} & (
+  | { type: 'email'; email: EmailConfig }
+  | { type: 'webhook'; webhook: WebhookConfig }
+  | { type: 'alertmanager'; alertmanager: AlertmanagerConfig }
+  | { type: 'log'; log: LogSinkConfig }
+);
+
+/** One receiver as written in config. */
+export const receiverSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a name of letters, digits, dot, dash or underscore')
+      .meta({ description: 'Name that routes refer to; also the `receiver` label of delivery metrics.' }),
+    timeout: duration()
+      .optional()
+      .meta({ description: 'Attempt timeout for this receiver (default: delivery.timeout).' }),
+    email: emailSchema.optional(),
+    webhook: webhookSchema.optional(),
+    alertmanager: alertmanagerSchema.optional(),
+    log: logSinkSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    const set = SINK_TYPES.filter((k) => r[k] !== undefined);
+    if (set.length === 0)
+      ctx.addIssue({ code: 'custom', path: [], message: `one of ${SINK_TYPES.join(', ')} is required` });
+    if (set.length > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [set[1]!],
+        message: `only one of ${set.join(', ')} per receiver`,
+      });
+  })
+  .transform((r): ReceiverConfig => {
+    const base = { name: r.name, timeout: r.timeout };
+    if (r.email) return { ...base, type: 'email', email: r.email };
+    if (r.webhook) return { ...base, type: 'webhook', webhook: r.webhook };
+    if (r.alertmanager) return { ...base, type: 'alertmanager', alertmanager: r.alertmanager };
+    return { ...base, type: 'log', log: r.log ?? { format: 'text' } };
+  });
+
+/** The `receivers` section: a list with unique names. */
+export const receiversSchema = z
+  .array(receiverSchema)
+  .superRefine((list, ctx) => {
+    const seen = new Map<string, number>();
+    list.forEach((r, i) => {
+      const prev = seen.get(r.name);
+      if (prev !== undefined)
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate of receivers[${prev}].name` });
+      else seen.set(r.name, i);
+    });
+  })
+  .meta({ description: 'Where notifications go: e-mail, webhooks, Alertmanager, the console.' });
+
+/** The `delivery` section: how the dispatcher retries and for how long. */
+export const deliverySchema = z
+  .strictObject({
+    timeout: duration().prefault('10s').meta({ description: 'Longest one delivery attempt may take.' }),
+    concurrency: z.int().min(1).max(64).default(4).meta({ description: 'Attempts in flight at once.' }),
+    max_age: duration().prefault('24h').meta({
+      description: 'A notification not delivered within this time is dropped (logged and counted).',
+    }),
+    max_attempts: z.int().min(0).default(0).meta({
+      description: 'Failed attempts after which a notification is dropped; 0: no limit but max_age.',
+    }),
+    backoff: z
+      .strictObject({
+        base: duration().prefault('1s'),
+        max: duration().prefault('5m'),
+      })
+      .prefault({})
+      .meta({
+        description: 'Exponential backoff with full jitter between attempts; Retry-After is honoured.',
+      }),
+    dead_letters: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(100)
+      .meta({ description: 'Dropped notifications remembered for the status API.' }),
+  })
+  .meta({ description: 'Delivery of notifications: timeouts, retries and the outbox.' });
+
+/** A validated `delivery` section. */
+export type DeliveryConfig = z.output<typeof deliverySchema>;
+
+/** The dispatcher's options from the `delivery` section and each receiver's own timeout. */
+export function dispatcherOptions(
+  delivery: DeliveryConfig,
+  receivers: readonly ReceiverConfig[],
+): DispatcherOptions {
+  const receiverTimeoutsMs: Record<string, number> = {};
+  for (const r of receivers) if (r.timeout !== undefined) receiverTimeoutsMs[r.name] = r.timeout;
+  return {
+    timeoutMs: delivery.timeout,
+    receiverTimeoutsMs,
+    concurrency: delivery.concurrency,
+    maxAgeMs: delivery.max_age,
+    maxAttempts: delivery.max_attempts,
+    backoff: { baseMs: delivery.backoff.base, maxMs: delivery.backoff.max },
+    deadLetterLimit: delivery.dead_letters,
+  };
+}
