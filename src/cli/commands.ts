@@ -12,7 +12,20 @@ export interface CommandEntry {
 
 /** Every command tally has, by name. */
 export const COMMANDS: Record<string, CommandEntry> = {
+  run: { summary: 'run the daemon', load: async () => (await import('./run.js')).runCommand },
+  once: {
+    summary: 'read every org once and print the normalized snapshot',
+    load: async () => (await import('./once.js')).onceCommand,
+  },
   check: { summary: 'validate the config file', load: async () => (await import('./check.js')).checkCommand },
+  demo: {
+    summary: 'run tally against the built-in simulator',
+    load: async () => (await import('./demo.js')).demoCommand,
+  },
+  sim: {
+    summary: 'serve the upstream API simulator',
+    load: async () => (await import('./sim.js')).simCommand,
+  },
 };
 
 /** The top-level usage text. */

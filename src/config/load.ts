@@ -82,8 +82,9 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
   // Problems are sorted by their place in the file, then printed once each.
   const problems: { offset: number; text: string }[] = [];
   const failedPaths = new Set<string>();
-  const report = (p: readonly PathSeg[], msg: string, key = false) => {
-    const offset = nodeOffset(doc.contents, p, key);
+  const report = (p: readonly PathSeg[], msg: string, key = false, shift = 0) => {
+    const base = nodeOffset(doc.contents, p, key);
+    const offset = base === undefined ? undefined : base + shift;
     problems.push({ offset: offset ?? 0, text: `${formatPath(p)}: ${msg}${at(offset)}` });
   };
 
@@ -104,7 +105,7 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
     for (const issue of parsed.error.issues) {
       const p = issue.path.filter((s): s is PathSeg => typeof s !== 'symbol');
       if (failedPaths.has(formatPath(p))) continue; // already reported, with its cause
-      describeIssue(issue, p, report);
+      describeIssue(issue, p, report, expressionShift(doc.contents, p, issue));
     }
   }
   if (problems.length > 0 || !parsed.success) {
@@ -220,10 +221,31 @@ async function resolveSecretFiles(
   for (const [k, v] of Object.entries(obj)) await resolveSecretFiles(v, [...p, k], baseDir, secrets, problem);
 }
 
-type Report = (p: readonly PathSeg[], msg: string, key?: boolean) => void;
+type Report = (p: readonly PathSeg[], msg: string, key?: boolean, shift?: number) => void;
+
+/**
+ * For an error inside an expression (a rule's `when`), how far into the YAML value the
+ * error is, so the position points at the character: only for one-line plain or quoted
+ * values, where a column of the expression is a column of the file.
+ */
+function expressionShift(root: Node | null, p: readonly PathSeg[], issue: z.core.$ZodIssue): number {
+  const where = (issue as { params?: { expression?: { line: number; column: number } } }).params?.expression;
+  if (!where || where.line !== 1) return 0;
+  let node: unknown = root;
+  for (const seg of p) {
+    if (isMap(node))
+      node = node.items.find((it) => isScalar(it.key) && String(it.key.value) === String(seg))?.value;
+    else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
+    else return 0;
+  }
+  if (!isScalar(node)) return 0;
+  const quoted = node.type === 'QUOTE_SINGLE' || node.type === 'QUOTE_DOUBLE';
+  if (!quoted && node.type !== 'PLAIN') return 0;
+  return (quoted ? 1 : 0) + where.column - 1;
+}
 
 /** Reports a schema issue in words a user reads: `orgs[0].token: required (line 3, column 5)`. */
-function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report): void {
+function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report, shift = 0): void {
   if (issue.code === 'unrecognized_keys') {
     for (const k of issue.keys) report([...p, k], 'unknown key', true);
     return;
@@ -243,7 +265,7 @@ function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report): v
     msg = `must be at least ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : ''}`;
   else if (issue.code === 'too_big' && msg.startsWith('Too big'))
     msg = `must be at most ${String(issue.maximum)}`;
-  report(p, `${msg}${found}`);
+  report(p, `${msg}${found}`, false, shift);
 }
 
 /** Rules that span fields, checked on the raw input so they show beside schema problems. */

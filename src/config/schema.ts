@@ -6,25 +6,11 @@
  * Durations are written `30s`, `5m`, `1h30m`; sizes `10MiB`; both become numbers.
  */
 import { z } from 'zod';
-import { parseDuration, parseSize } from './units.js';
+import { alertingFields, routeReceiverPaths } from '../alerts/schema.js';
+import { deliverySchema, receiversSchema } from '../notify/schema.js';
+import { duration, size } from './zod-units.js';
 
-/** A duration such as `30s` or `1h30m`, parsed to milliseconds. */
-export const duration = () =>
-  z
-    .string()
-    .regex(/^(\d+(\.\d+)?(ms|s|m|h|d|w))+$|^0$/, 'a duration such as 30s, 5m, 1h30m or 7d')
-    .transform((s) => parseDuration(s)!)
-    .meta({ description: 'A duration: a number with a unit (ms, s, m, h, d, w), e.g. 30s, 5m, 1h30m.' });
-
-/** A size such as `10MiB` or `512KB` (or a plain number of bytes), parsed to bytes. */
-export const size = () =>
-  z
-    .union([
-      z.number().int().positive(),
-      z.string().regex(/^\d+(\.\d+)?\s*([kKmMgG]i?[bB]|[bB])?$/, 'a size such as 10MiB'),
-    ])
-    .transform((v) => (typeof v === 'number' ? v : parseSize(v)!))
-    .meta({ description: 'A size in bytes, or with a unit: KB, MB, GB, KiB, MiB, GiB.' });
+export { duration, size } from './zod-units.js';
 
 const httpUrl = () =>
   z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).meta({ format: 'uri' });
@@ -135,11 +121,9 @@ export const intervalsSchema = z.strictObject({
     .prefault('30s')
     .meta({ description: 'Session list of live or just-changed channels.' }),
   live_detail: duration().prefault('1m').meta({ description: 'Detail of live sessions.' }),
-  sweep: duration()
-    .prefault('15m')
-    .meta({
-      description: 'Target time to read every channel’s sessions once (the planner may need longer).',
-    }),
+  sweep: duration().prefault('15m').meta({
+    description: 'Target time to read every channel’s sessions once (the planner may need longer).',
+  }),
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });
 
@@ -192,6 +176,30 @@ export const configSchema = z
     server: serverSchema.prefault({}),
     state: stateSchema.prefault({}),
     log: logSchema.prefault({}),
+    ...alertingFields,
+    receivers: receiversSchema.default([]),
+    delivery: deliverySchema.prefault({}),
+  })
+  .superRefine((c, ctx) => {
+    const known = new Set(c.receivers.map((r) => r.name));
+    for (const { receiver, path } of routeReceiverPaths(c.route)) {
+      if (!known.has(receiver)) {
+        ctx.addIssue({
+          code: 'custom',
+          input: undefined,
+          path: ['route', ...path],
+          message: `no receiver named "${receiver}" (receivers: ${[...known].join(', ') || 'none'})`,
+        });
+      }
+    }
+    if (c.rules.length > 0 && !c.route && c.receivers.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        input: undefined,
+        path: ['route'],
+        message: 'rules and receivers need a route',
+      });
+    }
   })
   .meta({ title: 'tally configuration', description: 'Configuration of tally (YAML).' });
 

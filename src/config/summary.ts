@@ -41,6 +41,10 @@ export function summarizeConfig(config: Config, source: string): string[] {
     `server: ${config.server.listen}${config.server.auth ? ' (auth on)' : ''}`,
     `state: ${config.state.dir}`,
     `log: ${config.log.level}, ${config.log.format}`,
+    `rules: ${config.rules.length} (${config.rules.filter((r) => 'on' in r && r.on !== undefined).length} on events, ${config.rules.filter((r) => !('on' in r && r.on !== undefined)).length} on conditions)`,
+    `receivers: ${config.receivers.length === 0 ? 'none' : config.receivers.map((r) => `${r.name} (${r.type})`).join(', ')}`,
+    `route: ${config.route ? `to ${config.route.receiver ?? '(none)'}, grouped by ${(config.route.group_by ?? []).join(', ') || 'nothing'}, ${config.route.routes?.length ?? 0} sub-routes` : 'none'}`,
+    `silences: ${config.silences.length}, maintenance windows: ${config.maintenance.length}`,
   );
   return lines;
 }

@@ -105,6 +105,16 @@ describe('parseConfig', () => {
     ],
     ['invalid YAML', 'upstream: [\n', 'invalid YAML'],
     [
+      'a CEL syntax error at its character',
+      `${base}rules:\n  - name: r\n    for_each: channel\n    when: 'channel.status == "live" &&& true'\n`,
+      'rules[0].when: Unexpected character: & (at column 28 of the expression) (line 9, column 39)',
+    ],
+    [
+      'a route to a receiver that does not exist',
+      `${base}route:\n  receiver: nobody\nreceivers:\n  - name: console\n    log: {}\n`,
+      'route.receiver: no receiver named "nobody" (receivers: console) (line 7, column 13)',
+    ],
+    [
       'a duplicate key',
       `${base}log: {}\nlog: {}\n`,
       'invalid YAML: Map keys must be unique (line 7, column 1)',
