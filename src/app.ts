@@ -11,6 +11,14 @@ import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
 import { type DeliveryMetrics, noopDeliveryMetrics } from './notify/metrics.js';
+import { Registry } from 'prom-client';
+import type { ApiHandler } from './alerts/http.js';
+import { alertsHandler, maintenanceHandler, silencesHandler } from './alerts/http.js';
+import { createHttpServer } from './http/index.js';
+import { json } from './http/reply.js';
+import type { Handler } from './http/router.js';
+import type { HttpServer } from './http/server.js';
+import { TallyMetrics } from './metrics/index.js';
 import { Poller, type PolledOrg } from './poll/poller.js';
 import { diff } from './snapshot/diff.js';
 import type { ChangeEvent } from './snapshot/events.js';
@@ -36,6 +44,8 @@ export interface AppDeps {
   deliveryMetrics?: DeliveryMetrics;
   /** Where the console (`log`) receiver writes. */
   console: Writable;
+  /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
+  reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
 }
 
@@ -70,6 +80,10 @@ export class App implements StatusSource {
   private readonly saved = new Set<string>();
   private started = false;
   readonly alerting: Alerting;
+  /** The metrics, read from this app at scrape time. */
+  readonly metrics: TallyMetrics;
+  private http: HttpServer | undefined;
+  private httpBase: string | undefined;
   private evaluateTimer: { cancel(): void } | undefined;
 
   private constructor(
@@ -79,10 +93,11 @@ export class App implements StatusSource {
     this.config = loaded.config;
     this.startedAt = deps.clock.now();
     this.log = deps.logger.child({ component: 'app' });
+    this.metrics = new TallyMetrics({ registry: new Registry(), source: this });
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
       logger: deps.logger.child({ component: 'upstream' }),
-      observer: deps.observer,
+      observer: deps.observer ?? this.metrics.upstream,
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
     this.storeHealth = new StoreHealth(deps.clock);
@@ -151,6 +166,50 @@ export class App implements StatusSource {
     );
     this.poller.start();
     this.started = true;
+    await this.serveHttp();
+    this.onStarted?.();
+  }
+
+  /** Called once the app is running and serving (the demo prints its URLs). */
+  onStarted: (() => void) | undefined;
+
+  /** The base URL the HTTP server listens on, once started. */
+  url(): string | undefined {
+    return this.httpBase;
+  }
+
+  private async serveHttp(): Promise<void> {
+    const http = createHttpServer({
+      server: this.config.server,
+      source: this,
+      metrics: this.metrics,
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+    });
+    const engine = this.alerting.engine;
+    const mount = (method: string, pattern: string, handler: ApiHandler) =>
+      http.router.addRoute(method, pattern, adapt(handler));
+    mount('GET', '/api/v1/alerts', alertsHandler(engine));
+    mount('GET', '/api/v1/silences', silencesHandler(engine));
+    mount('POST', '/api/v1/silences', silencesHandler(engine));
+    mount('DELETE', '/api/v1/silences/:id', silencesHandler(engine));
+    mount('GET', '/api/v1/maintenance', maintenanceHandler(engine));
+    http.router.addRoute('POST', '/-/reload', async () => {
+      if (!this.deps.reloadConfig)
+        return json(501, { error: { code: 'not_supported', message: 'no config file to reload' } });
+      try {
+        this.reload(await this.deps.reloadConfig());
+        return json(200, { status: 'reloaded' });
+      } catch (err) {
+        this.metrics.recordConfigReload(false, this.deps.clock.now());
+        return json(400, {
+          error: { code: 'invalid_config', message: err instanceof Error ? err.message : String(err) },
+        });
+      }
+    });
+    this.http = http;
+    this.httpBase = (await http.listen()).url;
+    this.log.info({ url: this.httpBase }, 'serving metrics and the JSON API');
   }
 
   /** Stops polling, flushes state and releases the state directory, within `timeoutMs`. */
@@ -162,6 +221,7 @@ export class App implements StatusSource {
     await Promise.allSettled([...this.writes.values()]);
     this.evaluateTimer?.cancel();
     await this.alerting.stop(Math.max(1000, timeoutMs / 2));
+    await this.http?.close(1000);
     await this.eventLog.close();
     await this.client.close();
     await this.lock?.release();
@@ -174,8 +234,18 @@ export class App implements StatusSource {
     return () => this.listeners.delete(fn);
   }
 
-  /** Takes a new config: orgs added or removed, tokens and filters changed. */
+  /**
+   * Takes a new config: orgs added or removed, tokens and filters changed. Settings that
+   * need a restart (upstream, server, state, rules and receivers) keep their running
+   * values, and the log says which.
+   */
   reload(loaded: LoadedConfig): void {
+    const restart = (
+      ['upstream', 'server', 'state', 'rules', 'route', 'receivers', 'delivery'] as const
+    ).filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.config[k]));
+    if (restart.length > 0)
+      this.log.warn({ sections: restart }, 'these config sections change only on restart');
+    this.metrics.recordConfigReload(true, this.deps.clock.now());
     this.config = { ...this.config, orgs: loaded.config.orgs };
     this.orgConfig.clear();
     for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
@@ -281,6 +351,7 @@ export class App implements StatusSource {
     if (events.length === 0) return;
     const { appended } = await this.eventLog.append(events);
     if (appended.length === 0) return;
+    this.metrics.recordEvents(appended);
     this.alerting.onEvents(appended);
     for (const fn of this.listeners) fn(appended);
   }
@@ -302,6 +373,7 @@ export class App implements StatusSource {
     const prev = this.writes.get(org) ?? Promise.resolve();
     const next = prev.then(work).catch((err: unknown) => {
       // A full or read-only disk is reported (log, metric) and does not stop polling.
+      this.metrics.recordStateWriteFailure((err as { reason?: string }).reason ?? 'io');
       this.log.error({ org, err }, 'state write failed');
     });
     this.writes.set(org, next);
@@ -319,4 +391,19 @@ function pendingEventsOf(extra: Record<string, unknown> | undefined): ChangeEven
       typeof (e as ChangeEvent).id === 'string' &&
       typeof (e as ChangeEvent).kind === 'string',
   );
+}
+
+/** Serves an alert-layer handler (plain request/response) as a route. */
+function adapt(handler: ApiHandler): Handler {
+  return async (ctx) => {
+    const hasBody = ctx.method === 'POST' || ctx.method === 'PUT';
+    const body = hasBody ? await ctx.json() : undefined;
+    const res = await handler({
+      method: ctx.method,
+      path: ctx.url.pathname,
+      query: ctx.query,
+      ...(body !== undefined ? { body } : {}),
+    });
+    return json(res.status, res.body);
+  };
 }

@@ -162,6 +162,14 @@ export const demoCommand: Command = async (args, io) => {
     ].join('\n'),
   );
 
+  app.onStarted = () => {
+    const url = app.url();
+    if (url) {
+      io.stdout.write(
+        `metrics     ${url}/metrics\napi         ${url}/api/v1/status  ${url}/api/v1/events  ${url}/api/v1/alerts\n\n`,
+      );
+    }
+  };
   const stop = new AbortController();
   io.signal.addEventListener('abort', () => stop.abort(io.signal.reason), { once: true });
   const timer = durationMs

@@ -58,7 +58,12 @@ export const runCommand: Command = async (args, io) => {
   }
   const logger = loggerFor(loaded, io);
   logger.info({ config: summarizeConfig(loaded.config, file) }, 'starting tally');
-  const app = App.create(loaded, { clock: systemClock, logger, console: io.stdout });
+  const app = App.create(loaded, {
+    clock: systemClock,
+    logger,
+    console: io.stdout,
+    reloadConfig: () => loadConfigFile(file, io.env),
+  });
   return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadFrom: file });
 };
 

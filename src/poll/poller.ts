@@ -224,6 +224,13 @@ export class Poller {
 
   /** Spends the sweep's share of the budget on the channels read longest ago. */
   private async sweepTick(): Promise<void> {
+    // The first plan is made before any channel list is known; plan again as soon as one is.
+    if (
+      this.current.sweepReadsPerMinute === 0 &&
+      [...this.pollers.values()].some((p) => p.sweepEntries().length > 0)
+    ) {
+      this.current = this.computePlan();
+    }
     const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
     this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 5));
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;

@@ -1,0 +1,51 @@
+/**
+ * tally's HTTP surface: `/metrics`, health, readiness, the read-only JSON API and a landing
+ * page. Other modules add routes through `server.router.addRoute`. See docs/http-api.md.
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { StatusSource } from '../status.js';
+import { VERSION } from '../version.js';
+import { authFromConfig, type ServerAuthSection } from './auth.js';
+import { addLandingRoute } from './landing.js';
+import { addApiRoutes } from './routes-api.js';
+import { addEventsRoute } from './routes-events.js';
+import { addHealthRoutes } from './routes-health.js';
+import { addMetricsRoute, type MetricsRenderer } from './routes-metrics.js';
+import { Router } from './router.js';
+import { HttpServer } from './server.js';
+
+export { Authenticator, authFromConfig, type HttpAuthConfig } from './auth.js';
+export { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body.js';
+export { errorReply, HttpError, type HttpReply, JSON_TYPE, json } from './reply.js';
+export type { MetricsRenderer } from './routes-metrics.js';
+export { type Handler, type RequestContext, type RouteOptions, Router } from './router.js';
+export { HttpServer, parseListen } from './server.js';
+
+/** What {@link createHttpServer} needs. */
+export interface HttpDeps {
+  /** The `server` config section (secrets already read from their files). */
+  server: { listen: string; auth?: ServerAuthSection | undefined };
+  source: StatusSource;
+  metrics: MetricsRenderer;
+  clock: Clock;
+  logger: Logger;
+  version?: string;
+}
+
+/** Builds the server with every built-in route; call `listen()` to start it. */
+export function createHttpServer(deps: HttpDeps): HttpServer {
+  const version = deps.version ?? VERSION;
+  const router = new Router();
+  addLandingRoute(router, deps.source, version);
+  addMetricsRoute(router, deps.metrics);
+  addHealthRoutes(router, deps.source);
+  addApiRoutes(router, deps.source, deps.clock, version);
+  addEventsRoute(router, deps.source);
+  return new HttpServer({
+    listen: deps.server.listen,
+    router,
+    auth: authFromConfig(deps.server.auth),
+    logger: deps.logger,
+  });
+}

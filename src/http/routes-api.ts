@@ -1,0 +1,95 @@
+/**
+ * `/api/v1/status` (how tally is doing) and `/api/v1/snapshot/:org` (what it knows about
+ * an org). Times in the status are ISO 8601 strings; the snapshot is tally's normalized
+ * model as is (times in epoch milliseconds). Neither carries a credential: tokens are
+ * never part of an OrgView or a snapshot.
+ */
+import type { Clock } from '../clock.js';
+import { freshness, type ResourceFreshness } from '../metrics/freshness.js';
+import { RESOURCES, summarize } from '../metrics/snapshot-summary.js';
+import type { OrgView, StatusSource } from '../status.js';
+import { HttpError, json } from './reply.js';
+import type { Router } from './router.js';
+
+/** Adds `/api/v1/status` and `/api/v1/snapshot/:org`. */
+export function addApiRoutes(router: Router, source: StatusSource, clock: Clock, version: string): void {
+  router.addRoute('GET', '/api/v1/status', () => json(200, statusBody(source, clock.now(), version)));
+  router.addRoute('GET', '/api/v1/snapshot/:org', (ctx) => {
+    const slug = ctx.params['org'] ?? '';
+    const view = source.orgs().find((o) => o.slug === slug);
+    if (!view) throw new HttpError(404, 'not_found', `unknown org "${slug}"`);
+    return json(200, view.snapshot);
+  });
+}
+
+/** The body of `/api/v1/status`. */
+export function statusBody(source: StatusSource, now: number, version: string): Record<string, unknown> {
+  const plan = source.plan();
+  const budget = source.budget();
+  return {
+    version,
+    started_at: iso(source.startedAt),
+    uptime_seconds: Math.max(0, Math.round((now - source.startedAt) / 1000)),
+    ready: source.ready(),
+    orgs: [...source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map(orgStatus),
+    budget: {
+      configured_per_minute: budget.configured,
+      effective_per_minute: budget.effective,
+      used_last_minute: budget.usedLastMinute,
+      left: budget.left,
+      paused_until: budget.pausedUntil > now ? iso(budget.pausedUntil) : null,
+      pauses: budget.pauses,
+      queued: budget.queued,
+    },
+    plan: {
+      sweep_bound_seconds: plan.sweepBoundMs / 1000,
+      stretch: plan.stretch,
+      requests_per_minute: plan.perMinute,
+      sweep_reads_per_minute: plan.sweepReadsPerMinute,
+      intervals_seconds: Object.fromEntries(Object.entries(plan.intervals).map(([k, ms]) => [k, ms / 1000])),
+      notes: plan.notes,
+    },
+  };
+}
+
+function orgStatus(view: OrgView): Record<string, unknown> {
+  const summary = summarize(view.snapshot);
+  const fresh = freshness(view, summary);
+  return {
+    slug: view.slug,
+    labels: view.labels,
+    ready: view.ready,
+    health: {
+      state: view.health.state,
+      last_success_at: isoOrNull(view.health.lastSuccessAt),
+      last_error: view.health.lastError ?? null,
+    },
+    token_expires_at: isoOrNull(view.tokenExpiresAt),
+    freshness: Object.fromEntries(RESOURCES.map((r) => [r, freshnessBody(fresh[r])])),
+    sessions: {
+      channels: summary.channels?.length ?? null,
+      channels_unread: summary.channels ? summary.unreadChannels : null,
+      oldest_read_at: isoOrNull(summary.oldestSessionsReadAt),
+      live: summary.liveSessions.length,
+    },
+  };
+}
+
+function freshnessBody(f: ResourceFreshness): Record<string, unknown> {
+  return {
+    last_success_at: isoOrNull(f.lastSuccessAt),
+    last_attempt_at: isoOrNull(f.lastAttemptAt),
+    failing: f.failing,
+    last_error: f.lastError
+      ? { at: iso(f.lastError.at), state: f.lastError.state, reason: f.lastError.reason ?? null }
+      : null,
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function isoOrNull(ms: number | undefined): string | null {
+  return ms === undefined ? null : iso(ms);
+}

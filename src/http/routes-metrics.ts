@@ -1,0 +1,44 @@
+/**
+ * `/metrics`: the Prometheus text format, or OpenMetrics when the `Accept` header asks for
+ * it; gzip when the scraper accepts it (a few thousand channels make a large page).
+ */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { ExpositionFormat } from '../metrics/negotiate.js';
+import type { Router } from './router.js';
+
+const gzipAsync = promisify(gzip);
+
+/** Below this size compressing costs more than it saves. */
+const GZIP_MIN_BYTES = 1024;
+
+/** What `/metrics` needs: something that renders every metric for an `Accept` header. */
+export interface MetricsRenderer {
+  render(
+    accept: string | undefined,
+  ): Promise<{ format: ExpositionFormat; contentType: string; body: string }>;
+}
+
+/** Adds `/metrics`. */
+export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void {
+  router.addRoute('GET', '/metrics', async (ctx) => {
+    const { contentType, body } = await metrics.render(ctx.headers.accept);
+    const headers: Record<string, string> = { 'content-type': contentType, vary: 'Accept, Accept-Encoding' };
+    if (body.length >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
+      headers['content-encoding'] = 'gzip';
+      return { status: 200, headers, body: await gzipAsync(body) };
+    }
+    return { status: 200, headers, body };
+  });
+}
+
+/** Whether `Accept-Encoding` allows gzip (q > 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    if (coding !== 'gzip' && coding !== 'x-gzip') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}

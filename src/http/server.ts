@@ -1,0 +1,151 @@
+/**
+ * The HTTP server (node:http): authentication, routing, error replies. It only reads
+ * (DESIGN.md: nothing downstream calls back upstream); routes live in the router, which
+ * other modules extend.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import { Authenticator, type HttpAuthConfig } from './auth.js';
+import { errorReply, HttpError, type HttpReply, json } from './reply.js';
+import { Router } from './router.js';
+
+/** Options of {@link HttpServer}. */
+export interface HttpServerOptions {
+  /** `host:port` (`0.0.0.0:9464`, `[::1]:9464`, `127.0.0.1:0` for any free port). */
+  listen: string;
+  router: Router;
+  /** Credentials required on every route that is not public; none = open. */
+  auth?: HttpAuthConfig | undefined;
+  logger: Logger;
+}
+
+/** Splits `host:port`; an empty host means every interface. */
+export function parseListen(listen: string): { host: string | undefined; port: number } {
+  const colon = listen.lastIndexOf(':');
+  if (colon < 0) throw new TypeError(`listen address must be host:port, got "${listen}"`);
+  const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const digits = listen.slice(colon + 1);
+  const port = /^\d{1,5}$/.test(digits) ? Number(digits) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) throw new TypeError(`bad port in "${listen}"`);
+  return { host: host === '' ? undefined : host, port };
+}
+
+/** tally's HTTP server. */
+export class HttpServer {
+  /** The routes; add more with `router.addRoute`. */
+  readonly router: Router;
+  private readonly server: Server;
+  private readonly auth: Authenticator | undefined;
+  private readonly log: Logger;
+  private address: string | undefined;
+
+  constructor(private readonly opts: HttpServerOptions) {
+    this.router = opts.router;
+    this.auth = opts.auth ? new Authenticator(opts.auth) : undefined;
+    this.log = opts.logger.child({ component: 'http' });
+    this.server = createServer((req, res) => {
+      void this.handle(req, res);
+    });
+  }
+
+  /** Starts listening; resolves with the base URL (the real port when 0 was asked for). */
+  async listen(): Promise<{ url: string }> {
+    const { host, port } = parseListen(this.opts.listen);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    const addr = this.server.address() as AddressInfo;
+    const shown = addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address === '::' ? '::1' : addr.address;
+    this.address = addr.family === 'IPv6' ? `http://[${shown}]:${addr.port}` : `http://${shown}:${addr.port}`;
+    this.log.info({ url: this.address, auth: this.auth !== undefined }, 'http server listening');
+    return { url: this.address };
+  }
+
+  /** The base URL once listening. */
+  get url(): string | undefined {
+    return this.address;
+  }
+
+  /** Stops accepting connections; requests in flight get `timeoutMs` to finish, then sockets are cut. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.server.closeAllConnections();
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([closed, cut]);
+    clearTimeout(timer);
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let reply: HttpReply;
+    try {
+      reply = await this.dispatch(req);
+    } catch (err) {
+      if (err instanceof HttpError) reply = errorReply(err);
+      else {
+        this.log.error({ err, method: req.method, path: pathOf(req.url) }, 'request failed');
+        reply = json(500, { error: { code: 'internal', message: 'internal error; see the log' } });
+      }
+    }
+    write(res, reply);
+  }
+
+  private async dispatch(req: IncomingMessage): Promise<HttpReply> {
+    const url = requestUrl(req.url);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const match = this.router.match(method, url.pathname);
+    const open = match.kind !== 'none' && match.options.public === true;
+    // Authentication comes before 404: without credentials nobody learns which paths exist.
+    if (!open && this.auth && !this.auth.check(req.headers)) {
+      throw new HttpError(401, 'unauthorized', 'authentication required', {
+        'www-authenticate': this.auth.challenges,
+      });
+    }
+    if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
+    if (match.kind === 'method') {
+      throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`, {
+        allow: match.allow.join(', '),
+      });
+    }
+    return match.handler(Router.context(req, url, match.params));
+  }
+}
+
+/** Parses the request target; a path like `//x` stays a path, never a host. */
+function requestUrl(target: string | undefined): URL {
+  const t = target ?? '/';
+  try {
+    return t.startsWith('/') ? new URL(`http://localhost${t}`) : new URL(t);
+  } catch {
+    throw new HttpError(400, 'bad_request', 'malformed request target');
+  }
+}
+
+function pathOf(target: string | undefined): string {
+  return (target ?? '/').split('?')[0] ?? '/';
+}
+
+function write(res: ServerResponse, reply: HttpReply): void {
+  const body = reply.body ?? '';
+  const headers: Record<string, string | string[] | number> = {
+    'x-content-type-options': 'nosniff',
+    ...reply.headers,
+    'content-length': Buffer.byteLength(body),
+  };
+  res.writeHead(reply.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,96 @@
+/**
+ * Families filled at scrape time. Each scrape builds them from scratch from what tally
+ * knows now, so an entity that went away (a removed channel, an ended session) leaves no
+ * stale series behind.
+ *
+ * Two kinds: {@link collectedGauge} is a prom-client Gauge that its `collect()` resets and
+ * sets; {@link listedFamily} is a plain list of series made at scrape time, for the
+ * families with one series per channel or session. Those reach tens of thousands of series,
+ * where a Gauge's per-series bookkeeping (label validation, hashing, a keyed map) costs
+ * more than everything else in a scrape, and nothing in them outlives the scrape anyway.
+ */
+import { Gauge, type Metric, type Registry } from 'prom-client';
+import { type LineSink, type SelfWriting, sampleLine, writeHeader } from './exposition.js';
+import type { ExpositionFormat } from './negotiate.js';
+
+/** Registers a gauge whose series are rebuilt from scratch by `fill` at every scrape. */
+export function collectedGauge<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  fill: (gauge: Gauge<L>) => void,
+): Gauge<L> {
+  const gauge: Gauge<L> = new Gauge<L>({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect: () => {
+      gauge.reset();
+      fill(gauge);
+    },
+  });
+  return gauge;
+}
+
+/** Adds one series to a listed family. */
+export type Emit<L extends string> = (labels: Record<L, string>, value: number) => void;
+
+/**
+ * A gauge family listed afresh at every scrape. tally's renderer has it write its lines
+ * directly; through prom-client (`registry.metrics()`) it renders like any gauge.
+ */
+class ListedFamily<L extends string> implements SelfWriting {
+  readonly type = 'gauge';
+  readonly aggregator = 'sum';
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly L[],
+    private readonly fill: (emit: Emit<L>) => void,
+  ) {}
+
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { labels: Record<L, string>; value: number }[];
+  }> {
+    const values: { labels: Record<L, string>; value: number }[] = [];
+    this.fill((labels, value) => values.push({ labels, value }));
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  writeTo(out: LineSink, format: ExpositionFormat): void {
+    const sample = writeHeader(out, this.name, this.help, this.type, format);
+    this.fill((labels, value) => out.push(sampleLine(sample, labels, value, format)));
+  }
+
+  reset(): void {
+    // Nothing is kept between scrapes.
+  }
+}
+
+/**
+ * Registers a gauge family whose series `fill` lists at every scrape. `labelNames` is what
+ * the series carry (`fill` passes them in that order); they are not checked per series.
+ */
+export function listedFamily<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  fill: (emit: Emit<L>) => void,
+): void {
+  // The registry only calls get() and reset() and reads name/help/type: prom-client
+  // duck-types its metrics, so a plain object renders like a Gauge.
+  registry.registerMetric(new ListedFamily(name, help, labelNames, fill) as unknown as Metric);
+}
+
+/** Milliseconds since the epoch to Prometheus seconds. */
+export function seconds(ms: number): number {
+  return ms / 1000;
+}

@@ -1,0 +1,189 @@
+/**
+ * tally's metrics, on a registry the caller owns. Snapshot-derived families are computed
+ * at scrape time from the status source; counters and histograms of things that happen
+ * (changes, polls, upstream requests, state writes, reloads) are fed by the app through
+ * the methods here and the upstream observer.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
+import type { OrgSnapshot } from '../snapshot/model.js';
+import type { OrgView, StatusSource } from '../status.js';
+import { VERSION } from '../version.js';
+import { resolveCaps, type SeriesCaps } from './cardinality.js';
+import { seconds } from './collected.js';
+import { registerDomainMetrics } from './domain-collector.js';
+import { render } from './exposition.js';
+import { type ExpositionFormat, negotiate } from './negotiate.js';
+import { freshness, type ResourceFreshness } from './freshness.js';
+import { registerSelfMetrics } from './self-metrics.js';
+import { type Resource, type SnapshotSummary, summarize } from './snapshot-summary.js';
+import { UpstreamMetrics, type UpstreamObserver } from './upstream-metrics.js';
+
+/** Options of {@link TallyMetrics}. */
+export interface TallyMetricsOptions {
+  /** The registry to register on (never prom-client's global one). */
+  registry: Registry;
+  source: StatusSource;
+  /** Caps on per-channel and per-session series (defaults in DEFAULT_SERIES_CAPS). */
+  caps?: Partial<SeriesCaps> | undefined;
+  /** Also register prom-client's process and Node.js metrics (default true). */
+  defaultMetrics?: boolean;
+  /** Version labels of `tally_build_info` (default: this build and the running Node.js). */
+  build?: { version: string; node: string };
+}
+
+/** Families the cardinality guard may cut, for zero-initialized drop counters. */
+const CAPPED_FAMILIES = [
+  'tally_channel_status',
+  'tally_channel_sessions',
+  'tally_live_session_info',
+  'tally_session_questions',
+  'tally_session_reactions',
+  'tally_session_speakers',
+  'tally_session_announcements',
+];
+
+/** Poll duration buckets (seconds): one page takes ms, a long paged list many seconds. */
+const POLL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/** All of tally's metrics. */
+export class TallyMetrics {
+  /** Feeds the upstream request metrics; hand it to the upstream client. */
+  readonly upstream: UpstreamObserver;
+  private readonly registry: Registry;
+  private readonly source: StatusSource;
+  private readonly summaries = new WeakMap<OrgSnapshot, SnapshotSummary>();
+  private readonly changes: Counter<'org' | 'kind'>;
+  private readonly polls: Histogram<'org' | 'resource'>;
+  private readonly stateWrites: Counter<'reason'>;
+  private readonly reloadOk: Gauge;
+  private readonly reloadAt: Gauge;
+  private readonly dropped: Counter<'family'>;
+  private reloaded = false;
+
+  constructor(opts: TallyMetricsOptions) {
+    const { registry, source } = opts;
+    this.registry = registry;
+    this.source = source;
+    const caps = resolveCaps(opts.caps);
+    const registers = [registry];
+
+    registerDomainMetrics({
+      registry,
+      source,
+      caps,
+      orgs: () => this.orgs().map((view) => ({ view, summary: this.summary(view.snapshot) })),
+      dropped: (family, n) => this.dropped.inc({ family }, n),
+    });
+    registerSelfMetrics({
+      registry,
+      source,
+      build: opts.build ?? { version: VERSION, node: process.versions.node },
+      orgs: () =>
+        this.orgs().map((view) => {
+          const summary = this.summary(view.snapshot);
+          let fresh: Record<Resource, ResourceFreshness> | undefined;
+          return { view, summary, fresh: () => (fresh ??= freshness(view, summary)) };
+        }),
+    });
+
+    this.changes = new Counter({
+      name: 'tally_changes_total',
+      help: 'Change events detected, by org and kind (upstream.* kinds included).',
+      labelNames: ['org', 'kind'],
+      registers,
+      collect: () => {
+        // Every known org and kind starts at 0, so increase() sees the first change too.
+        for (const view of source.orgs())
+          for (const kind of EVENT_KINDS) this.changes.inc({ org: view.slug, kind }, 0);
+      },
+    });
+    this.polls = new Histogram({
+      name: 'tally_poll_duration_seconds',
+      help: 'Time one poll of a resource took, paging and retries included.',
+      labelNames: ['org', 'resource'],
+      buckets: POLL_BUCKETS,
+      registers,
+    });
+    this.stateWrites = new Counter({
+      name: 'tally_state_write_failures_total',
+      help: 'Writes to the state directory that failed, by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.reloadOk = new Gauge({
+      name: 'tally_config_last_reload_successful',
+      help: 'Whether the last configuration (re)load succeeded (1) or not (0).',
+      registers,
+    });
+    this.reloadAt = new Gauge({
+      name: 'tally_config_last_reload_success_timestamp_seconds',
+      help: 'When the configuration was last loaded successfully (Unix seconds).',
+      registers,
+      collect: () => {
+        // The config was loaded before the process could start: that is the first successful
+        // load. Read at scrape time, so the source may be wired up after these metrics.
+        if (!this.reloaded) this.reloadAt.set(seconds(source.startedAt));
+      },
+    });
+    this.reloadOk.set(1);
+
+    this.upstream = new UpstreamMetrics(registry);
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+    // Registered last: the capped families count their drops while they are collected, and
+    // the registry renders in registration order, so this scrape's drops are in this scrape.
+    this.dropped = new Counter({
+      name: 'tally_series_dropped_total',
+      help: 'Series a per-channel or per-session family left out because it reached its cap, summed over scrapes.',
+      labelNames: ['family'],
+      registers,
+    });
+    for (const family of CAPPED_FAMILIES) this.dropped.inc({ family }, 0);
+  }
+
+  /** Counts change events by org and kind. */
+  recordEvents(events: readonly ChangeEvent[]): void {
+    for (const e of events) this.changes.inc({ org: e.org, kind: e.kind });
+  }
+
+  /** Observes how long one poll of a resource took. */
+  recordPoll(org: string, resource: Resource, durationMs: number): void {
+    this.polls.observe({ org, resource }, durationMs / 1000);
+  }
+
+  /** Counts a failed write to the state directory. */
+  recordStateWriteFailure(reason: string): void {
+    this.stateWrites.inc({ reason });
+  }
+
+  /** Records the outcome of a configuration reload at `at` (ms). */
+  recordConfigReload(ok: boolean, at: number): void {
+    this.reloadOk.set(ok ? 1 : 0);
+    if (!ok) return;
+    this.reloaded = true;
+    this.reloadAt.set(seconds(at));
+  }
+
+  /** Renders every metric for a scrape, in the format the `Accept` header asks for. */
+  async render(
+    accept: string | undefined,
+  ): Promise<{ format: ExpositionFormat; contentType: string; body: string }> {
+    const format = negotiate(accept);
+    return { format, ...(await render(this.registry, format)) };
+  }
+
+  /** The summary of a snapshot, computed once per snapshot object. */
+  summary(snapshot: OrgSnapshot): SnapshotSummary {
+    let s = this.summaries.get(snapshot);
+    if (!s) {
+      s = summarize(snapshot);
+      this.summaries.set(snapshot, s);
+    }
+    return s;
+  }
+
+  private orgs(): OrgView[] {
+    return [...this.source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Metrics of the upstream client, fed by the client as it works through an observer.
+ * The shape matches the client's own observer interface structurally, so neither side
+ * imports the other.
+ */
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** Status class of an upstream request; `error` when no response came back. */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error';
+
+/** One finished upstream request. */
+export interface UpstreamRequestInfo {
+  org: string;
+  endpoint: string;
+  status?: number | undefined;
+  statusClass: StatusClass;
+  /** Why it failed (`timeout`, `http_5xx` …), when it did. */
+  reason?: string | undefined;
+  durationMs: number;
+}
+
+/** What the upstream client reports as it works. */
+export interface UpstreamObserver {
+  onRequest(info: UpstreamRequestInfo): void;
+  onRetry(info: { org: string; endpoint: string; reason: string }): void;
+  onRateLimited(info: { retryAfterMs: number }): void;
+  onPause(info: { untilMs: number }): void;
+  onDrift(info: { endpoint: string; field: string; problem: string; fatal: boolean }): void;
+  onAuthFailure(info: { org: string; status: number }): void;
+}
+
+/** Request latency buckets (seconds): a fast API answers in tens of ms, a slow page in seconds. */
+const LATENCY_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The upstream request metrics, as an {@link UpstreamObserver}. */
+export class UpstreamMetrics implements UpstreamObserver {
+  private readonly requests: Counter<'endpoint' | 'status_class'>;
+  private readonly errors: Counter<'endpoint' | 'reason'>;
+  private readonly latency: Histogram<'endpoint'>;
+  private readonly retries: Counter<'endpoint' | 'reason'>;
+  private readonly rateLimited: Counter;
+  private readonly pauses: Counter;
+  private readonly drift: Counter<'endpoint' | 'field'>;
+  private readonly authFailures: Counter<'org'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.requests = new Counter({
+      name: 'tally_upstream_requests_total',
+      help: 'Upstream API requests by endpoint and status class (error = no response).',
+      labelNames: ['endpoint', 'status_class'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'tally_upstream_request_errors_total',
+      help: 'Upstream API requests that failed, by endpoint and reason (timeout, network, http_5xx …).',
+      labelNames: ['endpoint', 'reason'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'tally_upstream_request_duration_seconds',
+      help: 'Time from sending an upstream request to the end of its response body.',
+      labelNames: ['endpoint'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'tally_upstream_retries_total',
+      help: 'Upstream requests tried again, by endpoint and the reason of the failed try.',
+      labelNames: ['endpoint', 'reason'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'tally_upstream_rate_limited_total',
+      help: 'Upstream answers with status 429 (Too Many Requests).',
+      registers,
+    });
+    this.pauses = new Counter({
+      name: 'tally_budget_pauses_total',
+      help: 'Times a 429 paused every upstream request until its Retry-After had passed.',
+      registers,
+    });
+    this.drift = new Counter({
+      name: 'tally_schema_drift_total',
+      help: 'Upstream responses whose shape differed from what tally reads, by endpoint and field.',
+      labelNames: ['endpoint', 'field'],
+      registers,
+    });
+    this.authFailures = new Counter({
+      name: 'tally_upstream_auth_failures_total',
+      help: "Upstream answers refusing an org's token (401/403).",
+      labelNames: ['org'],
+      registers,
+    });
+  }
+
+  /** Counts a finished request and observes its latency. */
+  onRequest(info: UpstreamRequestInfo): void {
+    this.requests.inc({ endpoint: info.endpoint, status_class: info.statusClass });
+    this.latency.observe({ endpoint: info.endpoint }, info.durationMs / 1000);
+    if (info.reason !== undefined) this.errors.inc({ endpoint: info.endpoint, reason: info.reason });
+  }
+
+  /** Counts a retry. */
+  onRetry(info: { org: string; endpoint: string; reason: string }): void {
+    this.retries.inc({ endpoint: info.endpoint, reason: info.reason });
+  }
+
+  /** Counts a 429. */
+  onRateLimited(_info: { retryAfterMs: number }): void {
+    this.rateLimited.inc();
+  }
+
+  /** Counts a pause of the whole budget; its end is read from the budget itself. */
+  onPause(_info: { untilMs: number }): void {
+    this.pauses.inc();
+  }
+
+  /** Counts a schema drift finding. */
+  onDrift(info: { endpoint: string; field: string; problem: string; fatal: boolean }): void {
+    this.drift.inc({ endpoint: info.endpoint, field: info.field });
+  }
+
+  /** Counts a refused token. */
+  onAuthFailure(info: { org: string; status: number }): void {
+    this.authFailures.inc({ org: info.org });
+  }
+}

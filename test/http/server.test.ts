@@ -1,0 +1,241 @@
+import { gunzipSync } from 'node:zlib';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { createHttpServer, type HttpServer, json } from '../../src/http/index.js';
+import { silentLogger } from '../../src/log.js';
+import { TallyMetrics } from '../../src/metrics/index.js';
+import { FakeSource, orgView, snapshot } from '../metrics/fixtures.js';
+import { send } from './client.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const open: HttpServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+async function start(auth?: Parameters<typeof createHttpServer>[0]['server']['auth'], source = sourceOf()) {
+  const metrics = new TallyMetrics({ registry: new Registry(), source, defaultMetrics: false });
+  const server = createHttpServer({
+    server: { listen: '127.0.0.1:0', auth },
+    source,
+    metrics,
+    clock: systemClock,
+    logger: silentLogger(),
+    version: '9.9.9',
+  });
+  open.push(server);
+  const { url } = await server.listen();
+  return { url, server, source };
+}
+
+function sourceOf(): FakeSource {
+  const channels = Array.from({ length: 40 }, (_, i) => ({
+    id: `c${i}`,
+    name: `Channel ${i}`,
+    status: 'offline',
+  }));
+  return new FakeSource([orgView(snapshot({ org: 'acme', channels }))]);
+}
+
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+describe('authentication', () => {
+  it('is off when not configured', async () => {
+    const { url } = await start();
+    expect((await send(`${url}/metrics`)).status).toBe(200);
+    expect((await send(`${url}/api/v1/status`)).status).toBe(200);
+  });
+
+  it('asks for a bearer token on everything but health and readiness', async () => {
+    const { url } = await start({ bearer_token: 's3cret-token' });
+    const denied = await send(`${url}/metrics`);
+    expect(denied.status).toBe(401);
+    expect(denied.headers['www-authenticate']).toBe('Bearer realm="tally"');
+    expect(denied.headers['content-type']).toBe(JSON_TYPE);
+    expect(denied.json()).toEqual({ error: { code: 'unauthorized', message: 'authentication required' } });
+    expect((await send(`${url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await send(`${url}/metrics`, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(
+      200,
+    );
+    // Without credentials nobody learns which paths exist.
+    expect((await send(`${url}/nope`)).status).toBe(401);
+    expect((await send(`${url}/nope`, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(
+      404,
+    );
+    expect((await send(`${url}/-/healthy`)).status).toBe(200);
+    expect((await send(`${url}/-/ready`)).status).toBe(200);
+  });
+
+  it('accepts basic auth, and either scheme when both are configured', async () => {
+    const { url } = await start({ bearer_token: 'tok-123', basic: { username: 'prom', password: 'pa:ss' } });
+    const denied = await send(`${url}/`);
+    expect(denied.headers['www-authenticate']).toBe(
+      'Bearer realm="tally", Basic realm="tally", charset="UTF-8"',
+    );
+    expect((await send(`${url}/`, { headers: { authorization: basic('prom', 'pa:ss') } })).status).toBe(200);
+    expect((await send(`${url}/`, { headers: { authorization: basic('prom', 'pa:s') } })).status).toBe(401);
+    expect((await send(`${url}/`, { headers: { authorization: basic('other', 'pa:ss') } })).status).toBe(401);
+    expect((await send(`${url}/`, { headers: { authorization: 'Bearer tok-123' } })).status).toBe(200);
+    expect((await send(`${url}/`, { headers: { authorization: 'Digest tok-123' } })).status).toBe(401);
+  });
+});
+
+describe('health and readiness', () => {
+  it('answers liveness whatever the upstream does, and readiness once the source is ready', async () => {
+    const source = sourceOf();
+    source.isReady = false;
+    source.views = [
+      orgView(snapshot({ org: 'acme' }), {
+        ready: false,
+        health: { state: 'unreachable', lastSuccessAt: undefined, lastError: undefined },
+      }),
+    ];
+    const { url } = await start(undefined, source);
+
+    const healthy = await send(`${url}/-/healthy`);
+    expect(healthy.status).toBe(200);
+    expect(healthy.headers['content-type']).toBe(JSON_TYPE);
+    expect(healthy.json()).toEqual({ status: 'healthy' });
+
+    const notReady = await send(`${url}/-/ready`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.json()).toEqual({
+      error: { code: 'not_ready', message: '1 of 1 org not read completely yet' },
+    });
+
+    source.isReady = true;
+    const ready = await send(`${url}/-/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+});
+
+describe('/metrics', () => {
+  it('serves the Prometheus text format by default', async () => {
+    const { url } = await start();
+    const res = await send(`${url}/metrics`);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.headers['vary']).toBe('Accept, Accept-Encoding');
+    expect(res.text).toContain('tally_channels{org="acme",status="offline",visibility="unknown"} 40\n');
+  });
+
+  it('serves OpenMetrics when asked, and gzip when accepted', async () => {
+    const { url } = await start();
+    const res = await send(`${url}/metrics`, {
+      headers: {
+        accept: 'application/openmetrics-text;version=1.0.0,text/plain;q=0.5',
+        'accept-encoding': 'gzip',
+      },
+    });
+    expect(res.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    const text = gunzipSync(res.body).toString('utf8');
+    expect(text).toContain('# TYPE tally_build info\n');
+    expect(text.endsWith('# EOF\n')).toBe(true);
+  });
+
+  it('answers HEAD without a body', async () => {
+    const { url } = await start();
+    const res = await send(`${url}/metrics`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBe(0);
+  });
+});
+
+describe('routing', () => {
+  it('answers unknown paths with 404 and wrong methods with 405, both as JSON', async () => {
+    const { url } = await start();
+    const missing = await send(`${url}/api/v2/nothing`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toBe(JSON_TYPE);
+    expect(missing.json()).toEqual({ error: { code: 'not_found', message: 'no route for /api/v2/nothing' } });
+
+    const wrong = await send(`${url}/metrics`, { method: 'POST' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers['allow']).toBe('GET, HEAD');
+    expect((wrong.json() as { error: { code: string } }).error.code).toBe('method_not_allowed');
+  });
+
+  it('takes routes from other modules, with JSON bodies under a size cap', async () => {
+    const { url, server } = await start();
+    server.router.addRoute('POST', '/api/v1/echo/:id', async (ctx) =>
+      json(201, { id: ctx.params['id'], got: await ctx.json(64) }),
+    );
+    const headers = { 'content-type': 'application/json' };
+    const ok = await send(`${url}/api/v1/echo/a%20b`, { method: 'POST', headers, body: '{"x":1}' });
+    expect(ok.status).toBe(201);
+    expect(ok.json()).toEqual({ id: 'a b', got: { x: 1 } });
+
+    const big = await send(`${url}/api/v1/echo/1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ x: 'y'.repeat(100) }),
+    });
+    expect(big.status).toBe(413);
+    expect((big.json() as { error: { code: string } }).error.code).toBe('payload_too_large');
+
+    // Without a declared length the cap still holds, and the 413 still arrives.
+    const chunked = await send(`${url}/api/v1/echo/1`, {
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      body: JSON.stringify({ x: 'y'.repeat(10_000) }),
+    });
+    expect(chunked.status).toBe(413);
+    expect(chunked.headers['connection']).toBe('close');
+
+    const broken = await send(`${url}/api/v1/echo/1`, { method: 'POST', headers, body: '{"x":' });
+    expect(broken.status).toBe(400);
+    const text = await send(`${url}/api/v1/echo/1`, { method: 'POST', body: 'x=1' });
+    expect(text.status).toBe(415);
+    expect((await send(`${url}/api/v1/echo/1`)).status).toBe(405);
+  });
+
+  it('turns a handler crash into a 500 without its message', async () => {
+    const { url, server } = await start();
+    server.router.addRoute('GET', '/boom', () => {
+      throw new Error('secret detail');
+    });
+    const res = await send(`${url}/boom`);
+    expect(res.status).toBe(500);
+    expect(res.text).not.toContain('secret detail');
+    expect(res.json()).toEqual({ error: { code: 'internal', message: 'internal error; see the log' } });
+  });
+
+  it('serves a landing page linking the endpoints', async () => {
+    const { url } = await start();
+    const res = await send(`${url}/`);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const href of [
+      'metrics',
+      'api/v1/status',
+      'api/v1/events',
+      'api/v1/snapshot/acme',
+      '-/healthy',
+      '-/ready',
+    ]) {
+      expect(res.text).toContain(`href="${href}"`);
+    }
+    expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('stops with a keep-alive connection open', async () => {
+    const { url, server } = await start();
+    const { Agent, request } = await import('node:http');
+    const agent = new Agent({ keepAlive: true });
+    await new Promise<void>((resolve, reject) =>
+      request(`${url}/-/healthy`, { agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      })
+        .on('error', reject)
+        .end(),
+    );
+    const started = Date.now();
+    await server.close(2000);
+    expect(Date.now() - started).toBeLessThan(1500);
+    await expect(send(`${url}/-/healthy`)).rejects.toThrow();
+    agent.destroy();
+  });
+});

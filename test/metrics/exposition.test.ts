@@ -1,0 +1,153 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
+import { negotiate } from '../../src/metrics/negotiate.js';
+import { TallyMetrics } from '../../src/metrics/index.js';
+import { FakeSource, orgView, snapshot } from './fixtures.js';
+import { hasPromtool, promtoolProblems } from './promtool.js';
+
+describe('negotiate', () => {
+  it.each([
+    [undefined, 'prometheus'],
+    ['', 'prometheus'],
+    ['*/*', 'prometheus'],
+    ['text/plain;version=0.0.4', 'prometheus'],
+    ['application/openmetrics-text', 'openmetrics'],
+    ['application/openmetrics-text; version=1.0.0; charset=utf-8', 'openmetrics'],
+    // What Prometheus 2.x sends when it prefers OpenMetrics.
+    [
+      'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
+      'openmetrics',
+    ],
+    ['text/plain;q=0.9, application/openmetrics-text;q=0.5', 'prometheus'],
+    ['application/openmetrics-text;q=0', 'prometheus'],
+    ['application/openmetrics-text;version=2.0.0', 'prometheus'],
+    ['application/json', 'prometheus'],
+  ])('Accept %j → %s', (accept, format) => {
+    expect(negotiate(accept)).toBe(format);
+  });
+});
+
+describe('openMetrics', () => {
+  it('names counter and info families without their sample suffix and ends with # EOF', () => {
+    const text = openMetrics([
+      {
+        name: 'tally_changes_total',
+        help: 'Changes.',
+        type: 'counter',
+        values: [{ labels: { kind: 'a"b' }, value: 2 }],
+      },
+      {
+        name: 'tally_build_info',
+        help: 'Build.',
+        type: 'gauge',
+        values: [{ labels: { version: '1' }, value: 1 }],
+      },
+      {
+        name: 'tally_poll_duration_seconds',
+        help: 'Polls.',
+        type: 'histogram',
+        values: [
+          { labels: { le: 1 }, value: 1, metricName: 'tally_poll_duration_seconds_bucket' },
+          { labels: { le: 0.5 }, value: 0, metricName: 'tally_poll_duration_seconds_bucket' },
+          { labels: { le: '+Inf' }, value: 1, metricName: 'tally_poll_duration_seconds_bucket' },
+          { labels: {}, value: 0.75, metricName: 'tally_poll_duration_seconds_sum' },
+        ],
+      },
+      {
+        name: 'tally_ratio',
+        help: 'Line\nbreak.',
+        type: 'gauge',
+        values: [{ labels: {}, value: Number.NaN }],
+      },
+    ]);
+    expect(text).toBe(
+      [
+        '# HELP tally_changes Changes.',
+        '# TYPE tally_changes counter',
+        'tally_changes_total{kind="a\\"b"} 2',
+        '# HELP tally_build Build.',
+        '# TYPE tally_build info',
+        'tally_build_info{version="1"} 1',
+        '# HELP tally_poll_duration_seconds Polls.',
+        '# TYPE tally_poll_duration_seconds histogram',
+        'tally_poll_duration_seconds_bucket{le="1.0"} 1',
+        'tally_poll_duration_seconds_bucket{le="0.5"} 0',
+        'tally_poll_duration_seconds_bucket{le="+Inf"} 1',
+        'tally_poll_duration_seconds_sum 0.75',
+        '# HELP tally_ratio Line\\nbreak.',
+        '# TYPE tally_ratio gauge',
+        'tally_ratio NaN',
+        '# EOF',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renders the same values in both formats and leaves the registry in Prometheus form', async () => {
+    const source = new FakeSource([
+      orgView(snapshot({ org: 'acme', channels: [{ id: 'c1', status: 'live' }] })),
+    ]);
+    const metrics = new TallyMetrics({ registry: new Registry(), source, defaultMetrics: false });
+    metrics.recordEvents([
+      {
+        id: '1',
+        at: 1,
+        org: 'acme',
+        kind: 'channel.added',
+        entity: { kind: 'channel', id: 'c1' },
+        labels: {},
+      },
+    ]);
+    const om = await metrics.render('application/openmetrics-text');
+    expect(om.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    expect(om.body).toContain('# TYPE tally_changes counter\n');
+    expect(om.body).toContain('tally_changes_total{org="acme",kind="channel.added"} 1\n');
+    expect(om.body.endsWith('# EOF\n')).toBe(true);
+    const text = await metrics.render('text/plain');
+    expect(text.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(text.body).toContain('# TYPE tally_changes_total counter\n');
+    expect(text.body).toContain('tally_channels{org="acme",status="live",visibility="unknown"} 1');
+    expect(text.body).not.toContain('# EOF');
+  });
+});
+
+describe('TextBuffer', () => {
+  it('keeps every line, multi-byte text included, past its first allocation', () => {
+    const out = new TextBuffer();
+    const lines = Array.from({ length: 5000 }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
+    for (const line of lines) out.push(line);
+    out.push('a', 'b');
+    expect(out.toString()).toBe(`${[...lines, 'a', 'b'].join('\n')}\n`);
+  });
+});
+
+describe('promtool check metrics', () => {
+  it.skipIf(!hasPromtool())(
+    'finds nothing wrong with the real output (skipped when promtool is not on PATH; the e2e tier runs it too)',
+    async () => {
+      const source = new FakeSource([
+        orgView(
+          snapshot({
+            org: 'acme',
+            profile: { slug: 'acme', name: 'Acme "Radio"\\', settings: {} },
+            team: [{ id: 'u1', role: 'admin' }],
+            subscription: {
+              limits: { channels: 3 },
+              usage: { channels: 1 },
+              funding: { mode: 'wallet', balance: 2 },
+            },
+            channels: [{ id: 'c1', name: 'Line\nbreak', status: 'live' }],
+            sessions: { c1: [{ id: 's1', status: 'live' }] },
+            details: { s1: {} },
+          }),
+          { labels: { team: 'radio' }, tokenExpiresAt: 1_900_000_000_000 },
+        ),
+      ]);
+      const metrics = new TallyMetrics({ registry: new Registry(), source });
+      metrics.upstream.onRequest({ org: 'acme', endpoint: 'channels', statusClass: '2xx', durationMs: 12 });
+      metrics.recordPoll('acme', 'channels', 12);
+      expect(await promtoolProblems((await metrics.render(undefined)).body)).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,219 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { TallyMetrics } from '../../src/metrics/index.js';
+import type { ChangeEvent } from '../../src/snapshot/events.js';
+import type { Part } from '../../src/snapshot/model.js';
+import { FakeSource, orgView, readAt, snapshot, testPlan } from './fixtures.js';
+import { find, parseSamples, value } from './parse.js';
+
+const AT = 1_700_000_000_000;
+
+function event(org: string, kind: ChangeEvent['kind']): ChangeEvent {
+  return { id: `${org}-${kind}`, at: AT, org, kind, entity: { kind: 'channel', id: 'c1' }, labels: {} };
+}
+
+async function samplesOf(metrics: TallyMetrics) {
+  return parseSamples((await metrics.render(undefined)).body);
+}
+
+function make(source: FakeSource, build = { version: '1.2.3', node: '24.0.0' }) {
+  return new TallyMetrics({ registry: new Registry(), source, defaultMetrics: false, build });
+}
+
+describe('self metrics', () => {
+  it('reports upstream health per org as tally_up and a state set', async () => {
+    const ok = orgView(snapshot({ org: 'a' }));
+    const down = orgView(snapshot({ org: 'b' }), {
+      health: {
+        state: 'unreachable',
+        lastSuccessAt: undefined,
+        lastError: { reason: 'timeout', message: 't' },
+      },
+    });
+    const samples = await samplesOf(make(new FakeSource([ok, down])));
+    expect(value(samples, 'tally_up', { org: 'a' })).toBe(1);
+    expect(value(samples, 'tally_up', { org: 'b' })).toBe(0);
+    expect(find(samples, 'tally_org_health', { org: 'b' }).map((s) => [s.labels['state'], s.value])).toEqual([
+      ['unknown', 0],
+      ['ok', 0],
+      ['unreachable', 1],
+      ['auth_failed', 0],
+    ]);
+  });
+
+  it('follows readiness', async () => {
+    const source = new FakeSource([]);
+    source.isReady = false;
+    const metrics = make(source);
+    expect(value(await samplesOf(metrics), 'tally_ready')).toBe(0);
+    source.isReady = true;
+    expect(value(await samplesOf(metrics), 'tally_ready')).toBe(1);
+  });
+
+  it('aggregates per-channel and per-session reads to the newest success per resource', async () => {
+    const snap = snapshot({
+      org: 'acme',
+      at: AT,
+      channels: [
+        { id: 'c1', status: 'live' },
+        { id: 'c2', status: 'offline' },
+        { id: 'c3', status: 'offline' },
+      ],
+      sessions: { c1: [{ id: 's1', status: 'live' }], c2: [] },
+      details: { s1: {} },
+    });
+    // c2 was read earlier than c1; c3 failed and never had a complete read.
+    snap.sessions['c2'] = readAt(snap.sessions['c2'], AT - 60_000);
+    snap.sessions['c1'] = readAt(snap.sessions['c1'], AT + 5_000);
+    snap.details['s1'] = readAt(snap.details['s1'], AT + 9_000);
+    const attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>([
+      ['channels', { at: AT, state: 'complete' }],
+      ['sessions:c1', { at: AT + 5_000, state: 'complete' }],
+      ['sessions:c3', { at: AT + 7_000, state: 'failed', reason: 'timeout' }],
+      ['sessions:gone', { at: AT + 8_000, state: 'failed', reason: 'timeout' }],
+      ['detail:s1', { at: AT + 9_000, state: 'complete' }],
+    ]);
+    const samples = await samplesOf(make(new FakeSource([orgView(snap, { attempts })])));
+
+    const last = (resource: string) =>
+      value(samples, 'tally_last_success_timestamp_seconds', { org: 'acme', resource });
+    expect(last('channels')).toBe(AT / 1000);
+    expect(last('sessions')).toBe((AT + 5_000) / 1000);
+    expect(last('detail')).toBe((AT + 9_000) / 1000);
+    expect(find(samples, 'tally_last_success_timestamp_seconds', { resource: 'team' })).toEqual([]);
+    expect(value(samples, 'tally_last_attempt_timestamp_seconds', { resource: 'sessions' })).toBe(
+      (AT + 8_000) / 1000,
+    );
+    // The failure of a channel that is no longer listed does not count.
+    expect(value(samples, 'tally_parts_failing', { resource: 'sessions' })).toBe(1);
+    expect(value(samples, 'tally_parts_failing', { resource: 'channels' })).toBe(0);
+    expect(value(samples, 'tally_sessions_oldest_read_timestamp_seconds', { org: 'acme' })).toBe(
+      (AT - 60_000) / 1000,
+    );
+    expect(value(samples, 'tally_sessions_unread_channels', { org: 'acme' })).toBe(1);
+  });
+
+  it('exposes the budget and the plan', async () => {
+    const source = new FakeSource([]);
+    source.currentBudget = { ...source.currentBudget, effective: 180, pausedUntil: AT + 30_000 };
+    source.currentPlan = testPlan({ stretch: 1.5, sweepBoundMs: 2_580_000 });
+    const samples = await samplesOf(make(source));
+    expect(value(samples, 'tally_budget_configured_requests')).toBe(240);
+    expect(value(samples, 'tally_budget_effective_requests')).toBe(180);
+    expect(value(samples, 'tally_budget_used_requests')).toBe(17);
+    expect(value(samples, 'tally_budget_left_requests')).toBe(223);
+    expect(value(samples, 'tally_budget_paused_until_timestamp_seconds')).toBe((AT + 30_000) / 1000);
+    expect(value(samples, 'tally_budget_queued_requests', { priority: 'low' })).toBe(2);
+    expect(value(samples, 'tally_planner_sweep_bound_seconds')).toBe(2580);
+    expect(value(samples, 'tally_planner_stretch_ratio')).toBe(1.5);
+    expect(value(samples, 'tally_planner_requests_per_second', { purpose: 'sweep' })).toBe(0.5);
+    expect(value(samples, 'tally_planner_interval_seconds', { read: 'channels' })).toBe(30);
+  });
+
+  it('exposes build info and config reloads', async () => {
+    const source = new FakeSource([]);
+    const metrics = make(source);
+    let samples = await samplesOf(metrics);
+    expect(find(samples, 'tally_build_info')).toEqual([
+      { name: 'tally_build_info', labels: { version: '1.2.3', node: '24.0.0' }, value: 1 },
+    ]);
+    // Starting means the config was loaded once.
+    expect(value(samples, 'tally_config_last_reload_successful')).toBe(1);
+    expect(value(samples, 'tally_config_last_reload_success_timestamp_seconds')).toBe(
+      source.startedAt / 1000,
+    );
+
+    metrics.recordConfigReload(false, AT);
+    samples = await samplesOf(metrics);
+    expect(value(samples, 'tally_config_last_reload_successful')).toBe(0);
+    expect(value(samples, 'tally_config_last_reload_success_timestamp_seconds')).toBe(
+      source.startedAt / 1000,
+    );
+    metrics.recordConfigReload(true, AT);
+    samples = await samplesOf(metrics);
+    expect(value(samples, 'tally_config_last_reload_successful')).toBe(1);
+    expect(value(samples, 'tally_config_last_reload_success_timestamp_seconds')).toBe(AT / 1000);
+  });
+
+  it('counts change events by org and kind, every known kind starting at 0', async () => {
+    const metrics = make(new FakeSource([orgView(snapshot({ org: 'acme' }))]));
+    metrics.recordEvents([
+      event('acme', 'channel.added'),
+      event('acme', 'channel.added'),
+      event('acme', 'upstream.recovered'),
+    ]);
+    const samples = await samplesOf(metrics);
+    expect(value(samples, 'tally_changes_total', { org: 'acme', kind: 'channel.added' })).toBe(2);
+    expect(value(samples, 'tally_changes_total', { org: 'acme', kind: 'upstream.recovered' })).toBe(1);
+    expect(value(samples, 'tally_changes_total', { org: 'acme', kind: 'member.removed' })).toBe(0);
+  });
+
+  it('observes polls and state write failures', async () => {
+    const metrics = make(new FakeSource([]));
+    metrics.recordPoll('acme', 'channels', 300);
+    metrics.recordPoll('acme', 'channels', 3_000);
+    metrics.recordStateWriteFailure('ENOSPC');
+    const samples = await samplesOf(metrics);
+    const labels = { org: 'acme', resource: 'channels' };
+    expect(value(samples, 'tally_poll_duration_seconds_count', labels)).toBe(2);
+    expect(value(samples, 'tally_poll_duration_seconds_sum', labels)).toBeCloseTo(3.3);
+    expect(value(samples, 'tally_poll_duration_seconds_bucket', { ...labels, le: '0.5' })).toBe(1);
+    expect(value(samples, 'tally_state_write_failures_total', { reason: 'ENOSPC' })).toBe(1);
+  });
+
+  it('is fed by the upstream observer', async () => {
+    const metrics = make(new FakeSource([]));
+    const up = metrics.upstream;
+    up.onRequest({ org: 'acme', endpoint: 'channels', status: 200, statusClass: '2xx', durationMs: 40 });
+    up.onRequest({
+      org: 'acme',
+      endpoint: 'channels',
+      status: 503,
+      statusClass: '5xx',
+      reason: 'http_5xx',
+      durationMs: 900,
+    });
+    up.onRequest({
+      org: 'acme',
+      endpoint: 'sessions',
+      statusClass: 'error',
+      reason: 'timeout',
+      durationMs: 10_000,
+    });
+    up.onRetry({ org: 'acme', endpoint: 'channels', reason: 'http_5xx' });
+    up.onRateLimited({ retryAfterMs: 2_000 });
+    up.onPause({ untilMs: AT + 2_000 });
+    up.onDrift({ endpoint: 'channels', field: 'status', problem: 'missing', fatal: false });
+    up.onAuthFailure({ org: 'acme', status: 401 });
+    const samples = await samplesOf(metrics);
+    expect(
+      value(samples, 'tally_upstream_requests_total', { endpoint: 'channels', status_class: '2xx' }),
+    ).toBe(1);
+    expect(
+      value(samples, 'tally_upstream_requests_total', { endpoint: 'channels', status_class: '5xx' }),
+    ).toBe(1);
+    expect(
+      value(samples, 'tally_upstream_request_errors_total', { endpoint: 'sessions', reason: 'timeout' }),
+    ).toBe(1);
+    expect(value(samples, 'tally_upstream_request_duration_seconds_count', { endpoint: 'channels' })).toBe(2);
+    expect(
+      value(samples, 'tally_upstream_request_duration_seconds_bucket', { endpoint: 'channels', le: '0.05' }),
+    ).toBe(1);
+    expect(value(samples, 'tally_upstream_retries_total', { endpoint: 'channels', reason: 'http_5xx' })).toBe(
+      1,
+    );
+    expect(value(samples, 'tally_upstream_rate_limited_total')).toBe(1);
+    expect(value(samples, 'tally_budget_pauses_total')).toBe(1);
+    expect(value(samples, 'tally_schema_drift_total', { endpoint: 'channels', field: 'status' })).toBe(1);
+    expect(value(samples, 'tally_upstream_auth_failures_total', { org: 'acme' })).toBe(1);
+  });
+
+  it('registers only on the registry it was given', async () => {
+    const { register } = await import('prom-client');
+    const before = register.getMetricsAsArray().length;
+    const registry = new Registry();
+    new TallyMetrics({ registry, source: new FakeSource([]) });
+    expect(register.getMetricsAsArray().length).toBe(before);
+    expect(registry.getSingleMetric('process_cpu_user_seconds_total')).toBeDefined();
+  });
+});
