@@ -10,7 +10,7 @@ import type { Clock } from './clock.js';
 import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
-import { type DeliveryMetrics, noopDeliveryMetrics } from './notify/metrics.js';
+import type { DeliveryMetrics } from './notify/metrics.js';
 import { Registry } from 'prom-client';
 import type { ApiHandler } from './alerts/http.js';
 import { alertsHandler, maintenanceHandler, silencesHandler } from './alerts/http.js';
@@ -18,6 +18,7 @@ import { createHttpServer } from './http/index.js';
 import { json } from './http/reply.js';
 import type { Handler } from './http/router.js';
 import type { HttpServer } from './http/server.js';
+import { PromDeliveryMetrics } from './metrics/delivery-metrics.js';
 import { TallyMetrics } from './metrics/index.js';
 import { Poller, type PolledOrg } from './poll/poller.js';
 import { diff } from './snapshot/diff.js';
@@ -93,7 +94,11 @@ export class App implements StatusSource {
     this.config = loaded.config;
     this.startedAt = deps.clock.now();
     this.log = deps.logger.child({ component: 'app' });
-    this.metrics = new TallyMetrics({ registry: new Registry(), source: this });
+    const registry = new Registry();
+    this.metrics = new TallyMetrics({ registry, source: this });
+    const delivery = new PromDeliveryMetrics(registry);
+    delivery.declareReceivers(loaded.config.receivers);
+    delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
       logger: deps.logger.child({ component: 'upstream' }),
@@ -105,7 +110,7 @@ export class App implements StatusSource {
       clock: deps.clock,
       logger: deps.logger,
       console: deps.console,
-      metrics: deps.deliveryMetrics ?? noopDeliveryMetrics(),
+      metrics: deps.deliveryMetrics ?? delivery,
       storeHealth: this.storeHealth,
       stateDir: this.stateDir(),
     });
@@ -161,6 +166,8 @@ export class App implements StatusSource {
         logger: this.deps.logger,
         diff: (prev, next) => diff(prev, next),
         onUpdate: (org, snapshot, events) => this.onUpdate(org, snapshot, events),
+        onPoll: (org, resource, ms) =>
+          this.metrics.recordPoll(org, resource as Parameters<TallyMetrics['recordPoll']>[1], ms),
         ...(this.deps.rng ? { rng: this.deps.rng } : {}),
       },
     );

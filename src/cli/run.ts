@@ -6,16 +6,28 @@
 import { App } from '../app.js';
 import { systemClock } from '../clock.js';
 import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
+import { inShard, parseShard } from '../config/shard.js';
 import { summarizeConfig } from '../config/summary.js';
 import { ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 
-const USAGE = `usage: tally run [--config PATH] [--stop-timeout SECONDS]
+const USAGE = `usage: tally run [--config PATH] [--shard I/N] [--stop-timeout SECONDS]
 
 Runs the daemon: polls every configured org, keeps state in the state directory and
-serves metrics and the JSON API. SIGTERM or SIGINT stop it; SIGHUP reloads the config.`;
+serves metrics and the JSON API. SIGTERM or SIGINT stop it; SIGHUP (or POST /-/reload)
+reloads the config. --shard I/N takes only a stable share of the orgs (by a hash of the
+slug), so that N replicas with the same config split the fleet.`;
+
+/** Narrows a loaded config to the orgs of the shard (the flag wins over the config's `shard`). */
+export function applyShard(loaded: LoadedConfig, flag: string | undefined): LoadedConfig {
+  const text = flag ?? loaded.config.shard;
+  if (text === undefined) return loaded;
+  const shard = parseShard(text);
+  if (typeof shard === 'string') throw new ConfigError('--shard', [shard]);
+  return { ...loaded, config: { ...loaded.config, orgs: inShard(loaded.config.orgs, shard) } };
+}
 
 /** Default time allowed for a clean stop. */
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -36,7 +48,7 @@ export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
 export const runCommand: Command = async (args, io) => {
   const parsed = parseCommandArgs(
     args,
-    { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } },
+    { config: { type: 'string', short: 'c' }, shard: { type: 'string' }, 'stop-timeout': { type: 'string' } },
     USAGE,
     io,
   );
@@ -48,9 +60,11 @@ export const runCommand: Command = async (args, io) => {
     return 2;
   }
   const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
+  const shardFlag = parsed.values.shard;
+  const load = async () => applyShard(await loadConfigFile(file, io.env), shardFlag);
   let loaded: LoadedConfig;
   try {
-    loaded = await loadConfigFile(file, io.env);
+    loaded = await load();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.stderr.write(`${err.message}\n`);
@@ -58,19 +72,21 @@ export const runCommand: Command = async (args, io) => {
   }
   const logger = loggerFor(loaded, io);
   logger.info({ config: summarizeConfig(loaded.config, file) }, 'starting tally');
+  if (loaded.config.orgs.length === 0)
+    logger.warn({ shard: shardFlag ?? loaded.config.shard }, 'this shard has no orgs');
   const app = App.create(loaded, {
     clock: systemClock,
     logger,
     console: io.stdout,
-    reloadConfig: () => loadConfigFile(file, io.env),
+    reloadConfig: load,
   });
-  return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadFrom: file });
+  return runUntilStopped(app, { io, logger, stopTimeoutMs, reload: load });
 };
 
 /** Starts `app`, reloads it on SIGHUP, and stops it when the command's signal fires. */
 export async function runUntilStopped(
   app: App,
-  o: { io: CliIO; logger: Logger; stopTimeoutMs: number; reloadFrom?: string },
+  o: { io: CliIO; logger: Logger; stopTimeoutMs: number; reload?: () => Promise<LoadedConfig> },
 ): Promise<number> {
   const { io, logger } = o;
   try {
@@ -81,8 +97,8 @@ export async function runUntilStopped(
     return 1;
   }
   const off = io.onReload?.(() => {
-    if (!o.reloadFrom) return;
-    loadConfigFile(o.reloadFrom, io.env).then(
+    if (!o.reload) return;
+    o.reload().then(
       (next) => {
         app.reload(next);
         logger.info('config reloaded');

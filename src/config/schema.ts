@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { alertingFields, routeReceiverPaths } from '../alerts/schema.js';
 import { deliverySchema, receiversSchema } from '../notify/schema.js';
+import { parseShard } from './shard.js';
 import { duration, size } from './zod-units.js';
 
 export { duration, size } from './zod-units.js';
@@ -176,11 +177,22 @@ export const configSchema = z
     server: serverSchema.prefault({}),
     state: stateSchema.prefault({}),
     log: logSchema.prefault({}),
+    shard: z
+      .string()
+      .regex(/^\s*\d+\s*\/\s*\d+\s*$/, 'I/N, e.g. 1/3')
+      .optional()
+      .meta({
+        description:
+          'Take only a stable share of the orgs (by a hash of the slug): shard I of N, 1-based. `tally run --shard` overrides it.',
+      }),
     ...alertingFields,
     receivers: receiversSchema.default([]),
     delivery: deliverySchema.prefault({}),
   })
   .superRefine((c, ctx) => {
+    const shard = c.shard === undefined ? undefined : parseShard(c.shard);
+    if (typeof shard === 'string')
+      ctx.addIssue({ code: 'custom', input: undefined, path: ['shard'], message: shard });
     const known = new Set(c.receivers.map((r) => r.name));
     for (const { receiver, path } of routeReceiverPaths(c.route)) {
       if (!known.has(receiver)) {

@@ -41,6 +41,8 @@ export interface OrgPollerDeps {
   perPage: number;
   /** Aborted when the poller stops; follow-up reads take it. */
   signal: AbortSignal;
+  /** Told how long each read took (`profile`, `team`, `subscription`, `channels`, `sessions`, `detail`). */
+  onPoll?: (resource: string, durationMs: number) => void;
 }
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
@@ -204,7 +206,11 @@ export class OrgPoller {
   private async once(key: string, fn: () => Promise<void>): Promise<void> {
     const running = this.inflight.get(key);
     if (running) return running;
-    const p = fn().finally(() => this.inflight.delete(key));
+    const started = this.deps.clock.now();
+    const p = fn().finally(() => {
+      this.inflight.delete(key);
+      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
+    });
     this.inflight.set(key, p);
     return p;
   }

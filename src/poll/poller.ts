@@ -38,6 +38,8 @@ export interface PollerDeps {
   logger: Logger;
   diff: DiffFn;
   onUpdate: (org: string, snapshot: OrgSnapshot, events: ChangeEvent[]) => void;
+  /** Told how long each read took. */
+  onPoll?: (org: string, resource: string, durationMs: number) => void;
   rng?: () => number;
 }
 

@@ -1,0 +1,119 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/run.js';
+import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import { captureIO } from '../helpers/io.js';
+
+let sim: Simulator;
+let dir: string;
+let file: string;
+
+const config = (orgs: string[], extra = '') => `upstream:
+  base_url: ${sim.url}
+orgs:
+${orgs.map((o) => `  - slug: ${o}\n    token: ${o}-token`).join('\n')}
+intervals: { channels: 2s, jitter: 0 }
+server: { listen: 127.0.0.1:0 }
+state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
+log: { level: info, format: json }
+${extra}`;
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    orgs: ['alpha', 'beta'],
+    channels: 3,
+    frozen: true,
+    tokens: [
+      { value: 'alpha-token', org: 'alpha' },
+      { value: 'beta-token', org: 'beta' },
+    ],
+  });
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-run-'));
+  file = path.join(dir, 'tally.yaml');
+});
+
+afterAll(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function until<T>(fn: () => T | undefined, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const v = fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function status(base: string): Promise<{ orgs: { slug: string }[] }> {
+  return (await (await fetch(`${base}/api/v1/status`)).json()) as { orgs: { slug: string }[] };
+}
+
+async function reloadGauge(base: string): Promise<string | undefined> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return /^tally_config_last_reload_successful (\d)/m.exec(text)?.[1];
+}
+
+describe('tally run', () => {
+  it('serves, reloads on POST /-/reload and SIGHUP keeping the last good config, and stops with 0', async () => {
+    await writeFile(file, config(['alpha']));
+    const io = captureIO();
+    const running = runCommand(['--config', file], io);
+    const base = await until(
+      () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+      'the HTTP server',
+    );
+    expect((await fetch(`${base}/-/healthy`)).status).toBe(200);
+    expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['alpha']);
+
+    await writeFile(file, config(['alpha', 'beta']));
+    const ok = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(ok.status).toBe(200);
+    expect((await status(base)).orgs.map((o) => o.slug).sort()).toEqual(['alpha', 'beta']);
+    expect(await reloadGauge(base)).toBe('1');
+
+    await writeFile(file, config(['alpha'], 'bogus: true\n'));
+    const bad = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain(
+      'bogus: unknown key',
+    );
+    expect((await status(base)).orgs).toHaveLength(2);
+    expect(await reloadGauge(base)).toBe('0');
+
+    await writeFile(file, config(['beta']));
+    io.reload();
+    await until(() => (io.out().includes('"msg":"config reloaded"') ? true : undefined), 'the SIGHUP reload');
+    expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['beta']);
+    expect(await reloadGauge(base)).toBe('1');
+
+    io.stop();
+    expect(await running).toBe(0);
+  });
+
+  it('takes only its shard of the orgs', async () => {
+    await writeFile(file, config(['alpha', 'beta']));
+    const { shardOf } = await import('../../src/config/shard.js');
+    const want = ['alpha', 'beta'].filter((s) => shardOf(s, 2) === 1);
+    const io = captureIO();
+    const running = runCommand(['--config', file, '--shard', '1/2'], io);
+    const base = await until(
+      () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+      'the HTTP server',
+    );
+    expect((await status(base)).orgs.map((o) => o.slug)).toEqual(want);
+    io.stop();
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a malformed --shard with exit 1 and says why', async () => {
+    await writeFile(file, config(['alpha']));
+    const io = captureIO();
+    expect(await runCommand(['--config', file, '--shard', '3/2'], io)).toBe(1);
+    expect(io.err()).toContain('shard 3/2: I must be from 1 to N');
+  });
+});
