@@ -3,6 +3,7 @@
  * within a bound, reloads it. Nothing here touches `process`: main.ts does that, so that
  * a whole tally can run inside a test.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { Alerting } from './alerting.js';
@@ -102,7 +103,7 @@ export class App implements StatusSource {
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
       logger: deps.logger.child({ component: 'upstream' }),
-      observer: deps.observer ?? this.metrics.upstream,
+      observer: deps.observer ?? this.observer(),
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
     this.storeHealth = new StoreHealth(deps.clock);
@@ -233,6 +234,45 @@ export class App implements StatusSource {
     await this.client.close();
     await this.lock?.release();
     this.log.info('stopped');
+  }
+
+  /**
+   * The upstream observer: every measurement goes to the metrics; schema drift also
+   * becomes one `upstream.schema_drift` event per distinct problem (its id is the problem's
+   * hash, so the event log keeps it once, across restarts too).
+   */
+  private observer(): UpstreamObserver {
+    const metrics = this.metrics.upstream;
+    const seen = new Set<string>();
+    return {
+      onRequest: (i) => metrics.onRequest(i),
+      onRetry: (i) => metrics.onRetry(i),
+      onRateLimited: (i) => metrics.onRateLimited(i),
+      onPause: (i) => metrics.onPause(i),
+      onAuthFailure: (i) => metrics.onAuthFailure(i),
+      onDrift: (issue) => {
+        metrics.onDrift(issue);
+        const key = JSON.stringify([issue.org, issue.endpoint, issue.field, issue.problem, issue.fatal]);
+        if (seen.has(key) || !this.started) return;
+        seen.add(key);
+        const event: ChangeEvent = {
+          id: createHash('sha256').update(key).digest('hex').slice(0, 20),
+          at: this.deps.clock.now(),
+          org: issue.org,
+          kind: 'upstream.schema_drift',
+          entity: { kind: 'upstream', id: issue.org },
+          field: `${issue.endpoint}.${issue.field}`,
+          to: issue.problem,
+          labels: {
+            endpoint: issue.endpoint,
+            field: issue.field,
+            problem: issue.problem,
+            fatal: String(issue.fatal),
+          },
+        };
+        this.chain(issue.org, () => this.publish([event]));
+      },
+    };
   }
 
   /** Calls `fn` with every batch of new events, after they are durable. */
