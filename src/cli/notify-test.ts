@@ -1,4 +1,9 @@
-
+/**
+ * `tally notify-test [--config PATH] [--receiver NAME]`: sends a test notification to
+ * every receiver (or one), directly rather than through the outbox, and prints for each
+ * whether it was accepted or exactly why not. Exit 0 when all succeeded, 1 when any
+ * failed or the config is invalid, 2 on a usage mistake.
+ */
 import { systemClock } from '../clock.js';
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { describeError } from '../errors.js';
@@ -6,10 +11,7 @@ import { scrub } from '../log.js';
 import { DeliveryError } from '../notify/notifier.js';
 import { deliveryId } from '../notify/outbox.js';
 import { closeNotifiers, createNotifier } from '../notify/registry.js';
-import type {
-  DeliveryConfig,
-  ReceiverConfig,
-} from '../notify/schema.js';
+import type { DeliveryConfig, ReceiverConfig } from '../notify/schema.js';
 import { testNotification } from '../notify/test-notification.js';
 import { EXIT_USAGE, parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
