@@ -8,7 +8,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { type Config, configSchema, SECRET_KEYS } from './schema.js';
@@ -78,13 +88,16 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
     (e) => `invalid YAML: ${firstLine(e.message)}${at(e.pos[0])}`,
   );
   if (doc.errors.length > 0) throw new ConfigError(opts.source, yamlProblems);
+  const aliasProblems = badAliases(doc).map((a) => `invalid YAML: ${a.message}${at(a.offset)}`);
+  if (aliasProblems.length > 0) throw new ConfigError(opts.source, aliasProblems);
 
   // Problems are sorted by their place in the file, then printed once each.
   const problems: { offset: number; text: string }[] = [];
   const failedPaths = new Set<string>();
   const report = (p: readonly PathSeg[], msg: string, key = false, shift = 0) => {
-    const base = nodeOffset(doc.contents, p, key);
-    const offset = base === undefined ? undefined : base + shift;
+    // An empty document has nothing to point at but its start.
+    const base = nodeOffset(doc.contents, p, key) ?? 0;
+    const offset = base + shift;
     problems.push({ offset: offset ?? 0, text: `${formatPath(p)}: ${msg}${at(offset)}` });
   };
 
@@ -115,6 +128,26 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
   const config = parsed.data;
   collectSecrets(config, secrets);
   return { config, secrets: [...new Set(secrets)], path: opts.source };
+}
+
+/**
+ * Aliases that cannot be expanded: one whose anchor is not set before it, and one inside
+ * the node its anchor names (a cycle, which would expand forever).
+ */
+function badAliases(doc: Document): { message: string; offset: number | undefined }[] {
+  const out: { message: string; offset: number | undefined }[] = [];
+  visit(doc, {
+    Alias(_key, alias, ancestors) {
+      const target = alias.resolve(doc);
+      const offset = alias.range?.[0];
+      if (target === undefined) {
+        out.push({ message: `alias *${alias.source} has no anchor &${alias.source} before it`, offset });
+      } else if (ancestors.includes(target as never)) {
+        out.push({ message: `alias *${alias.source} refers to a node that contains it (a cycle)`, offset });
+      }
+    },
+  });
+  return out;
 }
 
 function firstLine(s: string): string {
