@@ -1,0 +1,149 @@
+/**
+ * Shared pieces of the resilience suite: a whole tally (the real App) against the
+ * simulator on loopback, with short intervals, its events and log lines collected, and
+ * small waiting helpers.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { App } from '../../src/app.js';
+import { type Clock, systemClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import type { Simulator } from '../../src/sim/index.js';
+import type { ChangeEvent } from '../../src/snapshot/events.js';
+
+/** A running tally and what it reported. */
+export interface Tally {
+  app: App;
+  /** Every event handed to listeners, in order. */
+  events: ChangeEvent[];
+  /** Parsed log lines. */
+  logs: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startTally}. */
+export interface TallyOptions {
+  sim: Simulator;
+  stateDir: string;
+  clock?: Clock;
+  /** Extra top-level YAML (rules, route, receivers, delivery …). */
+  extra?: string;
+  /** Extra YAML under `upstream:` (indented two spaces). */
+  upstream?: string;
+  /** Budget per minute (default 300: tests read fast). */
+  budget?: number;
+}
+
+/** The config text of a test tally: reads every second, fails fast, pages of 4. */
+export function tallyConfig(o: Omit<TallyOptions, 'clock'>): string {
+  return `upstream:
+  base_url: ${o.sim.url}
+  budget_per_minute: ${o.budget ?? 300}
+  retries: { attempts: 2, base_delay: 20ms, max_delay: 50ms, deadline: 1s }
+  timeouts: { connect: 500ms, headers: 500ms, body: 500ms }
+  max_body_bytes: 64KiB
+  shape: { per_page: 4 }
+${o.upstream ?? ''}orgs:
+  - slug: demo
+    token: demo-token
+intervals: { org: 10s, team: 10s, subscription: 10s, channels: 2s, live_sessions: 1s, live_detail: 2s, sweep: 3s, jitter: 0 }
+server: { listen: 127.0.0.1:0 }
+state: { dir: ${JSON.stringify(o.stateDir)} }
+log: { level: info, format: json }
+${o.extra ?? ''}`;
+}
+
+/** Starts the real App in this process. */
+export async function startTally(o: TallyOptions): Promise<Tally> {
+  const loaded = await parseConfig(tallyConfig(o), { source: 'test.yaml', env: {}, baseDir: o.stateDir });
+  const logs: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'info', format: 'json', destination });
+  const console = new Writable({ write: (_c, _e, cb) => cb() });
+  const app = App.create(loaded, { clock: o.clock ?? systemClock, logger, console });
+  const events: ChangeEvent[] = [];
+  app.onEvents((batch) => events.push(...batch));
+  await app.start();
+  let stopped = false;
+  return {
+    app,
+    events,
+    logs,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await app.stop(3000);
+    },
+  };
+}
+
+/** A temporary directory, removed by the returned function. */
+export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), `tally-${prefix}-`));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Waits until `check` holds (polling every 50 ms), failing with `what` after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  if (await check()) return;
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+/** Whether every channel's session list and the org-level parts have been read completely. */
+export function baselineDone(t: Tally): boolean {
+  const view = t.app.orgs()[0];
+  if (!view?.ready) return false;
+  const channels = view.snapshot.channels;
+  if (channels?.state !== 'complete') return false;
+  return channels.value.every((c) => view.snapshot.sessions[c.id]?.state === 'complete');
+}
+
+/** Events about the organization's data (everything but upstream health). */
+export function dataEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
+  return events.filter((e) => e.entity.kind !== 'upstream');
+}
+
+/** Every event in the state directory's event log, oldest first. */
+export async function loggedEvents(stateDir: string): Promise<ChangeEvent[]> {
+  const dir = path.join(stateDir, 'events');
+  const files = (await readdir(dir).catch(() => [])).filter((f) => f.endsWith('.jsonl')).sort();
+  const out: ChangeEvent[] = [];
+  for (const f of files) {
+    for (const line of (await readFile(path.join(dir, f), 'utf8')).split('\n')) {
+      if (line.trim()) out.push(JSON.parse(line) as ChangeEvent);
+    }
+  }
+  return out;
+}
+
+/** A channel status different from `current`. */
+export function otherStatus(current: unknown): 'live' | 'idle' | 'offline' {
+  return current === 'offline' ? 'idle' : 'offline';
+}
+
+/** A small seeded generator (mulberry32): the same points every run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * `kill -9` at random points: `tally run` as a real child process, killed with SIGKILL
+ * at several points of a scenario drawn from a seeded generator, started again each
+ * time, while the world keeps changing (also while tally is down). Afterwards the event
+ * log holds every change once: no id twice, per channel an unbroken chain of transitions
+ * ending at the world's status, every member who joined exactly once.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import { loggedEvents, seeded, sleep, tallyConfig, tempDir, until } from './helpers.js';
+
+const SEED = 20_261_122;
+const KILLS = 3;
+
+let sim: Simulator;
+let dir: string;
+let remove: () => Promise<void>;
+let config: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 21, channels: 6, sessionsPerChannel: 2, frozen: true });
+  ({ dir, remove } = await tempDir('kill9'));
+  config = path.join(dir, 'tally.yaml');
+  await writeFile(
+    config,
+    tallyConfig({ sim, stateDir: path.join(dir, 'state') }).replace('level: info', 'level: warn'),
+  );
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await sim.close();
+  await remove();
+});
+
+function startTallyProcess(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', config], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  children.push(child);
+  return child;
+}
+
+const exited = (c: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) resolve({ code: c.exitCode, signal: c.signalCode });
+    else c.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+
+describe('kill -9 at random points of a scenario', () => {
+  it('loses no change and logs none twice', async () => {
+    const rng = seeded(SEED);
+    const channels = sim.view('demo').channels.map((c) => String(c['id']));
+    const initial = new Map(sim.view('demo').channels.map((c) => [String(c['id']), String(c['status'])]));
+    const joined: string[] = [];
+    let step = 0;
+    const change = () => {
+      const ch = channels[Math.floor(rng() * channels.length)]!;
+      const now = sim.view('demo').channels.find((c) => c['id'] === ch)!['status'];
+      const next = (['live', 'idle', 'offline'] as const).filter((s) => s !== now)[Math.floor(rng() * 2)]!;
+      sim.trigger.channelStatus({ channel: ch, status: next });
+      if (step % 3 === 0) {
+        const name = `Person ${step}`;
+        sim.trigger.addMember({ name, role: 'member' });
+        joined.push(name);
+      }
+      step++;
+    };
+
+    let tally = startTallyProcess();
+    await until(
+      async () => (await readdir(path.join(dir, 'state', 'snapshots')).catch(() => [])).length > 0,
+      'the baseline',
+      15_000,
+    );
+    const kills: number[] = [];
+    for (let k = 0; k < KILLS; k++) {
+      // A random point: some changes in, then SIGKILL somewhere in the next 2.5 s.
+      const at = 200 + Math.floor(rng() * 2300);
+      kills.push(at);
+      const end = Date.now() + at;
+      while (Date.now() < end) {
+        change();
+        await sleep(150 + Math.floor(rng() * 200));
+      }
+      tally.kill('SIGKILL');
+      expect((await exited(tally)).signal).toBe('SIGKILL');
+      for (let i = 0; i < 2; i++) change(); // the world moves on while tally is down
+      tally = startTallyProcess();
+    }
+    for (let i = 0; i < 3; i++) {
+      change();
+      await sleep(200);
+    }
+    const world = sim.view('demo');
+    const status = new Map(world.channels.map((c) => [String(c['id']), String(c['status'])]));
+    await until(
+      async () => {
+        const events = await loggedEvents(path.join(dir, 'state'));
+        const caughtUp = channels.every((ch) => {
+          const last = events.filter((e) => e.kind === 'channel.status_changed' && e.entity.id === ch).at(-1);
+          return last === undefined || last.to === status.get(ch);
+        });
+        return caughtUp && events.filter((e) => e.kind === 'member.added').length >= joined.length;
+      },
+      `tally to catch up after kills at ${kills.join(', ')} ms`,
+      15_000,
+    );
+    tally.kill('SIGTERM');
+    expect((await exited(tally)).code).toBe(0);
+
+    const events = await loggedEvents(path.join(dir, 'state'));
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    for (const ch of channels) {
+      const chain = events.filter((e) => e.kind === 'channel.status_changed' && e.entity.id === ch);
+      for (let i = 1; i < chain.length; i++) expect(chain[i]!.from).toBe(chain[i - 1]!.to);
+      expect(chain.at(-1)?.to ?? initial.get(ch)).toBe(status.get(ch));
+    }
+    const added = events.filter((e) => e.kind === 'member.added').map((e) => e.labels['member']);
+    expect([...added].sort()).toEqual([...joined].sort());
+    // Besides those, only the subscription's member count may move (it follows the team).
+    const expected = new Set(['channel.status_changed', 'member.added']);
+    const others = events.filter((e) => e.entity.kind !== 'upstream' && !expected.has(e.kind));
+    expect(
+      others.filter((e) => !(e.kind === 'subscription.usage_changed' && e.field === 'usage.members')),
+    ).toEqual([]);
+    const usage = others.map((e) => Number(e.to));
+    expect(usage).toEqual([...usage].sort((a, b) => a - b)); // members only join here
+  }, 40_000);
+});
