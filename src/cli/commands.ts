@@ -26,6 +26,14 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'serve the upstream API simulator',
     load: async () => (await import('./sim.js')).simCommand,
   },
+  'notify-test': {
+    summary: 'send a marked test notification through every receiver (or one)',
+    load: async () => (await import('./notify-test.js')).notifyTestCommand,
+  },
+  replay: {
+    summary: 'evaluate the rules against a recorded event log, sending nothing',
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
 };
 
 /** The top-level usage text. */
