@@ -110,7 +110,7 @@ export class Alerting {
     if (am.length > 0) {
       this.resender = new AlertmanagerResender({
         notifiers: am,
-        firingAlerts: (receiver) => this.engine.alerts({ state: 'firing', receiver }),
+        firingAlerts: (receiver) => this.engine.resendable(receiver),
         clock: this.deps.clock,
         logger: this.deps.logger,
         metrics: this.deps.metrics,

@@ -200,6 +200,16 @@ export class Dispatcher {
   }
 
   /** Whether a group still holds the alert (it must not be forgotten yet). */
+  /** Fingerprints a group of `receiver` has sent as firing in its last notification. */
+  sentFiring(receiver: string): Set<string> {
+    const out = new Set<string>();
+    for (const g of this.groups.values()) {
+      if (g.receiver !== receiver) continue;
+      for (const fp of g.lastSent?.firing ?? []) out.add(fp);
+    }
+    return out;
+  }
+
   holds(fp: string): boolean {
     for (const g of this.groups.values()) if (g.alerts.has(fp)) return true;
     return false;

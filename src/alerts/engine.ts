@@ -279,6 +279,18 @@ export class AlertEngine {
     );
   }
 
+  /**
+   * The firing alerts a receiver has been told about and should hear of again (what an
+   * Alertmanager receiver is re-sent): not muted, and already sent in a group
+   * notification, so a resend never runs ahead of `group_wait` or past a silence.
+   */
+  resendable(receiver: string): AlertView[] {
+    const sent = this.dispatcher.sentFiring(receiver);
+    return this.alerts({ state: 'firing', receiver }).filter(
+      (a) => sent.has(a.fingerprint) && a.silenced_by.length === 0 && a.inhibited_by.length === 0,
+    );
+  }
+
   /** Every silence (config and API) with its status. */
   silences(): SilenceView[] {
     return this.silenceSet.list(this.clock.now());

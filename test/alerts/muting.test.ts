@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MaintenanceWindows } from '../../src/alerts/maintenance.js';
-import { alerting, channel, engine, event, HOUR, MIN, summary, T0, tickFor, view } from './helpers.js';
+import { alerting, channel, engine, event, HOUR, MIN, SEC, summary, T0, tickFor, view } from './helpers.js';
 
 const rules = `
 rules:
@@ -219,5 +219,39 @@ describe('inhibition by an unreachable upstream', () => {
     const optOut = engine(rules.replace('resolve_after: 1h', 'resolve_after: 1h\n    inhibitable: false'));
     optOut.engine.onEvents([event('upstream.unreachable'), event('session.started')]);
     expect(optOut.engine.alerts()[0]!.inhibited_by).toEqual([]);
+  });
+});
+
+describe('what an Alertmanager receiver is re-sent', () => {
+  const amRules = rules.replace('group_wait: 0s', 'group_wait: 30s');
+  const fingerprints = (e: ReturnType<typeof engine>['engine']) =>
+    e.resendable('ops').map((a) => `${a.labels['alertname']}/${a.labels['channel_id'] ?? a.labels['org']}`);
+
+  it('holds a firing alert back until its group was sent, as group_wait says', () => {
+    const { engine: e, clock } = engine(amRules);
+    e.evaluate([view('acme', { channels: [channel('c1', 'offline')] })]);
+    tickFor(e, clock, 10 * SEC, SEC);
+    expect(e.alerts({ state: 'firing' })).toHaveLength(1);
+    expect(fingerprints(e)).toEqual([]);
+    expect(summary(tickFor(e, clock, 30 * SEC, SEC))).toEqual(['ops firing channel_down/c1:firing']);
+    expect(fingerprints(e)).toEqual(['channel_down/c1']);
+  });
+
+  it('leaves out silenced and inhibited alerts', () => {
+    const { engine: e, clock } = engine(`${amRules}
+silences:
+  - matchers: ['channel_id = "c2"']
+    starts_at: ${iso(T0)}
+    ends_at: ${iso(T0 + HOUR)}
+    created_by: ops
+    comment: known
+`);
+    e.evaluate([
+      view('acme', { channels: [channel('c1', 'offline'), channel('c2', 'offline')] }),
+      view('globex', { channels: [channel('g1', 'offline')], health: 'unreachable', lastError: 'timeout' }),
+    ]);
+    tickFor(e, clock, 2 * MIN, MIN);
+    expect(e.alerts({ state: 'firing' }).length).toBe(4);
+    expect(fingerprints(e).sort()).toEqual(['channel_down/c1', 'upstream_unreachable/globex']);
   });
 });

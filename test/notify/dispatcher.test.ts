@@ -79,6 +79,11 @@ async function rig(
 }
 
 const settle = (ms: number) => new Promise((res) => setTimeout(res, ms));
+/** Waits (up to 5 s) until the log holds `text`: log lines are written asynchronously. */
+async function logged(log: () => string, text: string): Promise<string> {
+  for (let end = Date.now() + 5000; Date.now() < end && !log().includes(text); ) await settle(20);
+  return log();
+}
 const ids = (rx: HttpReceiver) => rx.requests.map((q) => (JSON.parse(q.body) as { id: string }).id);
 
 describe('Dispatcher', () => {
@@ -161,7 +166,7 @@ describe('Dispatcher', () => {
     expect(r.rx.requests.length).toBeGreaterThan(1);
     expect(r.metrics.count('dropped', 'ops', 'webhook', 'expired')).toBe(1);
     expect(r.outbox.entries.size).toBe(0);
-    expect(r.log()).toContain('"reason":"expired"');
+    expect(await logged(r.log, '"reason":"expired"')).toMatch(/"msg":"notification dropped"/);
   });
 
   it('drops after max_attempts failures', async () => {

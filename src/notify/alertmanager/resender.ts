@@ -16,7 +16,7 @@ import type { AlertmanagerNotifier } from './alertmanager.js';
 /** What the resender is built from. */
 export interface ResenderDeps {
   notifiers: Iterable<AlertmanagerNotifier>;
-  /** Every alert firing now that routes to the named receiver (from the alert engine). */
+  /** The firing alerts the named receiver was sent and should be sent again: not muted, past group_wait. */
   firingAlerts: (receiver: string) => readonly Alert[];
   clock: Clock;
   logger: Logger;
