@@ -145,9 +145,10 @@ export class RuleEvaluator {
           org: scope.slug,
           ...e.idLabels,
         };
+        const labels = this.renderLabels(rule, base, template());
         return {
           fingerprint: fp,
-          labels: this.renderLabels(rule, base, template()),
+          labels,
           annotations: {},
           state: 'pending',
           activeAt: now,
@@ -155,7 +156,7 @@ export class RuleEvaluator {
           kind: 'condition',
           org: scope.slug,
           entity: rule.forEach === 'org' ? 'org' : `${rule.forEach}:${e.key}`,
-          ...this.generator(fp),
+          ...this.generator(rule, fp, () => ({ ...template(), labels })),
         };
       },
       (a) =>
@@ -224,7 +225,7 @@ export class RuleEvaluator {
           eventEntity: entity,
           // Counted from when tally saw the event, so a late event is still sent.
           resolveAt: Math.max(e.at, now) + rule.resolveAfter,
-          ...this.generator(fp),
+          ...this.generator(rule, fp, () => ({ ...t, labels })),
         };
         alert.annotations = this.renderAnnotations(
           rule,
@@ -278,7 +279,12 @@ export class RuleEvaluator {
     return r.text;
   }
 
-  private generator(fp: string): { generatorURL?: string } {
+  /** The alert's link: the rule's own template when it has one, else tally's alert view. */
+  private generator(rule: CompiledRule, fp: string, ctx: () => Plain): { generatorURL?: string } {
+    if (rule.generatorURL) {
+      const url = this.render(rule, rule.generatorURL, ctx()).trim();
+      return url === '' ? {} : { generatorURL: url };
+    }
     const base = this.deps.externalURL;
     return base === undefined
       ? {}

@@ -37,6 +37,7 @@ export interface RuleSpec {
   severity: string;
   labels?: Record<string, string> | undefined;
   annotations?: Record<string, string> | undefined;
+  generator_url?: string | undefined;
   send_resolved?: boolean | undefined;
   repeat_interval?: number | undefined;
   inhibitable?: boolean | undefined;
@@ -47,6 +48,8 @@ interface CompiledRuleBase {
   severity: string;
   labels: Record<string, CompiledTemplate>;
   annotations: Record<string, CompiledTemplate>;
+  /** The alert's link, when the rule sets one (else tally's own alert view). */
+  generatorURL: CompiledTemplate | undefined;
   sendResolved: boolean;
   repeatInterval: number | undefined;
   /** Muted while the org's upstream is down. */
@@ -151,6 +154,15 @@ export function compileRule(
   };
   const labels = tpl('labels');
   const annotations = tpl('annotations');
+  let generatorURL: CompiledTemplate | undefined;
+  if (spec.generator_url !== undefined) {
+    try {
+      generatorURL = templates.compile(spec.generator_url);
+    } catch (err) {
+      if (!(err instanceof TemplateError)) throw err;
+      problems.push({ path: ['generator_url'], message: err.message });
+    }
+  }
   if (problems.length > 0) return { rule: undefined, problems };
 
   const on = asList(spec.on);
@@ -162,6 +174,7 @@ export function compileRule(
     severity: spec.severity,
     labels,
     annotations,
+    generatorURL,
     sendResolved: spec.send_resolved ?? !isEvent,
     repeatInterval: spec.repeat_interval,
     inhibitable: spec.inhibitable ?? !upstream,

@@ -84,6 +84,10 @@ export const ruleSchema = z
       .record(labelName, z.string())
       .optional()
       .meta({ description: 'Annotations such as summary and description (templates).' }),
+    generator_url: z.string().optional().meta({
+      description:
+        "Each alert's link (a template), e.g. a Grafana dashboard; default: the alert in tally's API under server.external_url.",
+    }),
     send_resolved: z.boolean().optional().meta({
       description: 'Notify when resolved (default true for condition rules, false for event rules).',
     }),
