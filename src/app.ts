@@ -27,6 +27,7 @@ import type { ChangeEvent } from './snapshot/events.js';
 import type { OrgSnapshot } from './snapshot/model.js';
 import type { BudgetView, EventQuery, OrgView, StatusSource } from './status.js';
 import { EventLog } from './store/event-log.js';
+import type { LoggedEvent } from './store/event-segments.js';
 import { StoreHealth } from './store/health.js';
 import { acquireStateLock, type StateLock } from './store/lock.js';
 import { SnapshotStore } from './store/snapshot-store.js';
@@ -57,6 +58,22 @@ const QUIET_SAVE_MS = 30_000;
 const EVENT_SAVE_MS = 1_000;
 /** Condition rules run at most this often, after the snapshots changed. */
 const EVALUATE_MS = 1_000;
+/** A failed state write is tried again after 1 s, doubling up to this (a full or read-only disk). */
+const RETRY_MAX_MS = 30_000;
+
+/**
+ * Snapshot and events of one org waiting to be made durable. `kind` says why its timer
+ * runs: a quiet save (freshness only), new events, or a retry after a failed write.
+ * Deliberately no wall-clock due time: the injected clock may jump (NTP step, VM resume)
+ * while timers run in real time, and comparing due times across a jump would park new
+ * events behind a quiet save's 30 s timer.
+ */
+interface DirtyEntry {
+  snapshot: OrgSnapshot;
+  events: ChangeEvent[];
+  kind: 'quiet' | 'events' | 'retry';
+  timer: { cancel(): void };
+}
 
 /** A running tally: poller, state, and the read-only view the HTTP side serves. */
 export class App implements StatusSource {
@@ -72,10 +89,9 @@ export class App implements StatusSource {
   private readonly listeners = new Set<EventListener>();
   /** Per org: the chain of pending writes, so events and snapshots are written in order. */
   private readonly writes = new Map<string, Promise<void>>();
-  private readonly dirty = new Map<
-    string,
-    { snapshot: OrgSnapshot; events: ChangeEvent[]; due: number; timer: { cancel(): void } }
-  >();
+  private readonly dirty = new Map<string, DirtyEntry>();
+  /** Per org: consecutive failed state writes, for the retry backoff. */
+  private readonly writeFailures = new Map<string, number>();
   private eventSaveDelay = EVENT_SAVE_MS;
   private readonly orgConfig = new Map<string, Config['orgs'][number]>();
   /** Orgs whose snapshot was saved at least once by this process. */
@@ -270,7 +286,15 @@ export class App implements StatusSource {
             fatal: String(issue.fatal),
           },
         };
-        this.chain(issue.org, () => this.publish([event]));
+        this.chain(issue.org, async () => {
+          try {
+            await this.publish([event]);
+          } catch (err) {
+            const snapshot = this.poller?.orgs().get(issue.org)?.snapshot();
+            if (snapshot) this.retryLater(issue.org, snapshot, [event]);
+            throw err;
+          }
+        });
       },
     };
   }
@@ -364,18 +388,22 @@ export class App implements StatusSource {
   private onUpdate(org: string, snapshot: OrgSnapshot, events: ChangeEvent[]): void {
     this.scheduleEvaluation();
     const entry = this.dirty.get(org);
-    const pending = entry ? [...entry.events, ...events] : events;
-    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
-    const delay = pending.length > 0 || !this.saved.has(org) ? this.eventSaveDelay : QUIET_SAVE_MS;
-    const due = this.deps.clock.now() + delay;
-    if (entry && entry.due <= due) {
+    if (entry) {
       entry.snapshot = snapshot;
-      entry.events = pending;
+      entry.events = [...entry.events, ...events];
+      // A quiet save is brought forward by new events; an event save or a retry (which
+      // keeps its backoff while the disk refuses writes) already carries them.
+      if (entry.kind !== 'quiet' || events.length === 0) return;
+      entry.timer.cancel();
+      entry.kind = 'events';
+      entry.timer = this.deps.clock.setTimeout(() => this.flush(org), this.eventSaveDelay);
       return;
     }
-    entry?.timer.cancel();
+    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
+    const prompt = events.length > 0 || !this.saved.has(org);
+    const delay = prompt ? this.eventSaveDelay : QUIET_SAVE_MS;
     const timer = this.deps.clock.setTimeout(() => this.flush(org), delay);
-    this.dirty.set(org, { snapshot, events: pending, due, timer });
+    this.dirty.set(org, { snapshot, events, kind: prompt ? 'events' : 'quiet', timer });
   }
 
   private flush(org: string): void {
@@ -385,18 +413,62 @@ export class App implements StatusSource {
     this.dirty.delete(org);
     this.chain(org, async () => {
       const started = this.deps.clock.now();
-      await this.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
+      let appended: LoggedEvent[];
+      try {
+        await this.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
+        appended = await this.append(entry.events);
+      } catch (err) {
+        // Nothing accepted is dropped: the batch waits in memory (and, once a save
+        // succeeds, in the snapshot's envelope) until the disk takes it again.
+        this.retryLater(org, entry.snapshot, entry.events);
+        throw err;
+      }
+      this.writeFailures.delete(org);
       // A large snapshot is saved less often: at most a tenth of the time goes to saving.
-      this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, (this.deps.clock.now() - started) * 10));
+      const took = Math.max(0, this.deps.clock.now() - started);
+      this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, took * 10));
       this.saved.add(org);
-      await this.publish(entry.events);
+      this.announce(appended);
     });
+  }
+
+  /**
+   * Puts a batch whose write failed back in front of anything newer for `org`, and tries
+   * again after a backoff (1 s, doubling, at most {@link RETRY_MAX_MS}). A read-only mount
+   * is retried too: it may be remounted read-write, and the retry costs one failed open.
+   */
+  private retryLater(org: string, snapshot: OrgSnapshot, events: readonly ChangeEvent[]): void {
+    const failures = (this.writeFailures.get(org) ?? 0) + 1;
+    this.writeFailures.set(org, failures);
+    const newer = this.dirty.get(org);
+    newer?.timer.cancel();
+    const entry: DirtyEntry = {
+      snapshot: newer?.snapshot ?? snapshot,
+      events: [...events, ...(newer?.events ?? [])],
+      kind: 'retry',
+      timer: { cancel: () => undefined },
+    };
+    this.dirty.set(org, entry);
+    // Stopping: the next start gets these events again, from the older snapshot on disk
+    // (the diff yields them anew) or from the envelope of the newer one.
+    if (!this.started) return;
+    const delay = Math.min(RETRY_MAX_MS, EVENT_SAVE_MS * 2 ** Math.min(failures - 1, 16));
+    entry.timer = this.deps.clock.setTimeout(() => this.flush(org), delay);
   }
 
   /** Appends events to the log and tells listeners of those it did not have. */
   private async publish(events: readonly ChangeEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const { appended } = await this.eventLog.append(events);
+    this.announce(await this.append(events));
+  }
+
+  /** Appends events to the log; returns those it did not have. */
+  private async append(events: readonly ChangeEvent[]): Promise<LoggedEvent[]> {
+    if (events.length === 0) return [];
+    return (await this.eventLog.append(events)).appended;
+  }
+
+  /** Tells metrics, alerting and listeners of events that are now durable. */
+  private announce(appended: readonly ChangeEvent[]): void {
     if (appended.length === 0) return;
     this.metrics.recordEvents(appended);
     this.alerting.onEvents(appended);

@@ -224,7 +224,12 @@ export class Poller {
     }
   }
 
-  /** Spends the sweep's share of the budget on the channels read longest ago. */
+  /**
+   * Spends the sweep's share of the budget on the channels read longest ago. A read dated
+   * after now means the clock was set back since: its age is unknown, so the channel
+   * counts as never read. Taken at face value, every channel read before the jump would
+   * wait out the whole jump while the sweep kept rereading the few it read after it.
+   */
   private async sweepTick(): Promise<void> {
     // The first plan is made before any channel list is known; plan again as soon as one is.
     if (
@@ -238,9 +243,11 @@ export class Poller {
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
     const n = Math.min(Math.floor(this.sweepCredit), room);
     if (n <= 0) return;
+    const now = this.deps.clock.now();
     const candidates = [...this.pollers.values()]
       .flatMap((p) => p.sweepEntries())
-      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`))
+      .map((e) => (e.lastReadAt !== undefined && e.lastReadAt > now ? { ...e, lastReadAt: undefined } : e));
     for (const entry of nextToSweep(candidates, n)) {
       const poller = this.pollers.get(entry.org);
       if (!poller) continue;

@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Clock, systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/log.js';
+import type { Fetcher } from '../../src/poll/fetcher.js';
+import { Poller } from '../../src/poll/poller.js';
+import { diff } from '../../src/snapshot/diff.js';
+import type { Channel } from '../../src/snapshot/model.js';
+
+// The subject is which channels the poller's sweep picks, tick after tick, so the reads
+// are answered in memory under fake timers instead of over loopback.
+
+const START = Date.UTC(2026, 10, 1, 12, 0, 0);
+const HOUR = 3_600_000;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: START });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The (fake) wall clock plus an offset the test moves, as after an NTP step; timers are untouched. */
+class JumpingClock implements Clock {
+  offset = 0;
+  now = () => Date.now() + this.offset;
+  setTimeout = systemClock.setTimeout;
+  sleep = systemClock.sleep;
+}
+
+/** An org of idle channels whose reads always succeed; remembers whose sessions were read. */
+function idleOrg(clock: Clock, channels: Channel[], sessionReads: string[]): Fetcher {
+  const at = () => clock.now();
+  return {
+    fetchOrg: async () => ({ state: 'complete', at: at(), value: { slug: 'demo', settings: {} } }),
+    fetchTeam: async () => ({ state: 'complete', at: at(), value: [] }),
+    fetchSubscription: async () => ({
+      state: 'complete',
+      at: at(),
+      value: { limits: {}, usage: {}, funding: { mode: 'unknown' } },
+    }),
+    fetchChannels: async () => ({ state: 'complete', at: at(), value: channels }),
+    fetchSessions: async (_org, channelId) => {
+      sessionReads.push(channelId);
+      const now = at();
+      return { state: 'complete', at: now, value: [], window: { from: now - HOUR, to: now + HOUR } };
+    },
+    fetchSessionDetail: async () => ({
+      state: 'failed',
+      at: at(),
+      error: { reason: 'not_found', message: 'none' },
+    }),
+  };
+}
+
+describe('Poller sweep', () => {
+  it('reads every channel again after the clock is set back, not only those read since', async () => {
+    const clock = new JumpingClock();
+    const channels = ['ch-a', 'ch-b', 'ch-c', 'ch-d'].map((id) => ({ id, status: 'idle' }));
+    const reads: string[] = [];
+    const poller = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        intervals: {
+          org: 60_000,
+          team: 60_000,
+          subscription: 60_000,
+          channels: 60_000,
+          live_sessions: 1000,
+          live_detail: 2000,
+          sweep: 4000,
+          jitter: 0,
+        },
+        window: { past: HOUR, future: HOUR },
+        perPage: 100,
+        capacity: () => 300,
+      },
+      {
+        fetcher: idleOrg(clock, channels, reads),
+        clock,
+        logger: silentLogger(),
+        diff,
+        onUpdate: () => undefined,
+      },
+    );
+    poller.start();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(new Set(reads)).toEqual(new Set(['ch-a', 'ch-b', 'ch-c', 'ch-d']));
+
+    clock.offset = -HOUR;
+    reads.length = 0;
+    await vi.advanceTimersByTimeAsync(10_000);
+    // About one sweep round per 4 s: every channel is read again within 10 s, each a few times.
+    expect(new Set(reads)).toEqual(new Set(['ch-a', 'ch-b', 'ch-c', 'ch-d']));
+    const counts = channels.map((c) => reads.filter((id) => id === c.id).length);
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(2);
+
+    const stopping = poller.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+  });
+});
