@@ -136,6 +136,8 @@ export class RequestBudget {
   private rateLimitCount = 0;
   private fallbackStreak = 0;
   private lastFallbackAt = Number.NEGATIVE_INFINITY;
+  /** The latest time read from the clock, to notice it being set back. */
+  private seen = Number.NEGATIVE_INFINITY;
 
   constructor(opts: BudgetOptions) {
     this.clock = opts.clock;
@@ -180,7 +182,7 @@ export class RequestBudget {
 
   /** Records a 429: pauses every request and steps the budget down. */
   rateLimited(retryAfter: string | undefined): PauseDecision {
-    const now = this.clock.now();
+    const now = this.now();
     let wait = parseRetryAfter(retryAfter, now);
     const trusted = wait !== undefined;
     if (wait === undefined) {
@@ -212,12 +214,13 @@ export class RequestBudget {
 
   /** Milliseconds until the pause in force ends (0 when not paused). */
   pauseLeftMs(): number {
-    return Math.max(0, this.pausedUntil - this.clock.now());
+    const now = this.now();
+    return Math.max(0, this.pausedUntil - now);
   }
 
   /** Requests per minute allowed now, after any step-down (a whole number ≥ 1). */
   effective(): number {
-    return Math.max(1, Math.floor(this.effectiveAt(this.clock.now())));
+    return Math.max(1, Math.floor(this.effectiveAt(this.now())));
   }
 
   /** The planner's estimate of what it may spend per minute: the effective budget. */
@@ -227,7 +230,7 @@ export class RequestBudget {
 
   /** The state of the budget now. */
   stats(): BudgetStats {
-    const now = this.clock.now();
+    const now = this.now();
     this.prune(now);
     const effective = this.effective();
     const usedLastMinute = this.log.filter((e) => e.open || e.at > now - this.windowMs).length;
@@ -248,9 +251,30 @@ export class RequestBudget {
     };
   }
 
+  /**
+   * The clock's time. When the clock was set back (an NTP step, a VM restored), every
+   * recorded time moves back with it: the requests of the last minute stay counted for
+   * what is left of their minute, and a pause lasts what was left of it. Taken at face
+   * value, they would hold the budget shut for as long as the clock jumped.
+   */
+  private now(): number {
+    const now = this.clock.now();
+    if (now < this.seen) {
+      const back = this.seen - now;
+      for (const e of this.log) e.at -= back;
+      if (this.pausedUntil > 0) this.pausedUntil -= back;
+      this.stepAt -= back;
+      this.lastFallbackAt -= back;
+      // A timer runs on elapsed time, unmoved by the jump: only its label moves.
+      this.timerAt -= back;
+    }
+    this.seen = now;
+    return now;
+  }
+
   /** Grants what may go now, and arms one timer for the next moment something may. */
   private pump(): void {
-    const now = this.clock.now();
+    const now = this.now();
     this.prune(now);
     for (;;) {
       const priority = PRIORITIES.find((p) => this.queues[p].length > 0);
@@ -285,7 +309,8 @@ export class RequestBudget {
     return () => {
       if (!entry.open) return;
       entry.open = false;
-      entry.at = Math.max(entry.at, this.clock.now());
+      const now = this.now();
+      entry.at = Math.max(entry.at, now);
       this.inFlight -= 1;
       this.pump();
     };
