@@ -12,6 +12,7 @@ import type { Fetcher, OrgAuth } from './fetcher.js';
 import { type ChannelFilter, type DiffFn, OrgPoller } from './org-poller.js';
 import { nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
 import { Scheduler } from './scheduler.js';
+import { stopController } from './stop-signal.js';
 
 /** One org to poll. */
 export interface PolledOrg {
@@ -51,7 +52,7 @@ const MAX_SWEEP_INFLIGHT = 2;
 export class Poller {
   private readonly pollers = new Map<string, OrgPoller>();
   private readonly scheduler: Scheduler;
-  private readonly stopping = new AbortController();
+  private readonly stopping = stopController();
   private current: Plan;
   private sweepCredit = 0;
   private readonly sweepInflight = new Set<string>();

@@ -5,6 +5,7 @@
 import { Cron } from 'croner';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { stopController } from './stop-signal.js';
 
 /** One periodic job. */
 export interface JobSpec {
@@ -22,7 +23,7 @@ export interface JobSpec {
 export class Scheduler {
   private readonly jobs = new Map<string, { cron: Cron; spec: JobSpec }>();
   private readonly inflight = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
+  private readonly abort = stopController();
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly rng: () => number;
