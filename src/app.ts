@@ -346,6 +346,7 @@ export class App implements StatusSource {
         tokenExpiresAt: cfg?.token_expires_at ? Date.parse(cfg.token_expires_at) : undefined,
         labels: cfg?.labels ?? {},
         ready,
+        lastFullSweep: p.lastFullSweep,
       };
     });
   }

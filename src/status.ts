@@ -27,6 +27,8 @@ export interface OrgView {
   labels: Readonly<Record<string, string>>;
   /** Whether every org-level part has been read completely at least once. */
   ready: boolean;
+  /** The last full sweep of the org's session lists, once one has completed. */
+  lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
 }
 
 /** The shared request budget, as the read side sees it. */

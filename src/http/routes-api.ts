@@ -71,6 +71,12 @@ function orgStatus(view: OrgView): Record<string, unknown> {
       channels_unread: summary.channels ? summary.unreadChannels : null,
       oldest_read_at: isoOrNull(summary.oldestSessionsReadAt),
       live: summary.liveSessions.length,
+      last_full_sweep: view.lastFullSweep
+        ? {
+            seconds: view.lastFullSweep.durationMs / 1000,
+            completed_at: isoOrNull(view.lastFullSweep.completedAt),
+          }
+        : null,
     },
   };
 }

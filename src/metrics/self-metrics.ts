@@ -121,6 +121,17 @@ function registerFreshness(ctx: SelfContext): void {
   );
   collectedGauge(
     registry,
+    'tally_sweep_last_duration_seconds',
+    "How long the last full sweep took: from its start until every current channel's sessions had been read once (for any reason).",
+    ['org'],
+    (g) => {
+      for (const { view } of orgs()) {
+        if (view.lastFullSweep) g.set({ org: view.slug }, view.lastFullSweep.durationMs / 1000);
+      }
+    },
+  );
+  collectedGauge(
+    registry,
     'tally_sessions_unread_channels',
     'Current channels whose session list has not been read completely yet.',
     ['org'],

@@ -154,6 +154,28 @@ export class OrgPoller {
     return [...out];
   }
 
+  /** The last full sweep: how long until every watched channel's sessions had been read once. */
+  lastFullSweep: { durationMs: number; completedAt: number } | undefined;
+  private sweepRoundStart: number | undefined;
+
+  /**
+   * Closes the current sweep round when every watched channel's sessions were read (for
+   * any reason, successfully or not) since it began, and starts the next one.
+   */
+  trackSweepRound(now: number): void {
+    if (this.sweepRoundStart === undefined || now < this.sweepRoundStart) {
+      this.sweepRoundStart = now; // the first round, or the clock was set back
+      return;
+    }
+    const channels = this.channels();
+    if (channels.length === 0) return;
+    const start = this.sweepRoundStart;
+    const done = channels.every((ch) => (this.attempts.get(`sessions:${ch.id}`)?.at ?? -1) >= start);
+    if (!done) return;
+    this.lastFullSweep = { durationMs: now - start, completedAt: now };
+    this.sweepRoundStart = now;
+  }
+
   /** The sweep bookkeeping of every watched channel. */
   sweepEntries(): SweepEntry[] {
     return this.channels().map((ch) => ({

@@ -148,6 +148,7 @@ export class Poller {
         window: this.opts.window,
         hotForMs: Math.max(this.opts.intervals.live_sessions * 4, 120_000),
         onUpdate: (snapshot, events) => this.deps.onUpdate(slug, snapshot, events),
+        onPoll: (resource, ms) => this.deps.onPoll?.(slug, resource, ms),
         perPage: this.opts.perPage,
         signal: this.stopping.signal,
       },
@@ -245,6 +246,7 @@ export class Poller {
     const n = Math.min(Math.floor(this.sweepCredit), room);
     if (n <= 0) return;
     const now = this.deps.clock.now();
+    for (const p of this.pollers.values()) p.trackSweepRound(now);
     const candidates = [...this.pollers.values()]
       .flatMap((p) => p.sweepEntries())
       .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`))
