@@ -1,0 +1,61 @@
+# syntax=docker/dockerfile:1
+# tally's container image. Build: docker build -t tally .
+# Run:   docker run -v ./tally.yaml:/etc/tally/config.yaml:ro -v tally-state:/var/lib/tally -p 9464:9464 tally
+# docs/operations.md describes the image; scripts/docker-repro.sh replays these steps
+# without Docker (CI has no Docker engine) and runs this HEALTHCHECK.
+
+# --- build: compile TypeScript -------------------------------------------------------------
+FROM node:24-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- runtime: production dependencies, the compiled code and the JSON Schema ----------------
+FROM node:24-slim AS runtime
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="tally" \
+      org.opencontainers.image.description="Watches organizations on a live audio streaming platform through its read-only API: snapshots, change events, Prometheus metrics and alerts." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="docker.io/library/node:24-slim"
+
+# tini is PID 1: it forwards SIGTERM/SIGINT/SIGHUP to node and reaps zombies, so
+# `docker stop` is a clean stop (exit 0) and `docker kill -s HUP` reloads the config.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+# The npm cache lives in a build cache mount, never in a layer.
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+COPY --from=build /src/dist ./dist
+COPY schema ./schema
+
+# The state directory (state.dir: /var/lib/tally in the config) belongs to the unprivileged
+# user tally runs as; mount a volume there so snapshots, the event log and the outbox survive.
+RUN groupadd --system --gid 10001 tally \
+ && useradd --system --uid 10001 --gid tally --home-dir /var/lib/tally --shell /usr/sbin/nologin tally \
+ && mkdir -p /var/lib/tally /etc/tally \
+ && chown tally:tally /var/lib/tally \
+ && chmod 0700 /var/lib/tally
+VOLUME ["/var/lib/tally"]
+
+ENV TALLY_CONFIG=/etc/tally/config.yaml \
+    TALLY_PORT=9464
+USER tally:tally
+EXPOSE 9464
+
+# Liveness: /-/healthy answers 200 whenever tally serves HTTP, whatever the upstream does.
+# TALLY_PORT must match the port of server.listen.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TALLY_PORT||9464)+'/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/main.js"]
+CMD ["run"]
