@@ -350,10 +350,19 @@ path and line. This page lists every key.
   \`5m\`, \`1h30m\`, \`7d\`, \`2w\`; \`0\` is zero.
 - **Sizes** are bytes, or a number with a unit: \`512KB\`, \`10MiB\`, \`1GB\` (KB/MB/GB are powers
   of 1000, KiB/MiB/GiB of 1024).
-- **Environment.** Any value may use \`\${VAR}\` or \`\${VAR:-default}\`.
+- **Environment.** Any value may use \`\${VAR}\` or \`\${VAR:-default}\` (a variable set to
+  the empty string counts as unset; \`$\${\` is a literal \`\${\`). A plain value that is
+  nothing but references, such as \`budget_per_minute: \${BUDGET:-200}\`, is read the way
+  YAML reads the resulting text: \`200\` or \`0x10\` is a number, \`true\` or \`false\` a boolean,
+  anything else text; \`null\`, \`~\` and an empty result stay text. Where a key takes text
+  (a slug, a token, a label) the value stays text, so a token of digits works. A quoted
+  value (\`"\${VAR}"\` or \`'\${VAR}'\`), a \`!!str\` value and a reference inside longer text
+  (\`\${HOST}:8080\`) are always text. The environment never changes the file's structure:
+  a value cannot add keys or list items.
 - **Secrets** have a \`*_file\` form (\`token_file\`, \`password_file\`, \`secret_file\`,
   \`bearer_token_file\`) that reads the value from a file, e.g. a Docker or Kubernetes
-  secret; relative paths are relative to the config file's directory.
+  secret; relative paths are relative to the config file's directory. A problem with a
+  secret (\`tally check\`, a refused reload) names only the kind of value found, never the value.
 - **Unknown keys are errors**, so a misspelt key never goes unnoticed.
 - **Reloading.** SIGHUP or \`POST /-/reload\` applies changes to \`orgs\` at once; every other
   section keeps its running value until a restart ([operations.md](operations.md#hot-reload)).

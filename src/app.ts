@@ -221,15 +221,10 @@ export class App implements StatusSource {
     http.router.addRoute('POST', '/-/reload', async () => {
       if (!this.deps.reloadConfig)
         return json(501, { error: { code: 'not_supported', message: 'no config file to reload' } });
-      try {
-        this.reload(await this.deps.reloadConfig());
-        return json(200, { status: 'reloaded' });
-      } catch (err) {
-        this.metrics.recordConfigReload(false, this.deps.clock.now());
-        return json(400, {
-          error: { code: 'invalid_config', message: err instanceof Error ? err.message : String(err) },
-        });
-      }
+      const r = await this.reloadFromFile();
+      return r.ok
+        ? json(200, { status: 'reloaded' })
+        : json(400, { error: { code: 'invalid_config', message: r.error } });
     });
     this.http = http;
     this.httpBase = (await http.listen()).url;
@@ -310,6 +305,22 @@ export class App implements StatusSource {
    * need a restart (upstream, server, state, rules and receivers) keep their running
    * values, and the log says which.
    */
+  /**
+   * Reads the config file again and applies it: the one path of SIGHUP and
+   * `POST /-/reload`. A file that cannot be read or is invalid leaves the running config
+   * in place and sets `tally_config_last_reload_successful` to 0.
+   */
+  async reloadFromFile(): Promise<{ ok: true } | { ok: false; error: string }> {
+    if (!this.deps.reloadConfig) return { ok: false, error: 'no config file to reload' };
+    try {
+      this.reload(await this.deps.reloadConfig());
+      return { ok: true };
+    } catch (err) {
+      this.metrics.recordConfigReload(false, this.deps.clock.now());
+      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
   reload(loaded: LoadedConfig): void {
     const restart = (
       ['upstream', 'server', 'state', 'rules', 'route', 'receivers', 'delivery'] as const

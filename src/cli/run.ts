@@ -80,13 +80,19 @@ export const runCommand: Command = async (args, io) => {
     console: io.stdout,
     reloadConfig: load,
   });
-  return runUntilStopped(app, { io, logger, stopTimeoutMs, reload: load });
+  return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadOnSignal: true });
 };
 
 /** Starts `app`, reloads it on SIGHUP, and stops it when the command's signal fires. */
 export async function runUntilStopped(
   app: App,
-  o: { io: CliIO; logger: Logger; stopTimeoutMs: number; reload?: () => Promise<LoadedConfig> },
+  o: {
+    io: CliIO;
+    logger: Logger;
+    stopTimeoutMs: number;
+    /** Whether SIGHUP reloads the config file (see {@link App.reloadFromFile}). */
+    reloadOnSignal?: boolean;
+  },
 ): Promise<number> {
   const { io, logger } = o;
   try {
@@ -97,18 +103,11 @@ export async function runUntilStopped(
     return 1;
   }
   const off = io.onReload?.(() => {
-    if (!o.reload) return;
-    o.reload().then(
-      (next) => {
-        app.reload(next);
-        logger.info('config reloaded');
-      },
-      (err: unknown) =>
-        logger.error(
-          { err: err instanceof Error ? err.message : err },
-          'config reload failed, keeping the running config',
-        ),
-    );
+    if (!o.reloadOnSignal) return;
+    void app.reloadFromFile().then((r) => {
+      if (r.ok) logger.info('config reloaded');
+      else logger.error({ err: r.error }, 'config reload failed, keeping the running config');
+    });
   });
   // Timers are unref'd so that tests can drop an app without hanging; the daemon itself
   // stays up until it is told to stop.

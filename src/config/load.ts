@@ -3,8 +3,10 @@
  * and reported at once, each with its YAML path and line:column, e.g.
  * `orgs[0].token: required (line 12, column 5)`.
  *
- * Order: YAML syntax → `${VAR}` interpolation (in string values only, so the environment
- * can never change the document's structure) → `*_file` secrets → schema.
+ * Order: YAML syntax → `${VAR}` interpolation (in scalars only, so the environment can
+ * never change the document's structure) → `*_file` secrets → schema.
+ *
+ * A value under a secret key (see {@link SECRET_KEYS}) is never printed in a problem.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +19,8 @@ import {
   LineCounter,
   type Node,
   parseDocument,
+  Schema,
+  type ScalarTag,
   visit,
 } from 'yaml';
 import type { z } from 'zod';
@@ -101,7 +105,7 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
     problems.push({ offset: offset ?? 0, text: `${formatPath(p)}: ${msg}${at(offset)}` });
   };
 
-  interpolate(doc.contents, opts.env, (p, msg) => {
+  const retyped = interpolate(doc.contents, opts.env, (p, msg) => {
     failedPaths.add(formatPath(p));
     report(p, msg);
   });
@@ -111,9 +115,12 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
     failedPaths.add(formatPath(p));
     report(p, msg);
   });
-  crossChecks(raw, report);
 
-  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  let parsed = configSchema.safeParse(raw, { reportInput: true });
+  // A key that takes text keeps an interpolated `${VAR}` as text, even when it reads as a number.
+  while (!parsed.success && backToText(raw, parsed.error.issues, retyped))
+    parsed = configSchema.safeParse(raw, { reportInput: true });
+  crossChecks(raw, report);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const p = issue.path.filter((s): s is PathSeg => typeof s !== 'symbol');
@@ -179,28 +186,93 @@ function nodeOffset(root: Node | null, p: readonly PathSeg[], key: boolean): num
 }
 
 const VAR = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** A scalar that is nothing but `${…}` references: its whole value comes from interpolation. */
+const ONLY_REFS = /^(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})+$/;
 
-/** Replaces `${VAR}` and `${VAR:-default}` in every string scalar; `$${` is a literal `${`. */
+/** The YAML 1.2 core schema's boolean, integer and float forms (`true`, `0x1F`, `1e3`, `.inf`). */
+const CORE_TYPED_TAGS = new Schema({ schema: 'core' }).tags.filter(
+  (t): t is ScalarTag & { test: RegExp } =>
+    'test' in t &&
+    t.test instanceof RegExp &&
+    ['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float'].includes(t.tag),
+);
+
+/**
+ * Reads interpolated text the way YAML reads a plain scalar, but only as a boolean or a
+ * number: null, `~` and an empty result stay text, since an environment variable cannot
+ * remove a key and no key of tally takes null.
+ */
+function coreScalar(text: string): string | number | boolean {
+  for (const tag of CORE_TYPED_TAGS) {
+    if (!tag.test.test(text)) continue;
+    const resolved = tag.resolve(text, () => undefined, { intAsBigInt: false });
+    // The core boolean tag resolves to a Scalar node, the number tags to plain values.
+    const value = isScalar(resolved) ? resolved.value : resolved;
+    if (typeof value === 'number' || typeof value === 'boolean') return value;
+  }
+  return text;
+}
+
+/** Interpolated scalars now holding a number or boolean, by formatted path, with their text. */
+type Retyped = Map<string, { path: PathSeg[]; text: string }>;
+
+/**
+ * Replaces `${VAR}` and `${VAR:-default}` in every string scalar; `$${` is a literal `${`.
+ * A plain (unquoted, untagged) value made only of references is then read as a YAML scalar,
+ * so `${BUDGET:-200}` is the number 200; quoted values and mixed text stay strings.
+ */
 function interpolate(
   root: Node | null,
   env: Readonly<Record<string, string | undefined>>,
   problem: (p: PathSeg[], msg: string) => void,
-): void {
-  if (!root) return;
+): Retyped {
+  const retyped: Retyped = new Map();
+  if (!root) return retyped;
   visit(root, {
-    Scalar(_key, node, ancestry) {
+    Scalar(key, node, ancestry) {
       if (typeof node.value !== 'string' || !node.value.includes('$')) return;
       const p = pathOf(ancestry, node);
-      node.value = node.value.replace(VAR, (match, name: string | undefined, def: string | undefined) => {
+      const whole =
+        key !== 'key' && node.type === 'PLAIN' && node.tag === undefined && ONLY_REFS.test(node.value);
+      let failed = false;
+      const text = node.value.replace(VAR, (match, name: string | undefined, def: string | undefined) => {
         if (match === '$${') return '${';
         const v = env[name!];
         if (v !== undefined && v !== '') return v;
         if (def !== undefined) return def;
+        failed = true;
         problem(p, `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
         return '';
       });
+      const typed = whole && !failed ? coreScalar(text) : text;
+      node.value = typed;
+      if (typed !== text) retyped.set(formatPath(p), { path: p, text });
     },
   });
+  return retyped;
+}
+
+/**
+ * Puts the text back into interpolated values that the schema wants as strings (a token or
+ * a label value that happens to be all digits). Returns whether anything changed.
+ */
+function backToText(raw: unknown, issues: readonly z.core.$ZodIssue[], retyped: Retyped): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || issue.expected !== 'string') continue;
+    const p = issue.path.filter((s): s is PathSeg => typeof s !== 'symbol');
+    const entry = retyped.get(formatPath(p));
+    if (!entry) continue;
+    const parent = entry.path
+      .slice(0, -1)
+      .reduce<unknown>((n, seg) => (n as Record<PathSeg, unknown>)?.[seg], raw);
+    const last = entry.path.at(-1);
+    if (parent === null || typeof parent !== 'object' || last === undefined) continue;
+    (parent as Record<PathSeg, unknown>)[last] = entry.text;
+    retyped.delete(formatPath(p));
+    changed = true;
+  }
+  return changed;
 }
 
 /** The config path of a node from the ancestry `visit` hands over. */
@@ -263,7 +335,7 @@ type Report = (p: readonly PathSeg[], msg: string, key?: boolean, shift?: number
  */
 function expressionShift(root: Node | null, p: readonly PathSeg[], issue: z.core.$ZodIssue): number {
   const where = (issue as { params?: { expression?: { line: number; column: number } } }).params?.expression;
-  if (!where || where.line !== 1) return 0;
+  if (where?.line !== 1) return 0;
   let node: unknown = root;
   for (const seg of p) {
     if (isMap(node))
@@ -288,7 +360,9 @@ function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report, sh
     report(p, 'required');
     return;
   }
-  const found = input === undefined ? '' : `, found ${JSON.stringify(input)?.slice(0, 80)}`;
+  // A refinement's input is the object it checked, not the value at the path: not worth printing.
+  const found =
+    issue.code === 'custom' && typeof input === 'object' && input !== null ? '' : foundText(input, p);
   let msg = issue.message;
   if (issue.code === 'invalid_value')
     msg = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -299,6 +373,39 @@ function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report, sh
   else if (issue.code === 'too_big' && msg.startsWith('Too big'))
     msg = `must be at most ${String(issue.maximum)}`;
   report(p, `${msg}${found}`, false, shift);
+}
+
+const SECRET_KEY_SET: ReadonlySet<string> = new Set(SECRET_KEYS);
+
+/**
+ * What a problem says it found. Under a secret key only the kind of value is told, and a
+ * map or list has the values of its secret keys hidden: a problem must never print a
+ * token or password, whatever its type.
+ */
+function foundText(input: unknown, p: readonly PathSeg[]): string {
+  if (input === undefined) return '';
+  const last = p.at(-1);
+  if (typeof last === 'string' && SECRET_KEY_SET.has(last) && input !== null)
+    return `, found ${kindOf(input)} (value hidden)`;
+  return `, found ${JSON.stringify(redactSecrets(input))?.slice(0, 80)}`;
+}
+
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a map';
+  if (typeof v === 'bigint') return 'a number';
+  return `a ${typeof v}`;
+}
+
+function redactSecrets(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(redactSecrets);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [
+      k,
+      SECRET_KEY_SET.has(k) && x != null ? '(hidden)' : redactSecrets(x),
+    ]),
+  );
 }
 
 /** Rules that span fields, checked on the raw input so they show beside schema problems. */

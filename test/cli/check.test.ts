@@ -53,6 +53,30 @@ intervals:
     expect(io.err()).not.toContain('s3cr3t-value');
   });
 
+  it('says only the kind of a secret of the wrong type, never its value', async () => {
+    const file = path.join(dir, 'numeric-token.yaml');
+    await writeFile(
+      file,
+      `upstream: { base_url: http://x }
+orgs: [{ slug: a, token: 98765432109876 }]
+receivers:
+  - name: mail
+    email:
+      to: [ops@example.com]
+      from: tally@example.com
+      smtp: { host: smtp.example.com, username: u, password: 424242424242 }
+`,
+    );
+    const io = captureIO();
+    expect(await checkCommand(['--config', file], io)).toBe(1);
+    expect(io.err()).toContain('orgs[0].token: expected string, found a number (value hidden)');
+    expect(io.err()).toContain(
+      'receivers[0].email.smtp.password: expected string, found a number (value hidden)',
+    );
+    expect(io.err()).not.toContain('98765432109876');
+    expect(io.err()).not.toContain('424242424242');
+  });
+
   it('uses TALLY_CONFIG when --config is absent and says when the file is missing', async () => {
     const io = captureIO({ TALLY_CONFIG: path.join(dir, 'missing.yaml') });
     expect(await checkCommand([], io)).toBe(1);

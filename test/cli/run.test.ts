@@ -95,6 +95,36 @@ describe('tally run', () => {
     expect(await running).toBe(0);
   });
 
+  it('records a failed SIGHUP reload in the metrics and keeps the running config', async () => {
+    await writeFile(file, config(['alpha']));
+    const io = captureIO();
+    const running = runCommand(['--config', file], io);
+    const base = await until(
+      () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+      'the HTTP server',
+    );
+    expect(await reloadGauge(base)).toBe('1');
+
+    await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
+    io.reload();
+    await until(
+      () => (io.out().includes('"msg":"config reload failed') ? true : undefined),
+      'the failed reload',
+    );
+    expect(io.out()).toContain('bogus: unknown key');
+    expect(await reloadGauge(base)).toBe('0');
+    expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['alpha']);
+
+    await writeFile(file, config(['alpha', 'beta']));
+    io.reload();
+    await until(() => (io.out().includes('"msg":"config reloaded"') ? true : undefined), 'the good reload');
+    expect(await reloadGauge(base)).toBe('1');
+    expect((await status(base)).orgs.map((o) => o.slug).sort()).toEqual(['alpha', 'beta']);
+
+    io.stop();
+    expect(await running).toBe(0);
+  });
+
   it('takes only its shard of the orgs', async () => {
     await writeFile(file, config(['alpha', 'beta']));
     const { shardOf } = await import('../../src/config/shard.js');
