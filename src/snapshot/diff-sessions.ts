@@ -29,11 +29,11 @@ interface Placement {
 
 /** All session lists of both snapshots, channel by channel in id order. */
 export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
-  // Indexes over every list are built only when a session is missing on one side of its
-  // channel: the common read, where each session stays in its list, never pays for them.
-  const before = lazy(() => placements(prev));
-  const after = lazy(() => listedIds(next));
   const channels = sortedIds([...Object.keys(prev.sessions), ...Object.keys(next.sessions)]);
+  // Where else a session is listed is asked only when it is missing on one side of its
+  // channel: the common read, where each session stays in its list, never pays for it.
+  const before = new Locator(prev, channels);
+  const after = new Locator(next, channels);
   for (const channelId of channels) {
     const a = own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
@@ -52,7 +52,7 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
           continue;
         }
         // Not in this channel's older list: new, or moved here from another channel.
-        const elsewhere = before().get(id);
+        const elsewhere = before.find(id);
         if (elsewhere === undefined) added(here, a, labeler, sink);
         else if (elsewhere.part.state === 'complete') {
           changed(elsewhere.session, here, elsewhere.part.at, labeler, sink);
@@ -60,7 +60,7 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
         continue;
       }
       // Listed before, not now: removed, unless it is listed elsewhere now (it moved).
-      if (was === undefined || a === undefined || after().has(id)) continue;
+      if (was === undefined || a === undefined || after.find(id) !== undefined) continue;
       if (removed({ session: was, channelId, part: a }, b, next)) {
         const labels = labeler.session(id, channelId, was.title);
         sink.emit(
@@ -88,21 +88,33 @@ function placements(snap: OrgSnapshot): Map<string, Placement> {
   return out;
 }
 
-/** Ids of every session listed anywhere, completely or not. */
-function listedIds(snap: OrgSnapshot): Set<string> {
-  const out = new Set<string>();
-  for (const part of Object.values(snap.sessions)) {
-    if (part.state !== 'failed') for (const session of part.value) out.add(session.id);
-  }
-  return out;
-}
+/**
+ * Finds where a session is listed in one snapshot: its first place in channel-id order,
+ * in lists that did not fail. A few look-ups scan the lists (a poll that re-read one
+ * channel asks once or twice); past {@link Locator.SCAN_LIMIT} it indexes every list once.
+ */
+class Locator {
+  static readonly SCAN_LIMIT = 16;
+  private index: Map<string, Placement> | undefined;
+  private lookups = 0;
 
-function lazy<T>(build: () => T): () => T {
-  let value: { v: T } | undefined;
-  return () => {
-    value ??= { v: build() };
-    return value.v;
-  };
+  constructor(
+    private readonly snap: OrgSnapshot,
+    /** Channel ids in code-unit order (a superset of the snapshot's). */
+    private readonly channels: readonly string[],
+  ) {}
+
+  find(id: string): Placement | undefined {
+    if (this.index === undefined && ++this.lookups > Locator.SCAN_LIMIT) this.index = placements(this.snap);
+    if (this.index !== undefined) return this.index.get(id);
+    for (const channelId of this.channels) {
+      const part = own(this.snap.sessions, channelId);
+      if (part === undefined || part.state === 'failed') continue;
+      const session = part.value.find((x) => x.id === id);
+      if (session !== undefined) return { session, channelId, part };
+    }
+    return undefined;
+  }
 }
 
 /**

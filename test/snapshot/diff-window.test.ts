@@ -157,6 +157,25 @@ describe('diff: the window rule', () => {
     ]);
   });
 
+  it.each([1, 5, 40])(
+    '%i sessions moving between channels at once are compared, never removed or added',
+    (n) => {
+      // Past a handful of look-ups the diff indexes every list instead of scanning them.
+      const moving = Array.from({ length: n }, (_, i) =>
+        s({ id: `mv${i}`, scheduledAt: T0, title: `Moving ${i}` }),
+      );
+      const prev = snapshotOf(world(), T0);
+      const next = snapshotOf(world(), T1);
+      const c2 = next.sessions['c2']!.state === 'complete' ? next.sessions['c2']!.value : [];
+      prev.sessions['c1'] = sessionsPart(moving, T0);
+      next.sessions['c1'] = sessionsPart([], T1);
+      next.sessions['c2'] = sessionsPart([...c2, ...moving.map((m) => ({ ...m, channelId: 'c2' }))], T1);
+      expect(diff(prev, next)).toEqual([]);
+      next.sessions['c2'] = sessionsPart(c2, T1);
+      expect(diff(prev, next).map((e) => e.kind)).toEqual(Array(n).fill('session.removed'));
+    },
+  );
+
   it('a session present before only in an incomplete list is neither added nor compared', () => {
     const x = s({ id: 'x1', scheduledAt: T0 });
     const prev = snapshotOf(world(), T0);
