@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { WalletHistory } from '../../src/alerts/wallet.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { channel, engine, event, HOUR, MIN, T0, view } from './helpers.js';
@@ -42,6 +43,12 @@ describe('default event rules', () => {
     ['member_changed', event('member.added', { labels: { member: 'Ann' } }), 'Member added: Ann'],
     [
       'member_changed',
+      event('member.removed', { labels: { member: 'Ann', member_id: 'm1' }, from: 'admin' }),
+      'Member removed: Ann',
+    ],
+    ['member_changed', event('member.removed', { entity: 'm7' }), 'Member removed: m7'],
+    [
+      'member_changed',
       event('member.role_changed', { labels: { member: 'Ann' }, from: 'viewer', to: 'admin' }),
       'Member role changed: Ann (viewer → admin)',
     ],
@@ -49,6 +56,21 @@ describe('default event rules', () => {
       'plan_changed',
       event('subscription.plan_changed', { field: 'plan', from: 'basic', to: 'pro' }),
       'plan of acme changed: basic → pro',
+    ],
+    [
+      'plan_changed',
+      event('subscription.funding_changed', { field: 'mode', from: 'wallet', to: 'byok' }),
+      'mode of acme changed: wallet → byok',
+    ],
+    [
+      'plan_changed',
+      event('subscription.funding_changed', {
+        org: 'beta',
+        field: 'key_status',
+        from: 'valid',
+        to: 'invalid',
+      }),
+      'key_status of beta changed: valid → invalid',
     ],
   ])('%s', (name, e, summary) => {
     const { engine: x } = engine(config);
@@ -203,5 +225,15 @@ describe('wallet burn rate', () => {
     copy.restore(w.toJSON());
     expect(copy.burnPerDay('acme')).toBe(240);
     expect(copy.daysLeft('acme', 40)).toBeCloseTo(1 / 6);
+  });
+});
+
+describe('config.example.yaml', () => {
+  it('carries the default rules unchanged', () => {
+    const example = readFileSync(new URL('../../config.example.yaml', import.meta.url), 'utf8');
+    const exampleRules = (parse(example) as { rules?: unknown[] }).rules;
+    const defaultRules = (parse(defaults) as { rules?: unknown[] }).rules;
+    expect(defaultRules?.length).toBeGreaterThan(0);
+    expect(exampleRules).toEqual(defaultRules);
   });
 });
