@@ -85,6 +85,7 @@ export async function handleApi(
     auth: authShape(req.headers.authorization),
     origin,
     fault: null,
+    retryAfterSeconds: null,
   };
   let logged = false;
   const log = (status: number, plan: FaultPlan) => {
@@ -105,6 +106,7 @@ export async function handleApi(
       if (!rate.ok) {
         const msg = `rate limit of ${deps.limiter.perMinute} requests per minute exceeded; retry in ${rate.retryAfterSeconds} s`;
         const headers = { 'retry-after': String(rate.retryAfterSeconds) };
+        entry.retryAfterSeconds = rate.retryAfterSeconds;
         await answer(429, headers, errorBody('rate_limited', msg), NO_FAULT);
         return;
       }

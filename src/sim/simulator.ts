@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildTokens, TokenRegistry } from './auth.js';
-import { handleApi } from './api.js';
+import { type ApiDeps, handleApi } from './api.js';
 import { type ControlDeps, handleControl } from './control.js';
 import { Engine } from './engine.js';
 import { SimConfigError } from './errors.js';
@@ -32,6 +32,7 @@ import type {
   SimOptions,
   SimStyle,
   SimToken,
+  TokenSpec,
 } from './types.js';
 
 /** What the API would show of one org right now, in the canonical shape (ground truth for tests). */
@@ -52,6 +53,11 @@ export interface Simulator {
   readonly foreignUrl: string;
   /** The configured tokens (values included: they are the simulator's own). */
   readonly tokens: readonly SimToken[];
+  /**
+   * Replaces every configured token, e.g. to revoke one or to issue it again; requests
+   * answered from then on use the new set. Throws SimConfigError when invalid.
+   */
+  setTokens(tokens: readonly TokenSpec[]): readonly SimToken[];
   /** Slugs of the simulated orgs. */
   readonly orgs: readonly string[];
   readonly seed: number;
@@ -90,9 +96,9 @@ export interface Simulator {
 /** Builds the world from the options, starts listening and returns the handle. */
 export async function startSimulator(options: SimOptions = {}): Promise<Simulator> {
   const o = resolveOptions(options);
-  const tokens = buildTokens(o.tokens, new Set(o.orgs.map((x) => x.slug)), o.clock.now());
+  const slugs = new Set(o.orgs.map((x) => x.slug));
   const engine = new Engine(o);
-  const registry = new TokenRegistry(tokens);
+  const registry = new TokenRegistry(buildTokens(o.tokens, slugs, o.clock.now()));
   const limiter = new RateLimiter(o.rateLimitPerMinute);
   const faults = new Faults(o.seed, o.faults);
   const log = new RequestLog(o.maxRequests);
@@ -152,7 +158,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     },
     trigger: (name, input) => runTrigger(engine, name, input),
   };
-  const apiDeps = {
+  const apiDeps: ApiDeps = {
     engine,
     tokens: registry,
     limiter,
@@ -189,7 +195,13 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   return {
     url: listeners.url,
     foreignUrl: listeners.foreignUrl,
-    tokens,
+    get tokens() {
+      return apiDeps.tokens.tokens;
+    },
+    setTokens: (specs) => {
+      apiDeps.tokens = new TokenRegistry(buildTokens(specs, slugs, o.clock.now()));
+      return apiDeps.tokens.tokens;
+    },
     orgs: o.orgs.map((x) => x.slug),
     seed: o.seed,
     speed: o.speed,

@@ -195,4 +195,6 @@ export interface RequestLogEntry {
   origin: 'main' | 'foreign';
   /** The fault applied, if any (`error`, `reset`, `latency`, `truncate` …, joined by `+`). */
   fault: string | null;
+  /** The `Retry-After` sent with a 429, in seconds; null for every other answer. */
+  retryAfterSeconds: number | null;
 }

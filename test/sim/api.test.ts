@@ -204,28 +204,47 @@ describe('simulator API', () => {
 });
 
 describe('simulator rate limit', () => {
-  it('answers 429 with Retry-After past N requests per minute per IP, and recovers', async () => {
+  it('answers 429 with Retry-After past N requests per minute per IP on all six endpoints, and recovers', async () => {
     const clock = new ManualClock();
     const sim = await startSimulator({ clock, rateLimitPerMinute: 5, channels: 1, sessionsPerChannel: 1 });
     try {
+      const view = sim.view('demo');
+      const ch = view.channels[0]!.id as string;
+      const ses = view.sessions[ch]![0]!.id as string;
       for (let i = 0; i < 5; i++) {
         clock.advance(1000);
         expect((await get(sim, '/v1/demo')).status).toBe(200);
       }
-      const paths = ['/v1/demo', '/v1/demo/team', '/v1/demo/subscription', '/v1/demo/channels'];
+      const paths = [
+        '/v1/demo',
+        '/v1/demo/team',
+        '/v1/demo/subscription',
+        '/v1/demo/channels',
+        `/v1/demo/channels/${ch}/sessions`,
+        `/v1/demo/sessions/${ses}`,
+      ];
       for (const path of paths) {
         const res = await get(sim, path);
-        expect(res.status).toBe(429);
+        expect(res.status, path).toBe(429);
         // The first of the 5 was at +1 s, now is +5 s: it leaves the window in 56 s.
-        expect(res.headers.get('retry-after')).toBe('56');
+        expect(res.headers.get('retry-after'), path).toBe('56');
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
       }
       expect((await get(sim, '/v1/demo', null)).status).toBe(429);
       clock.advance(55_000);
-      expect((await get(sim, '/v1/demo')).status).toBe(429);
+      const late = await get(sim, '/v1/demo');
+      expect(late.status).toBe(429);
+      expect(late.headers.get('retry-after')).toBe('1');
       clock.advance(1_000);
       expect((await get(sim, '/v1/demo')).status).toBe(200);
-      expect(sim.requests().filter((r) => r.status === 429)).toHaveLength(6);
+      const log = sim.requests();
+      const limited = log.filter((r) => r.status === 429);
+      expect(limited.map((r) => r.path)).toEqual([...paths, '/v1/demo', '/v1/demo']);
+      // The log keeps the Retry-After each 429 carried, and none on any other answer.
+      expect(limited.map((r) => r.retryAfterSeconds)).toEqual([56, 56, 56, 56, 56, 56, 56, 1]);
+      expect(log.filter((r) => r.status !== 429).map((r) => r.retryAfterSeconds)).toEqual(
+        Array(6).fill(null),
+      );
     } finally {
       await sim.close();
     }

@@ -205,3 +205,89 @@ describe('simulator session filters', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain(word);
   });
 });
+
+describe('simulator session filters in every envelope and paging style', () => {
+  const clock = new ManualClock();
+  const HOUR = 60 * 60 * 1000;
+  let sim: Simulator;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      clock,
+      seed: 5,
+      channels: 3,
+      sessionsPerChannel: 40,
+      scenario: 'lively',
+      rateLimitPerMinute: 1_000_000,
+    });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  /** A filter: its query, and which sessions of the canonical view it must keep. */
+  interface Filter {
+    name: string;
+    status?: string[];
+    /** Offsets from now (ms) of `from` and `to`. */
+    range?: { from?: number; to?: number };
+  }
+  const FILTERS: Filter[] = [
+    { name: 'status=ended', status: ['ended'] },
+    { name: 'status=live,scheduled,cancelled', status: ['live', 'scheduled', 'cancelled'] },
+    { name: 'status=ended,failed,cancelled', status: ['ended', 'failed', 'cancelled'] },
+    { name: 'from and to', range: { from: -6 * HOUR, to: 60_000 } },
+    { name: 'from only', range: { from: -24 * HOUR } },
+    { name: 'to only', range: { to: -48 * HOUR } },
+    { name: 'status, from and to', status: ['ended', 'scheduled'], range: { from: -12 * HOUR, to: HOUR } },
+  ];
+
+  const ms = (s: unknown) => (s === null || s === undefined ? null : Date.parse(s as string));
+  /** The documented overlap rule, applied to a canonical session. */
+  function keeps(f: Filter, s: Body, now: number): boolean {
+    if (f.status !== undefined && !f.status.includes(s.status as string)) return false;
+    if (f.range === undefined) return true;
+    const begin =
+      s.status === 'scheduled' || s.status === 'cancelled'
+        ? ms(s.scheduled_at)!
+        : (ms(s.started_at) ?? ms(s.scheduled_at)!);
+    const end = s.status === 'live' ? now : (ms(s.ended_at) ?? begin);
+    const { from, to } = f.range;
+    return (to === undefined || begin <= now + to) && (from === undefined || end >= now + from);
+  }
+  function query(f: Filter, now: number): string {
+    const q = new URLSearchParams();
+    if (f.status !== undefined) q.set('status', f.status.join(','));
+    if (f.range?.from !== undefined) q.set('from', new Date(now + f.range.from).toISOString());
+    if (f.range?.to !== undefined) q.set('to', new Date(now + f.range.to).toISOString());
+    return q.toString();
+  }
+
+  const rows = ENVELOPE_STYLES.flatMap((envelope) =>
+    PAGING_STYLES.flatMap((paging) => FILTERS.map((filter) => ({ envelope, paging, filter }))),
+  );
+  it.each(rows)('$filter.name in $envelope / $paging', async ({ envelope, paging, filter }) => {
+    sim.setStyle({ envelope, paging, fieldCase: 'snake' });
+    const view = sim.view('demo');
+    const now = clock.now();
+    const expected = view.channels.map((ch) =>
+      view.sessions[ch.id as string]!.filter((s) => keeps(filter, s, now)),
+    );
+    // Pages small enough that the longest filtered list spans at least two.
+    const longest = Math.max(...expected.map((e) => e.length));
+    expect(longest).toBeGreaterThan(1);
+    const perPage = Math.max(1, Math.floor(longest / 2));
+    for (const [i, ch] of view.channels.entries()) {
+      const path = `/v1/demo/channels/${ch.id as string}/sessions?${query(filter, now)}&per_page=${perPage}`;
+      const got = await readAll(sim, path);
+      expect(got.items).toEqual(expected[i]);
+      // The filter runs before paging: every page but the last is full of matches.
+      const pages = paging === 'none' ? 1 : Math.max(1, Math.ceil(expected[i]!.length / perPage));
+      expect(got.pages).toBe(pages);
+    }
+    // The filter chose: something, and not everything.
+    const kept = expected.flat().length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(Object.values(view.sessions).flat().length);
+  });
+});

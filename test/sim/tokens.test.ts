@@ -147,4 +147,36 @@ describe('simulator tokens', () => {
       await sim.close();
     }
   });
+
+  it('revokes, moves and reissues tokens while it runs (setTokens)', async () => {
+    const sim = await startSimulator({ orgs: ['demo', 'other'], channels: 1, sessionsPerChannel: 0 });
+    try {
+      const read = (org: string, token: string) =>
+        fetch(`${sim.url}/v1/${org}`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await read('demo', 'demo-token')).status).toBe(200);
+      // Revoked: the value is unknown.
+      sim.setTokens([{ value: 'other-token', org: 'other' }]);
+      expect(sim.tokens.map((t) => t.value)).toEqual(['other-token']);
+      expect((await read('demo', 'demo-token')).status).toBe(401);
+      // Issued for another org: known, but it does not open demo.
+      sim.setTokens([{ value: 'demo-token', org: 'other', label: 'moved' }]);
+      expect((await read('demo', 'demo-token')).status).toBe(403);
+      expect((await read('other', 'demo-token')).status).toBe(200);
+      // Reissued for demo.
+      sim.setTokens([{ value: 'demo-token', org: 'demo', label: 'again' }]);
+      expect((await read('demo', 'demo-token')).status).toBe(200);
+      expect(sim.requests().map((r) => [r.status, r.tokenLabel])).toEqual([
+        [200, 'default'],
+        [401, null],
+        [403, 'moved'],
+        [200, 'moved'],
+        [200, 'again'],
+      ]);
+      // An invalid set is refused and the one in force stays.
+      expect(() => sim.setTokens([{ value: 'x', org: 'nosuch' }])).toThrow(SimConfigError);
+      expect((await read('demo', 'demo-token')).status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,45 @@ describe('tally once', () => {
     );
     expect(io.out()).toContain('  not read completely:\n    profile failed (auth)');
     expect(io.out() + io.err()).not.toContain('wrong-token-value-9');
+  });
+
+  it.each([
+    ['the default state dir', () => ''],
+    ['a relative state dir', () => 'state:\n  dir: ./state\n'],
+    [
+      'a state dir outside the working directory',
+      (root: string) => `state:\n  dir: ${path.join(root, 'state')}\n`,
+    ],
+  ])('sends nothing but GETs to /v1 and writes no file, with %s', async (_name, state) => {
+    const root = await mkdtemp(path.join(tmpdir(), 'tally-once-nowrite-'));
+    const cwd = path.join(root, 'cwd');
+    await mkdir(cwd);
+    const yaml = `upstream:\n  base_url: ${sim.url}\n${state(root)}orgs:\n  - slug: beta\n    token: beta-secret-token-2\n`;
+    await writeFile(path.join(cwd, 'tally.yaml'), yaml);
+    const since = sim.requests().at(-1)?.seq ?? 0;
+    const before = process.cwd();
+    // The process too runs in the empty directory: a path resolved against it is caught.
+    process.chdir(cwd);
+    try {
+      const io = captureIO({}, cwd);
+      expect(await onceCommand(['--json'], io)).toBe(0);
+      expect(Object.keys((JSON.parse(io.out()) as { orgs: object }).orgs)).toEqual(['beta']);
+    } finally {
+      process.chdir(before);
+    }
+    try {
+      expect(await readdir(cwd)).toEqual(['tally.yaml']);
+      expect(await readdir(root)).toEqual(['cwd']);
+      const log = sim.requests(since);
+      expect(log.length).toBeGreaterThanOrEqual(5);
+      const notRead = log.filter(
+        (r) => r.method !== 'GET' || !r.path.startsWith('/v1/') || r.origin !== 'main',
+      );
+      expect(notRead).toEqual([]);
+      expect(new Set(log.map((r) => r.org))).toEqual(new Set(['beta']));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('prints config problems and exits 1', async () => {
