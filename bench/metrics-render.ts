@@ -98,6 +98,7 @@ function sourceFor(view: () => OrgView): StatusSource {
       sweep: 9e5,
     },
     stretch: 1,
+    hotStretch: 1,
     sweepReadsPerMinute: 100,
     sweepBoundMs: 3_000_000,
     notes: [],

@@ -195,9 +195,13 @@ export function budget(b: dashboard.DashboardBuilder): void {
     .withPanel(
       timeSeries({
         title: 'Planner stretch',
-        description: 'How much every interval was stretched to fit the budget (1 = as configured).',
+        description:
+          'How much the planner stretched intervals to fit the budget (1 = as configured): hot reads first, the channel list and other fixed reads only when they do not fit either.',
         width: 6,
-        queries: [{ expr: `tally_planner_stretch_ratio{${INSTANCE}}`, legend: '{{instance}}' }],
+        queries: [
+          { expr: `tally_planner_stretch_ratio{${INSTANCE}}`, legend: 'fixed {{instance}}' },
+          { expr: `tally_planner_hot_stretch_ratio{${INSTANCE}}`, legend: 'hot {{instance}}' },
+        ],
       }),
     )
     .withPanel(

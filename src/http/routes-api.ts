@@ -44,6 +44,7 @@ export function statusBody(source: StatusSource, now: number, version: string): 
     plan: {
       sweep_bound_seconds: plan.sweepBoundMs / 1000,
       stretch: plan.stretch,
+      hot_stretch: plan.hotStretch,
       requests_per_minute: plan.perMinute,
       sweep_reads_per_minute: plan.sweepReadsPerMinute,
       intervals_seconds: Object.fromEntries(Object.entries(plan.intervals).map(([k, ms]) => [k, ms / 1000])),

@@ -190,9 +190,16 @@ function registerPlanner(registry: Registry, source: StatusSource): void {
   collectedGauge(
     registry,
     'tally_planner_stretch_ratio',
-    'How much the planner stretched every interval to fit the budget (1 = as configured).',
+    'How much the planner stretched the fixed reads (profile, team, subscription, channel list) to fit the budget (1 = as configured).',
     [],
     (g) => g.set(source.plan().stretch),
+  );
+  collectedGauge(
+    registry,
+    'tally_planner_hot_stretch_ratio',
+    'How much the planner stretched the hot reads (sessions of hot channels, live-session details) to fit the budget (1 = as configured).',
+    [],
+    (g) => g.set(source.plan().hotStretch),
   );
   collectedGauge(
     registry,

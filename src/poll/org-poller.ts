@@ -80,9 +80,13 @@ export class OrgPoller {
     this.filter = filter;
   }
 
-  /** Reads one of the org-level parts. */
+  /**
+   * Reads one of the org-level parts. The channel list goes first in the budget with the
+   * hot reads: it is what shows a channel going live, and a long list's pages must not
+   * queue behind other reads.
+   */
   async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
-    const o = { priority: 'normal' as Priority, signal };
+    const o = { priority: (part === 'channels' ? 'high' : 'normal') as Priority, signal };
     const f = this.deps.fetcher;
     await this.once(part, async () => {
       switch (part) {

@@ -9,7 +9,10 @@
  *  3. hot reads: session lists of live or just-changed channels, details of live sessions;
  *  4. the background sweep of every channel's sessions gets what is left, at least
  *     `minSweepShare` of the budget, and no more than its target pace needs.
- * When 2 and 3 do not fit, every interval is stretched by one factor, and the plan says so.
+ * When 2 and 3 do not fit, the hot reads yield first: their intervals are stretched until
+ * they fit beside the fixed reads, keeping at least `minHotShare` of the room. Only when
+ * the fixed reads alone do not fit in the rest are their intervals stretched too. The
+ * channel list is what shows a channel going live, so it is the last to slow down.
  */
 
 /** What the planner knows about one org. */
@@ -48,6 +51,8 @@ export interface PlanInput {
   reserve?: number;
   /** Least fraction of the budget the sweep gets, so it never starves (default 0.1). */
   minSweepShare?: number;
+  /** Least fraction of the room for fixed and hot reads that hot reads keep when both do not fit (default 0.25). */
+  minHotShare?: number;
 }
 
 /** The planner's decision. */
@@ -56,8 +61,10 @@ export interface Plan {
   perMinute: { fixed: number; hot: number; sweep: number; reserve: number };
   /** Intervals to use (the configured ones, or stretched when the budget is short). */
   intervals: PlanIntervals;
-  /** How much the intervals were stretched (1 = as configured). */
+  /** How much the fixed reads' intervals (profile, team, subscription, channel list) were stretched (1 = as configured). */
   stretch: number;
+  /** How much the hot reads' intervals (sessions of hot channels, live details) were stretched. */
+  hotStretch: number;
   /** Session-list reads per minute for the background sweep. */
   sweepReadsPerMinute: number;
   /** Every channel's sessions are read at least once within this many ms. */
@@ -72,6 +79,7 @@ const MINUTE = 60_000;
 export function plan(input: PlanInput): Plan {
   const reserveShare = input.reserve ?? 0.1;
   const minSweepShare = input.minSweepShare ?? 0.1;
+  const minHotShare = input.minHotShare ?? 0.25;
   const budget = Math.max(1, input.budgetPerMinute);
   const reserve = budget * reserveShare;
   const usable = budget - reserve;
@@ -90,14 +98,20 @@ export function plan(input: PlanInput): Plan {
 
   const notes: string[] = [];
   const room = usable * (1 - minSweepShare);
-  const stretch = fixed + hot > room ? (fixed + hot) / room : 1;
-  if (stretch > 1) {
+  let stretch = 1;
+  let hotStretch = 1;
+  if (fixed + hot > room) {
+    const hotRoom = Math.min(hot, Math.max(room - fixed, room * minHotShare));
+    hotStretch = hot > 0 ? hot / hotRoom : 1;
+    stretch = Math.max(1, fixed / (room - hotRoom));
     notes.push(
-      `budget short: fixed and hot reads need ${Math.ceil(fixed + hot)}/min of ${Math.floor(room)}/min, intervals stretched ×${stretch.toFixed(2)}`,
+      `budget short: fixed and hot reads need ${Math.ceil(fixed + hot)}/min of ${Math.floor(room)}/min; ` +
+        `hot intervals stretched ×${hotStretch.toFixed(2)}` +
+        (stretch > 1 ? `, fixed intervals (channel list too) ×${stretch.toFixed(2)}` : ', channel list kept'),
     );
   }
   fixed /= stretch;
-  hot /= stretch;
+  hot /= hotStretch;
 
   const left = Math.max(usable * minSweepShare, usable - fixed - hot);
   const targetPace = sweepNeed / (iv.sweep / MINUTE);
@@ -110,6 +124,7 @@ export function plan(input: PlanInput): Plan {
   }
 
   const scale = (ms: number) => Math.ceil(ms * stretch);
+  const scaleHot = (ms: number) => Math.ceil(ms * hotStretch);
   return {
     perMinute: { fixed, hot, sweep, reserve },
     intervals: {
@@ -117,11 +132,12 @@ export function plan(input: PlanInput): Plan {
       team: scale(iv.team),
       subscription: scale(iv.subscription),
       channels: scale(iv.channels),
-      live_sessions: scale(iv.live_sessions),
-      live_detail: scale(iv.live_detail),
+      live_sessions: scaleHot(iv.live_sessions),
+      live_detail: scaleHot(iv.live_detail),
       sweep: Math.max(iv.sweep, sweepBoundMs),
     },
     stretch,
+    hotStretch,
     sweepReadsPerMinute: sweep,
     sweepBoundMs,
     notes,

@@ -169,9 +169,10 @@ export class Poller {
   private replan(): void {
     const before = this.current;
     this.current = this.computePlan();
-    if (Math.abs(this.current.stretch - before.stretch) > 0.05) {
+    const moved = (a: number, b: number) => Math.abs(a - b) > 0.05 * Math.max(1, b);
+    if (moved(this.current.stretch, before.stretch) || moved(this.current.hotStretch, before.hotStretch)) {
       this.log.warn(
-        { stretch: this.current.stretch, notes: this.current.notes },
+        { stretch: this.current.stretch, hotStretch: this.current.hotStretch, notes: this.current.notes },
         'intervals changed to fit the budget',
       );
       this.schedule(false);

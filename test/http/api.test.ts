@@ -146,11 +146,13 @@ describe('/api/v1/status', () => {
       channels_unread: 1,
       oldest_read_at: new Date(AT).toISOString(),
       live: 1,
+      last_full_sweep: null,
     });
     expect(body.budget).toMatchObject({ configured_per_minute: 240, left: 223, paused_until: null });
     expect(body.plan).toMatchObject({
       sweep_bound_seconds: 2580,
       stretch: 1,
+      hot_stretch: 1,
       notes: ['sweep needs 5000 reads: every channel within 2580s'],
     });
     expect(body.plan.intervals_seconds['channels']).toBe(30);

@@ -101,6 +101,7 @@ export function testPlan(over: Partial<Plan> = {}): Plan {
       sweep: 900_000,
     },
     stretch: 1,
+    hotStretch: 1,
     sweepReadsPerMinute: 30,
     sweepBoundMs: 900_000,
     notes: [],

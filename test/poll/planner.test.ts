@@ -56,14 +56,32 @@ describe('plan', () => {
     expect(p.notes.join()).toContain('every channel within');
   });
 
-  it('stretches every interval by one factor when fixed and hot reads do not fit', () => {
+  it('stretches hot reads first and keeps the channel list as configured while the fixed reads fit', () => {
+    const p = plan({
+      budgetPerMinute: 240,
+      intervals: iv,
+      orgs: [org({ channels: 1000, channelPages: 10, hotChannels: 100, liveSessions: 100 })],
+    });
+    // room 240·0.9·0.9 = 174.96; fixed 0.1 + 0.2 + 0.2 + 20 = 20.5; hot 200 + 100 = 300
+    const room = 240 * 0.9 * 0.9;
+    expect(p.stretch).toBe(1);
+    expect(p.intervals.channels).toBe(30_000);
+    expect(p.hotStretch).toBeCloseTo(300 / (room - 20.5), 5);
+    expect(p.intervals.live_sessions).toBe(Math.ceil(30_000 * p.hotStretch));
+    expect(p.perMinute.fixed + p.perMinute.hot).toBeCloseTo(room, 5);
+    expect(p.notes[0]).toContain('channel list kept');
+  });
+
+  it('stretches the fixed reads too when they do not fit beside a quarter of the room for hot reads', () => {
     const p = plan({
       budgetPerMinute: 60,
       intervals: iv,
       orgs: [org({ channels: 5000, channelPages: 50, hotChannels: 40, liveSessions: 40 })],
     });
-    // fixed 100.5 + hot 80 + 40 = 220.5 > 60·0.9·0.9
-    expect(p.stretch).toBeCloseTo(220.5 / (60 * 0.9 * 0.9), 5);
+    // room 60·0.9·0.9 = 48.6: fixed 100.5 and hot 80 + 40 do not fit; hot keeps a quarter of it
+    const room = 60 * 0.9 * 0.9;
+    expect(p.hotStretch).toBeCloseTo(120 / (room * 0.25), 5);
+    expect(p.stretch).toBeCloseTo(100.5 / (room * 0.75), 5);
     expect(p.intervals.channels).toBe(Math.ceil(30_000 * p.stretch));
     expect(p.sweepReadsPerMinute).toBeCloseTo(60 * 0.9 * 0.1, 5);
     expect(p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep + p.perMinute.reserve).toBeCloseTo(60, 5);
