@@ -16,6 +16,9 @@ import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 
+/** Follow-up reads of one poll that go out at high priority; the rest are normal. */
+const URGENT_FOLLOW_UPS = 10;
+
 /** The diff the poller runs after each read. */
 export type DiffFn = (prev: OrgSnapshot, next: OrgSnapshot) => ChangeEvent[];
 
@@ -283,7 +286,7 @@ export class OrgPoller {
     const events = this.deps.diff(this.current, next);
     const sessions = { ...next.sessions };
     const details = { ...next.details };
-    const follow: Array<() => Promise<void>> = [];
+    const follow: Array<(priority: Priority) => Promise<void>> = [];
     const signal = this.deps.signal;
     for (const e of events) {
       const chId = e.entity.id;
@@ -300,18 +303,23 @@ export class OrgPoller {
       }
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.hotUntil.set(chId, now + this.deps.hotForMs);
-        follow.push(() => this.readSessions(chId, 'high', signal));
+        follow.push((priority) => this.readSessions(chId, priority, signal));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
-        follow.push(() => this.readDetail(e.entity.id, 'high', signal));
+        follow.push((priority) => this.readDetail(e.entity.id, priority, signal));
       }
       if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
     }
     this.current = { ...next, sessions, details: pruneDetails(details, sessions, this.finalDetail) };
     this.deps.onUpdate(this.current, events);
-    for (const run of follow) {
-      run().catch((err: unknown) => this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed'));
-    }
+    // The first few follow-ups go ahead of everything but the channel list; after a storm
+    // (hundreds of channels changing at once) the rest queue as normal reads, so the next
+    // channel list still goes out on time.
+    follow.forEach((run, i) => {
+      run(i < URGENT_FOLLOW_UPS ? 'high' : 'normal').catch((err: unknown) =>
+        this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed'),
+      );
+    });
   }
 }
 

@@ -46,7 +46,12 @@ export interface PollerDeps {
 
 const SWEEP_TICK_MS = 1000;
 const PLAN_EVERY_MS = 30_000;
-const MAX_SWEEP_INFLIGHT = 2;
+/**
+ * Sweep reads waiting or running at once. A sweep read waits in the budget behind every
+ * higher priority, so too few slots would hold the sweep below the pace it was planned
+ * at (and its bound) whenever the budget is busy.
+ */
+const MAX_SWEEP_INFLIGHT = 8;
 
 /** Polls every configured org within one budget. */
 export class Poller {
@@ -190,7 +195,8 @@ export class Poller {
       run: async (signal) => {
         const now = this.deps.clock.now();
         const reads = [...this.pollers.values()].flatMap((p) =>
-          p.hotChannels(now, iv.live_sessions * 2).map((ch) => p.readSessions(ch, 'high', signal)),
+          // Normal: a round over many hot channels must not hold back the channel list.
+          p.hotChannels(now, iv.live_sessions * 2).map((ch) => p.readSessions(ch, 'normal', signal)),
         );
         await Promise.allSettled(reads);
       },
@@ -201,7 +207,7 @@ export class Poller {
       jitter,
       run: async (signal) => {
         const reads = [...this.pollers.values()].flatMap((p) =>
-          p.detailTargets().map((id) => p.readDetail(id, 'high', signal)),
+          p.detailTargets().map((id) => p.readDetail(id, 'normal', signal)),
         );
         await Promise.allSettled(reads);
       },
@@ -242,7 +248,8 @@ export class Poller {
       this.current = this.computePlan();
     }
     const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
-    this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 5));
+    // Credit saved while every slot was busy is spent later, up to half a minute's worth.
+    this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 30));
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
     const n = Math.min(Math.floor(this.sweepCredit), room);
     if (n <= 0) return;

@@ -1,0 +1,103 @@
+/**
+ * Follow-up reads after a storm: when many channels change in one poll, the first few
+ * follow-ups go at high priority and the rest at normal, so that the next channel list
+ * (high) is not queued behind hundreds of them; the channel list itself is read at high.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
+import { OrgPoller } from '../../src/poll/org-poller.js';
+import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import { diff } from '../../src/snapshot/diff.js';
+import { emptySnapshot } from '../../src/snapshot/model.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import { ManualClock } from '../helpers/clock.js';
+
+let clock: ManualClock;
+let sim: Simulator;
+let client: UpstreamClient;
+
+beforeEach(async () => {
+  clock = new ManualClock();
+  sim = await startSimulator({ seed: 5, channels: 30, sessionsPerChannel: 2, frozen: true, clock });
+  client = new UpstreamClient({
+    baseUrl: sim.url,
+    budgetPerMinute: 300,
+    concurrency: 4,
+    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000 },
+    maxBodyBytes: 4 * 1024 * 1024,
+    maxPages: 100,
+    retries: { attempts: 1, baseDelayMs: 10, maxDelayMs: 10, deadlineMs: 1000 },
+    shape: {},
+    filters: {
+      status_param: 'status',
+      from_param: 'from',
+      to_param: 'to',
+      time_format: 'iso',
+      status_separator: ',',
+      send_status: false,
+    },
+    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
+    clock,
+    logger: silentLogger(),
+  });
+});
+
+afterEach(async () => {
+  await client.close();
+  await sim.close();
+});
+
+/** The real client, recording the priority of every read by kind. */
+function recording(calls: [string, string][]): Fetcher {
+  const note = (kind: string, o: FetchOptions | undefined) => calls.push([kind, o?.priority ?? 'normal']);
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function' || typeof key !== 'string' || !key.startsWith('fetch')) return value;
+      return (...args: unknown[]) => {
+        note(key, args.at(-1) as FetchOptions | undefined);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as unknown as Fetcher;
+}
+
+describe('follow-up reads', () => {
+  it('after 30 channels change at once: 10 at high, 20 at normal; the channel list at high', async () => {
+    const calls: [string, string][] = [];
+    const p = new OrgPoller(
+      { slug: 'demo', token: 'demo-token' },
+      undefined,
+      emptySnapshot('demo', clock.now()),
+      {
+        fetcher: recording(calls),
+        clock,
+        logger: silentLogger(),
+        diff: (a, b) => diff(a, b),
+        window: { past: 86_400_000, future: 7 * 86_400_000 },
+        hotForMs: 120_000,
+        onUpdate: () => undefined,
+        perPage: 100,
+        signal: new AbortController().signal,
+      },
+    );
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    for (const ch of sim.view('demo').channels) {
+      sim.trigger.channelStatus({
+        channel: String(ch['id']),
+        status: ch['status'] === 'offline' ? 'idle' : 'offline',
+      });
+    }
+    calls.length = 0;
+    await p.refresh('channels', signal);
+    await p.settle();
+    const byKind = (kind: string) => calls.filter(([k]) => k === kind).map(([, prio]) => prio);
+    expect(byKind('fetchChannels')).toEqual(['high']);
+    const follow = byKind('fetchSessions');
+    expect(follow).toHaveLength(30);
+    expect(follow.filter((x) => x === 'high')).toHaveLength(10);
+    expect(follow.filter((x) => x === 'normal')).toHaveLength(20);
+  });
+});
