@@ -115,6 +115,8 @@ export class RequestBudget {
   private readonly windowMs: number;
   private readonly spanMs: number;
   private readonly lowReserve: number;
+  /** Requests `low` leaves free at the least, whatever `lowReserve` says (see {@link reserveFromLow}). */
+  private lowReserveRequests = 0;
   private readonly stepDownFactor: number;
   private readonly recoveryPerMinute: number;
   private readonly pauseMarginMs: number;
@@ -209,6 +211,16 @@ export class RequestBudget {
   setConfigured(perMinute: number): void {
     this.configured = clampBudget(perMinute);
     this.stepBase = Math.min(this.stepBase, this.configured);
+    this.pump();
+  }
+
+  /**
+   * Keeps at least `requests` of every window out of reach of `low` requests, so that a
+   * burst of higher ones (every page of a long channel list) finds them free instead of
+   * trickling out as background reads expire.
+   */
+  reserveFromLow(requests: number): void {
+    this.lowReserveRequests = Math.max(0, Math.floor(requests));
     this.pump();
   }
 
@@ -336,7 +348,9 @@ export class RequestBudget {
   private limit(priority: Priority, now: number): number {
     const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
     if (priority !== 'low') return limit;
-    return Math.max(1, limit - Math.ceil(limit * this.lowReserve));
+    const reserve = Math.max(Math.ceil(limit * this.lowReserve), this.lowReserveRequests);
+    // Never more than half the window: the sweep must not starve.
+    return Math.max(1, limit - Math.min(reserve, Math.floor(limit / 2)));
   }
 
   private effectiveAt(now: number): number {
