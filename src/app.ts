@@ -176,7 +176,7 @@ export class App implements StatusSource {
         window: this.config.upstream.window,
         perPage: this.config.upstream.shape.per_page,
         capacity: () => this.client.budget.capacityPerMinute(),
-        reserveFromSweep: (requests) => this.client.budget.reserveFromLow(requests),
+        reserveForHigh: (requests) => this.client.budget.reserveForHigh(requests),
       },
       {
         fetcher: this.client,

@@ -30,8 +30,8 @@ export interface PollerOptions {
   perPage: number;
   /** The budget's current capacity in requests per minute. */
   capacity: () => number;
-  /** Told how many requests of every window to keep from the sweep: one read of every channel list, and some. */
-  reserveFromSweep?: (requests: number) => void;
+  /** Told how many requests of every window to keep for high-priority reads: one read of every channel list, and some. */
+  reserveForHigh?: (requests: number) => void;
 }
 
 /** Dependencies of {@link Poller}. */
@@ -54,7 +54,7 @@ const PLAN_EVERY_MS = 30_000;
  * at (and its bound) whenever the budget is busy.
  */
 const MAX_SWEEP_INFLIGHT = 8;
-/** Requests kept from the sweep besides the channel lists' pages (follow-ups, retries). */
+/** Requests kept for high priority besides the channel lists' pages (the first follow-ups). */
 const URGENT_RESERVE = 10;
 
 /** Polls every configured org within one budget. */
@@ -171,7 +171,7 @@ export class Poller {
     const orgs = [...this.pollers.values()].map((p) => p.load(now, horizon));
     // Every page of every channel list, plus the first follow-ups, must find the budget free.
     const pages = orgs.reduce((n, o) => n + Math.max(1, o.channelPages), 0);
-    this.opts.reserveFromSweep?.(pages + URGENT_RESERVE);
+    this.opts.reserveForHigh?.(pages + URGENT_RESERVE);
     return plan({ budgetPerMinute: this.opts.capacity(), intervals: this.opts.intervals, orgs });
   }
 

@@ -115,8 +115,8 @@ export class RequestBudget {
   private readonly windowMs: number;
   private readonly spanMs: number;
   private readonly lowReserve: number;
-  /** Requests `low` leaves free at the least, whatever `lowReserve` says (see {@link reserveFromLow}). */
-  private lowReserveRequests = 0;
+  /** Requests `normal` and `low` leave free for `high` (see {@link reserveForHigh}). */
+  private highReserve = 0;
   private readonly stepDownFactor: number;
   private readonly recoveryPerMinute: number;
   private readonly pauseMarginMs: number;
@@ -215,12 +215,12 @@ export class RequestBudget {
   }
 
   /**
-   * Keeps at least `requests` of every window out of reach of `low` requests, so that a
-   * burst of higher ones (every page of a long channel list) finds them free instead of
-   * trickling out as background reads expire.
+   * Keeps `requests` of every window for `high` requests alone (at most half of it), so
+   * that a burst of them — every page of a long channel list — finds them free instead of
+   * trickling out as older reads leave the window. `low` keeps at least `lowReserve` free.
    */
-  reserveFromLow(requests: number): void {
-    this.lowReserveRequests = Math.max(0, Math.floor(requests));
+  reserveForHigh(requests: number): void {
+    this.highReserve = Math.max(0, Math.floor(requests));
     this.pump();
   }
 
@@ -347,9 +347,10 @@ export class RequestBudget {
 
   private limit(priority: Priority, now: number): number {
     const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
-    if (priority !== 'low') return limit;
-    const reserve = Math.max(Math.ceil(limit * this.lowReserve), this.lowReserveRequests);
-    // Never more than half the window: the sweep must not starve.
+    if (priority === 'high') return limit;
+    const reserve =
+      priority === 'low' ? Math.max(Math.ceil(limit * this.lowReserve), this.highReserve) : this.highReserve;
+    // Never more than half the window: the other classes must not starve.
     return Math.max(1, limit - Math.min(reserve, Math.floor(limit / 2)));
   }
 

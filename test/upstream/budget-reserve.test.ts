@@ -1,6 +1,6 @@
 /**
- * The budget keeps room for a burst of higher-priority reads (every page of a long
- * channel list) out of the background sweep's reach, but never more than half a window.
+ * The budget keeps room for a burst of high-priority reads (every page of a long channel
+ * list) out of reach of normal and low ones, but never more than half a window.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -25,7 +25,7 @@ function queue(b: RequestBudget, n: number, priority: Priority): { granted: numb
   return out;
 }
 
-describe('RequestBudget.reserveFromLow', () => {
+describe('RequestBudget.reserveForHigh', () => {
   it.each([
     // reserve asked, low requests granted in the first window (of 240)
     [0, 216], // the default 10 %
@@ -33,12 +33,23 @@ describe('RequestBudget.reserveFromLow', () => {
     [500, 120], // capped at half the window
   ])('reserving %i leaves the sweep %i of 240', async (reserve, lowGranted) => {
     const b = new RequestBudget({ perMinute: 240, clock: systemClock });
-    b.reserveFromLow(reserve);
+    b.reserveForHigh(reserve);
     const low = queue(b, 300, 'low');
     await vi.advanceTimersByTimeAsync(1000);
     expect(low.granted).toBe(lowGranted);
     const high = queue(b, 300, 'high');
     await vi.advanceTimersByTimeAsync(1000);
     expect(high.granted).toBe(240 - lowGranted); // a burst finds the rest free at once
+  });
+
+  it('keeps the reserve from normal requests too, and the default 10 % only from low ones', async () => {
+    const b = new RequestBudget({ perMinute: 240, clock: systemClock });
+    b.reserveForHigh(20);
+    const normal = queue(b, 300, 'normal');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(normal.granted).toBe(220);
+    const high = queue(b, 300, 'high');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(high.granted).toBe(20);
   });
 });
