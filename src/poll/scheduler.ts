@@ -35,9 +35,19 @@ export class Scheduler {
     this.rng = deps.rng ?? Math.random;
   }
 
-  /** Adds (or replaces) a job; it starts at once. */
+  /**
+   * Adds (or replaces) a job; it starts at once. A job added again with the same period
+   * and jitter keeps its schedule (only what it runs is replaced): a re-plan that changes
+   * other intervals must not push this one's next run back by a whole period each time.
+   */
   add(spec: JobSpec): void {
     if (this.stopped) return;
+    const existing = this.jobs.get(spec.name);
+    if (existing && existing.spec.intervalMs === spec.intervalMs && existing.spec.jitter === spec.jitter) {
+      existing.spec = spec;
+      if (spec.immediate) void this.fire(spec);
+      return;
+    }
     this.remove(spec.name);
     const seconds = Math.max(1, Math.ceil(spec.intervalMs / 1000));
     // croner's interval jobs fire at the next whole second and then every `interval`
@@ -50,7 +60,8 @@ export class Scheduler {
         first = false;
         return;
       }
-      return this.fire(spec);
+      const job = this.jobs.get(spec.name);
+      return job ? this.fire(job.spec) : undefined;
     });
     this.jobs.set(spec.name, { cron, spec });
     if (spec.immediate) void this.fire(spec);

@@ -26,6 +26,27 @@ describe('Scheduler', () => {
     await s.stop(1000);
   });
 
+  it('keeps a job on its schedule when it is added again with the same period', async () => {
+    const s = scheduler();
+    const runs: string[] = [];
+    const add = (tag: string) =>
+      s.add({ name: 'a', intervalMs: 30_000, jitter: 0, run: async () => void runs.push(tag) });
+    add('first');
+    // A re-plan every 20 s re-adds it: it still runs every 30 s, with the latest function.
+    for (let i = 0; i < 6; i++) {
+      await vi.advanceTimersByTimeAsync(20_000);
+      add(`plan ${i}`);
+    }
+    // Runs at about 30, 60 and 90 s (croner fires on whole seconds), each with the function
+    // added last; re-adding it every 20 s used to restart it every time, so it never ran.
+    expect(runs).toEqual(['plan 0', 'plan 2', 'plan 3']);
+    // A new period starts the job afresh.
+    s.add({ name: 'a', intervalMs: 60_000, jitter: 0, run: async () => void runs.push('slow') });
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(runs.at(-1)).toBe('slow');
+    await s.stop(1000);
+  });
+
   it('runs an immediate job at once', async () => {
     const s = scheduler();
     let n = 0;
