@@ -10,8 +10,9 @@ import { OrgPoller } from '../../src/poll/org-poller.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { diff } from '../../src/snapshot/diff.js';
 import { emptySnapshot } from '../../src/snapshot/model.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { ManualClock } from '../helpers/clock.js';
+import { testClient } from './client.js';
 
 let clock: ManualClock;
 let sim: Simulator;
@@ -20,27 +21,7 @@ let client: UpstreamClient;
 beforeEach(async () => {
   clock = new ManualClock();
   sim = await startSimulator({ seed: 5, channels: 30, sessionsPerChannel: 2, frozen: true, clock });
-  client = new UpstreamClient({
-    baseUrl: sim.url,
-    budgetPerMinute: 300,
-    concurrency: 4,
-    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000 },
-    maxBodyBytes: 4 * 1024 * 1024,
-    maxPages: 100,
-    retries: { attempts: 1, baseDelayMs: 10, maxDelayMs: 10, deadlineMs: 1000 },
-    shape: {},
-    filters: {
-      status_param: 'status',
-      from_param: 'from',
-      to_param: 'to',
-      time_format: 'iso',
-      status_separator: ',',
-      send_status: false,
-    },
-    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
-    clock,
-    logger: silentLogger(),
-  });
+  client = testClient(sim, clock, 300);
 });
 
 afterEach(async () => {

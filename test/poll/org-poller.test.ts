@@ -4,9 +4,10 @@ import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { emptySnapshot, type OrgSnapshot } from '../../src/snapshot/model.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { silentLogger } from '../../src/log.js';
 import { ManualClock } from '../helpers/clock.js';
+import { testClient } from './client.js';
 
 let clock: ManualClock;
 let sim: Simulator;
@@ -14,27 +15,7 @@ let client: UpstreamClient;
 let events: ChangeEvent[];
 
 function makeClient(): UpstreamClient {
-  return new UpstreamClient({
-    baseUrl: sim.url,
-    budgetPerMinute: 240,
-    concurrency: 4,
-    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000 },
-    maxBodyBytes: 4 * 1024 * 1024,
-    maxPages: 100,
-    retries: { attempts: 1, baseDelayMs: 10, maxDelayMs: 10, deadlineMs: 1000 },
-    shape: {},
-    filters: {
-      status_param: 'status',
-      from_param: 'from',
-      to_param: 'to',
-      time_format: 'iso',
-      status_separator: ',',
-      send_status: false,
-    },
-    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
-    clock,
-    logger: silentLogger(),
-  });
+  return testClient(sim, clock);
 }
 
 function poller(initial: OrgSnapshot = emptySnapshot('demo', clock.now())): OrgPoller {
