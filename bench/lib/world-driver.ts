@@ -7,6 +7,7 @@
  */
 import type { Clock, TimerHandle } from '../../src/clock.js';
 import type { Simulator } from '../../src/sim/index.js';
+import { Rng } from '../../src/sim/rng.js';
 
 /** Options of {@link WorldDriver}. */
 export interface WorldDriverOptions {
@@ -20,21 +21,9 @@ export interface WorldDriverOptions {
   seed: number;
 }
 
-/** A small seeded generator (mulberry32), so a run makes the same changes every time. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Makes changes on a frozen simulator at a fixed pace. */
 export class WorldDriver {
-  private readonly rng: () => number;
+  private readonly rng: Rng;
   private readonly status = new Map<string, string>();
   private readonly added: string[] = [];
   private timer: TimerHandle | undefined;
@@ -43,7 +32,7 @@ export class WorldDriver {
   readonly made: Record<string, number> = {};
 
   constructor(private readonly o: WorldDriverOptions) {
-    this.rng = seededRandom(o.seed);
+    this.rng = new Rng(o.seed);
     for (const c of o.sim.view(o.org).channels) this.status.set(String(c['id']), String(c['status']));
   }
 
@@ -74,7 +63,7 @@ export class WorldDriver {
   }
 
   private pick<T>(list: readonly T[]): T | undefined {
-    return list.length === 0 ? undefined : list[Math.floor(this.rng() * list.length)];
+    return list.length === 0 ? undefined : list[Math.floor(this.rng.next() * list.length)];
   }
 
   private count(action: string): void {
@@ -82,7 +71,7 @@ export class WorldDriver {
   }
 
   private step(): void {
-    const r = this.rng();
+    const r = this.rng.next();
     const live = this.channels('live');
     try {
       if (r < 0.7) {
@@ -116,7 +105,7 @@ export class WorldDriver {
   }
 
   private end(id: string): void {
-    const failed = this.rng() < 0.1;
+    const failed = this.rng.next() < 0.1;
     const input = { org: this.o.org, channel: id };
     if (failed) this.o.sim.trigger.failSession(input);
     else this.o.sim.trigger.endSession(input);
@@ -125,7 +114,7 @@ export class WorldDriver {
   }
 
   private member(): void {
-    const roll = this.rng();
+    const roll = this.rng.next();
     const someone = this.pick(this.added);
     if (someone !== undefined && roll < 0.3) {
       this.o.sim.trigger.removeMember({ org: this.o.org, member: someone });

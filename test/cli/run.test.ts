@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/run.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { captureIO } from '../helpers/io.js';
+import { waitFor } from '../helpers/wait.js';
 
 let sim: Simulator;
 let dir: string;
@@ -39,16 +40,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function until<T>(fn: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function status(base: string): Promise<{ orgs: { slug: string }[] }> {
   return (await (await fetch(`${base}/api/v1/status`)).json()) as { orgs: { slug: string }[] };
 }
@@ -63,7 +54,7 @@ describe('tally run', () => {
     await writeFile(file, config(['alpha']));
     const io = captureIO();
     const running = runCommand(['--config', file], io);
-    const base = await until(
+    const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
     );
@@ -87,7 +78,10 @@ describe('tally run', () => {
 
     await writeFile(file, config(['beta']));
     io.reload();
-    await until(() => (io.out().includes('"msg":"config reloaded"') ? true : undefined), 'the SIGHUP reload');
+    await waitFor(
+      () => (io.out().includes('"msg":"config reloaded"') ? true : undefined),
+      'the SIGHUP reload',
+    );
     expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['beta']);
     expect(await reloadGauge(base)).toBe('1');
 
@@ -99,7 +93,7 @@ describe('tally run', () => {
     await writeFile(file, config(['alpha']));
     const io = captureIO();
     const running = runCommand(['--config', file], io);
-    const base = await until(
+    const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
     );
@@ -107,7 +101,7 @@ describe('tally run', () => {
 
     await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
     io.reload();
-    await until(
+    await waitFor(
       () => (io.out().includes('"msg":"config reload failed') ? true : undefined),
       'the failed reload',
     );
@@ -117,7 +111,7 @@ describe('tally run', () => {
 
     await writeFile(file, config(['alpha', 'beta']));
     io.reload();
-    await until(() => (io.out().includes('"msg":"config reloaded"') ? true : undefined), 'the good reload');
+    await waitFor(() => (io.out().includes('"msg":"config reloaded"') ? true : undefined), 'the good reload');
     expect(await reloadGauge(base)).toBe('1');
     expect((await status(base)).orgs.map((o) => o.slug).sort()).toEqual(['alpha', 'beta']);
 
@@ -131,7 +125,7 @@ describe('tally run', () => {
     const want = ['alpha', 'beta'].filter((s) => shardOf(s, 2) === 1);
     const io = captureIO();
     const running = runCommand(['--config', file, '--shard', '1/2'], io);
-    const base = await until(
+    const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
     );

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/run.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { captureIO } from '../helpers/io.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'tok-SECRET-5f3a9c71e2';
 const OTHER = 'tok-OTHER-88d0b4a6c1';
@@ -45,16 +46,6 @@ async function filesUnder(root: string): Promise<string[]> {
   return out;
 }
 
-async function until<T>(fn: () => T | undefined, what: string, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('the API token', () => {
   it('appears in no log line, metric, API answer or state file, and reaches no other origin', async () => {
     await writeFile(path.join(dir, 'demo.token'), `${TOKEN}\n`);
@@ -81,14 +72,16 @@ log: { level: trace, format: json }
     sim.setFaults([{ errorRate: 0.2 }, { crossOriginNextRate: 0.3 }, { redirectRate: 0.1 }]);
     const io = captureIO({}, dir);
     const running = runCommand(['--config', file], io);
-    const base = await until(
+    const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
+      15_000,
     );
     // Let every error path run: 5xx, retries, beta's refused token, foreign links, redirects.
-    await until(
+    await waitFor(
       () => (io.out().includes('"org":"beta"') && io.out().includes('cross_origin') ? true : undefined),
       'the error paths',
+      15_000,
     );
     await new Promise((r) => setTimeout(r, 3000));
     const answers: string[] = [];

@@ -135,15 +135,3 @@ export async function loggedEvents(stateDir: string): Promise<ChangeEvent[]> {
 export function otherStatus(current: unknown): 'live' | 'idle' | 'offline' {
   return current === 'offline' ? 'idle' : 'offline';
 }
-
-/** A small seeded generator (mulberry32): the same points every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

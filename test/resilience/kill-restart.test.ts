@@ -10,7 +10,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
-import { loggedEvents, seeded, sleep, tallyConfig, tempDir, until } from './helpers.js';
+import { Rng } from '../../src/sim/rng.js';
+import { loggedEvents, sleep, tallyConfig, tempDir, until } from './helpers.js';
 
 const SEED = 20_261_122;
 const KILLS = 3;
@@ -53,7 +54,8 @@ const exited = (c: ChildProcess) =>
 
 describe('kill -9 at random points of a scenario', () => {
   it('loses no change and logs none twice', async () => {
-    const rng = seeded(SEED);
+    const seeded = new Rng(SEED);
+    const rng = () => seeded.next();
     const channels = sim.view('demo').channels.map((c) => String(c['id']));
     const initial = new Map(sim.view('demo').channels.map((c) => [String(c['id']), String(c['status'])]));
     const joined: string[] = [];
