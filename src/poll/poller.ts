@@ -254,11 +254,12 @@ export class Poller {
     const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
     // Credit saved while every slot was busy is spent later, up to half a minute's worth.
     this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 30));
+    const now = this.deps.clock.now();
+    // Rounds close on every tick, also one with nothing to spend: reads for other reasons count.
+    for (const p of this.pollers.values()) p.trackSweepRound(now);
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
     const n = Math.min(Math.floor(this.sweepCredit), room);
     if (n <= 0) return;
-    const now = this.deps.clock.now();
-    for (const p of this.pollers.values()) p.trackSweepRound(now);
     const candidates = [...this.pollers.values()]
       .flatMap((p) => p.sweepEntries())
       .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`))
