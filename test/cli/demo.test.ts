@@ -13,7 +13,12 @@ describe('tally demo', () => {
     let metrics = '';
     const poll = setInterval(async () => {
       const url = /^metrics\s+(\S+)$/m.exec(io.out())?.[1];
-      if (url && metrics === '') metrics = await (await fetch(url)).text().catch(() => '');
+      // Until the first poll has answered, tally_up is still 0: keep scraping until it is up.
+      if (url && !/^tally_up\{org="demo"\} 1$/m.test(metrics)) {
+        metrics = await fetch(url)
+          .then((r) => r.text())
+          .catch(() => metrics);
+      }
     }, 500);
     const code = await demoCommand(['--speed', '30', '--duration', '20s', '--seed', '7'], io);
     clearInterval(poll);
