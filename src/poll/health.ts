@@ -2,6 +2,14 @@
  * Upstream health of one org, from the outcomes of its fetches: reachable, unreachable
  * (several failures in a row, or failures for longer than a grace period), or refusing
  * the token. Each change of state becomes one upstream event; nothing else does.
+ *
+ * Reads overlap, so outcomes arrive out of the order the reads were sent in. A read takes
+ * a ticket from {@link UpstreamHealth.begin} when it starts (a counter, so a clock that
+ * jumps changes nothing); an outcome whose read started before the opposite news arrived
+ * is stale and changes nothing: a read sent during an outage that times out after a newer
+ * read has already succeeded does not count as a failure, and a read sent before an
+ * outage was declared that answers late does not end it. Without this the health would
+ * flap (recovered, unreachable, recovered) as the reads of an outage drain.
  */
 import { createHash } from 'node:crypto';
 import type { ChangeEvent, EventKind } from '../snapshot/events.js';
@@ -32,6 +40,10 @@ export class UpstreamHealth {
   lastError: PartError | undefined;
   private consecutive = 0;
   private firstFailureAt: number | undefined;
+  /** Tickets handed out so far, and their count when the last success counted and when the state last turned bad. */
+  private tickets = 0;
+  private successSeen = 0;
+  private failingSince = 0;
   private readonly failures: number;
   private readonly graceMs: number;
 
@@ -43,9 +55,21 @@ export class UpstreamHealth {
     this.graceMs = opts.graceMs ?? 120_000;
   }
 
-  /** Records a fetch that returned data; returns a `recovered` event when it ends an outage. */
-  success(at: number): ChangeEvent | undefined {
+  /** A ticket for a read that starts now, to hand back with its outcome. */
+  begin(): number {
+    this.tickets += 1;
+    return this.tickets;
+  }
+
+  /**
+   * Records a fetch that returned data at `at` (`ticket`: from {@link begin} when it
+   * started; a fetch without one counts as started just now); returns a `recovered` event
+   * when it ends an outage.
+   */
+  success(at: number, ticket = this.begin()): ChangeEvent | undefined {
     this.lastSuccessAt = at;
+    if (ticket <= this.failingSince) return undefined;
+    this.successSeen = this.tickets;
     this.consecutive = 0;
     this.firstFailureAt = undefined;
     const was = this.state;
@@ -56,14 +80,19 @@ export class UpstreamHealth {
     return undefined;
   }
 
-  /** Records a failed fetch; returns an event when the org's health changes because of it. */
-  failure(at: number, error: PartError): ChangeEvent | undefined {
+  /**
+   * Records a failed fetch at `at` (`ticket` as for {@link success}); returns an event when
+   * the org's health changes because of it.
+   */
+  failure(at: number, error: PartError, ticket = this.begin()): ChangeEvent | undefined {
     this.lastError = error;
     if (ANSWERED_REASONS.has(error.reason)) return undefined;
+    if (ticket <= this.successSeen) return undefined;
     if (AUTH_REASONS.has(error.reason)) {
       if (this.state === 'auth_failed') return undefined;
       const was = this.state;
       this.state = 'auth_failed';
+      this.failingSince = this.tickets;
       return this.event('upstream.auth_failed', at, was, 'auth_failed', error);
     }
     this.consecutive += 1;
@@ -74,6 +103,7 @@ export class UpstreamHealth {
       return undefined;
     const was = this.state;
     this.state = 'unreachable';
+    this.failingSince = this.tickets;
     return this.event('upstream.unreachable', at, was, 'unreachable', error);
   }
 

@@ -91,39 +91,39 @@ export class OrgPoller {
   async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
     const o = { priority: (part === 'channels' ? 'high' : 'normal') as Priority, signal };
     const f = this.deps.fetcher;
-    await this.once(part, async () => {
+    await this.once(part, async (ticket) => {
       switch (part) {
         case 'profile':
-          return this.fold(part, await f.fetchOrg(this.auth, o));
+          return this.fold(part, await f.fetchOrg(this.auth, o), ticket);
         case 'team':
-          return this.fold(part, await f.fetchTeam(this.auth, o));
+          return this.fold(part, await f.fetchTeam(this.auth, o), ticket);
         case 'subscription':
-          return this.fold(part, await f.fetchSubscription(this.auth, o));
+          return this.fold(part, await f.fetchSubscription(this.auth, o), ticket);
         case 'channels':
-          return this.fold(part, this.filterChannels(await f.fetchChannels(this.auth, o)));
+          return this.fold(part, this.filterChannels(await f.fetchChannels(this.auth, o)), ticket);
       }
     });
   }
 
   /** Reads one channel's session list. */
   async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
-    await this.once(`sessions:${channelId}`, async () => {
+    await this.once(`sessions:${channelId}`, async (ticket) => {
       const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
         priority,
         signal,
         window: this.window(),
       });
       if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
-      this.foldSessions(channelId, part);
+      this.foldSessions(channelId, part, ticket);
     });
   }
 
   /** Reads one session's detail. */
   async readDetail(sessionId: string, priority: Priority, signal: AbortSignal): Promise<void> {
-    await this.once(`detail:${sessionId}`, async () => {
+    await this.once(`detail:${sessionId}`, async (ticket) => {
       const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
       this.finalDetail.delete(sessionId);
-      this.record(`detail:${sessionId}`, part);
+      this.record(`detail:${sessionId}`, part, ticket);
       if (!this.takes(this.current.details[sessionId], part)) return;
       this.commit({ ...this.current, details: { ...this.current.details, [sessionId]: part } });
     });
@@ -232,11 +232,11 @@ export class OrgPoller {
   }
 
   /** Runs `fn` unless a read of the same key is already in flight (then waits for that one). */
-  private async once(key: string, fn: () => Promise<void>): Promise<void> {
+  private async once(key: string, fn: (ticket: number) => Promise<void>): Promise<void> {
     const running = this.inflight.get(key);
     if (running) return running;
     const started = this.deps.clock.now();
-    const p = fn().finally(() => {
+    const p = fn(this.health.begin()).finally(() => {
       this.inflight.delete(key);
       this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
     });
@@ -249,7 +249,8 @@ export class OrgPoller {
     return next.state === 'complete' || prev?.state !== 'complete';
   }
 
-  private record(key: string, part: Part<unknown>): void {
+  /** Notes the outcome of a read (`ticket`: the health ticket it took when it started). */
+  private record(key: string, part: Part<unknown>, ticket: number): void {
     const entry: { at: number; state: Part<unknown>['state']; reason?: string } = {
       at: part.at,
       state: part.state,
@@ -257,18 +258,20 @@ export class OrgPoller {
     if (part.state !== 'complete') entry.reason = part.error.reason;
     this.attempts.set(key, entry);
     const event =
-      part.state === 'failed' ? this.health.failure(part.at, part.error) : this.health.success(part.at);
+      part.state === 'failed'
+        ? this.health.failure(part.at, part.error, ticket)
+        : this.health.success(part.at, ticket);
     if (event) this.deps.onUpdate(this.current, [event]);
   }
 
-  private fold(part: TopPart, value: Part<never> | Part<unknown>): void {
-    this.record(part, value);
+  private fold(part: TopPart, value: Part<never> | Part<unknown>, ticket: number): void {
+    this.record(part, value, ticket);
     if (!this.takes(this.current[part], value)) return;
     this.commit({ ...this.current, [part]: value });
   }
 
-  private foldSessions(channelId: string, part: SessionsPart): void {
-    this.record(`sessions:${channelId}`, part);
+  private foldSessions(channelId: string, part: SessionsPart, ticket: number): void {
+    this.record(`sessions:${channelId}`, part, ticket);
     if (!this.takes(this.current.sessions[channelId], part)) return;
     this.commit({ ...this.current, sessions: { ...this.current.sessions, [channelId]: part } });
   }

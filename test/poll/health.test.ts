@@ -230,6 +230,52 @@ describe('UpstreamHealth', () => {
     expect(run(steps, opts)).toEqual({ events, state });
   });
 
+  describe('with reads that overlap', () => {
+    const fail = (h: UpstreamHealth, at: number, ticket: number) =>
+      h.failure(T0 + at * S, { reason: 'timeout', message: 'GET /v1/acme: timeout' }, ticket)?.kind;
+
+    it('does not count failures of reads sent before a success arrived', () => {
+      const h = new UpstreamHealth('acme');
+      const [a, b, c] = [h.begin(), h.begin(), h.begin()];
+      expect([fail(h, 1, a), fail(h, 2, b), fail(h, 3, c)]).toEqual([
+        undefined,
+        undefined,
+        'upstream.unreachable',
+      ]);
+      // Four reads go out while the API hangs; it answers again and the newest read succeeds.
+      const inFlight = [h.begin(), h.begin(), h.begin()];
+      expect(h.success(T0 + 4 * S, h.begin())?.kind).toBe('upstream.recovered');
+      // The three older reads time out afterwards: stale news, no second outage.
+      expect(inFlight.map((t, i) => fail(h, 5 + i, t))).toEqual([undefined, undefined, undefined]);
+      expect(h.state).toBe('ok');
+      // Reads sent after the success that fail do count.
+      expect([fail(h, 9, h.begin()), fail(h, 10, h.begin()), fail(h, 11, h.begin())]).toEqual([
+        undefined,
+        undefined,
+        'upstream.unreachable',
+      ]);
+    });
+
+    it('does not end an outage with a late answer to a read sent before it was declared', () => {
+      const h = new UpstreamHealth('acme');
+      const early = h.begin();
+      for (let i = 0; i < 3; i++) fail(h, i, h.begin());
+      expect(h.state).toBe('unreachable');
+      expect(h.success(T0 + 4 * S, early)).toBeUndefined();
+      expect(h.state).toBe('unreachable');
+      expect(h.lastSuccessAt).toBe(T0 + 4 * S);
+      expect(h.success(T0 + 5 * S, h.begin())?.kind).toBe('upstream.recovered');
+    });
+
+    it('does not end a refused token with a late answer either', () => {
+      const h = new UpstreamHealth('acme');
+      const early = h.begin();
+      expect(h.failure(T0, { reason: 'auth', message: '401' }, h.begin())?.kind).toBe('upstream.auth_failed');
+      expect(h.success(T0 + S, early)).toBeUndefined();
+      expect(h.state).toBe('auth_failed');
+    });
+  });
+
   it('builds events about the org, with the cause of a failure and none on recovery', () => {
     const h = new UpstreamHealth('acme');
     const failed = h.failure(T0, { reason: 'auth', message: 'GET /v1/acme: 401 token expired or revoked' });
