@@ -364,8 +364,10 @@ path and line. This page lists every key.
   secret; relative paths are relative to the config file's directory. A problem with a
   secret (\`tally check\`, a refused reload) names only the kind of value found, never the value.
 - **Unknown keys are errors**, so a misspelt key never goes unnoticed.
-- **Reloading.** SIGHUP or \`POST /-/reload\` applies changes to \`orgs\` at once; every other
-  section keeps its running value until a restart ([operations.md](operations.md#hot-reload)).
+- **Reloading.** SIGHUP or \`POST /-/reload\` applies \`orgs\` and the alerting sections
+  (\`rules\`, \`route\`, \`silences\`, \`maintenance\`, \`inhibit\`, \`receivers\`, \`delivery\`)
+  at once; \`upstream\`, \`intervals\`, \`server\`, \`state\` and \`log\` keep their running
+  values until a restart ([operations.md](operations.md#hot-reload)).
 
 Where an option is explained at length: [polling.md](polling.md) (intervals, budget),
 [upstream-client.md](upstream-client.md) and [upstream-shapes.md](upstream-shapes.md)

@@ -13,6 +13,7 @@ import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
 import type { DeliveryMetrics } from './notify/metrics.js';
 import { Registry } from 'prom-client';
+import type { AlertEngine } from './alerts/engine.js';
 import type { ApiHandler } from './alerts/http.js';
 import { alertsHandler, maintenanceHandler, silencesHandler } from './alerts/http.js';
 import { createHttpServer } from './http/index.js';
@@ -60,6 +61,18 @@ const EVENT_SAVE_MS = 1_000;
 const EVALUATE_MS = 1_000;
 /** A failed state write is tried again after 1 s, doubling up to this (a full or read-only disk). */
 const RETRY_MAX_MS = 30_000;
+/** Config sections the alerting half is built from; a reload that changes one rebuilds it. */
+const ALERTING_SECTIONS = [
+  'rules',
+  'route',
+  'silences',
+  'maintenance',
+  'inhibit',
+  'receivers',
+  'delivery',
+] as const;
+/** Config sections that keep their running value until a restart. */
+const RESTART_SECTIONS = ['upstream', 'intervals', 'server', 'state', 'log'] as const;
 
 /**
  * Snapshot and events of one org waiting to be made durable. `kind` says why its timer
@@ -97,7 +110,13 @@ export class App implements StatusSource {
   /** Orgs whose snapshot was saved at least once by this process. */
   private readonly saved = new Set<string>();
   private started = false;
-  readonly alerting: Alerting;
+  /** The alerting half; replaced as a whole when a reload changes its sections. */
+  alerting: Alerting;
+  /** Settles when a reload's swap of the alerting half is done (events wait for it). */
+  private alertingSwap: Promise<void> = Promise.resolve();
+  /** Events that became durable while the alerting half was being swapped. */
+  private heldForAlerting: ChangeEvent[] | undefined;
+  private readonly deliveryMetrics: DeliveryMetrics;
   /** The metrics, read from this app at scrape time. */
   readonly metrics: TallyMetrics;
   private http: HttpServer | undefined;
@@ -123,15 +142,23 @@ export class App implements StatusSource {
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
     this.storeHealth = new StoreHealth(deps.clock);
-    this.alerting = new Alerting(loaded.config, {
-      clock: deps.clock,
-      logger: deps.logger,
-      console: deps.console,
-      metrics: deps.deliveryMetrics ?? delivery,
+    this.deliveryMetrics = deps.deliveryMetrics ?? delivery;
+    this.declareReceivers = (receivers) => delivery.declareReceivers(receivers);
+    this.alerting = this.buildAlerting(loaded.config);
+    for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
+  }
+
+  private readonly declareReceivers: (receivers: Config['receivers']) => void;
+
+  private buildAlerting(config: Config): Alerting {
+    return new Alerting(config, {
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+      console: this.deps.console,
+      metrics: this.deliveryMetrics,
       storeHealth: this.storeHealth,
       stateDir: this.stateDir(),
     });
-    for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
   }
 
   /** Builds an app; call {@link start} to run it. */
@@ -211,14 +238,20 @@ export class App implements StatusSource {
       clock: this.deps.clock,
       logger: this.deps.logger,
     });
-    const engine = this.alerting.engine;
+    // The engine of the moment: a reload may replace it, and a request waits for that.
+    const live =
+      (make: (engine: AlertEngine) => ApiHandler): ApiHandler =>
+      async (req) => {
+        await this.alertingSwap;
+        return make(this.alerting.engine)(req);
+      };
     const mount = (method: string, pattern: string, handler: ApiHandler) =>
       http.router.addRoute(method, pattern, adapt(handler));
-    mount('GET', '/api/v1/alerts', alertsHandler(engine));
-    mount('GET', '/api/v1/silences', silencesHandler(engine));
-    mount('POST', '/api/v1/silences', silencesHandler(engine));
-    mount('DELETE', '/api/v1/silences/:id', silencesHandler(engine));
-    mount('GET', '/api/v1/maintenance', maintenanceHandler(engine));
+    mount('GET', '/api/v1/alerts', live(alertsHandler));
+    mount('GET', '/api/v1/silences', live(silencesHandler));
+    mount('POST', '/api/v1/silences', live(silencesHandler));
+    mount('DELETE', '/api/v1/silences/:id', live(silencesHandler));
+    mount('GET', '/api/v1/maintenance', live(maintenanceHandler));
     http.router.addRoute('POST', '/-/reload', async () => {
       if (!this.deps.reloadConfig)
         return json(501, { error: { code: 'not_supported', message: 'no config file to reload' } });
@@ -240,6 +273,7 @@ export class App implements StatusSource {
     for (const slug of [...this.dirty.keys()]) this.flush(slug);
     await Promise.allSettled([...this.writes.values()]);
     this.evaluateTimer?.cancel();
+    await this.alertingSwap;
     await this.alerting.stop(Math.max(1000, timeoutMs / 2));
     await this.http?.close(1000);
     await this.eventLog.close();
@@ -302,39 +336,87 @@ export class App implements StatusSource {
   }
 
   /**
-   * Takes a new config: orgs added or removed, tokens and filters changed. Settings that
-   * need a restart (upstream, server, state, rules and receivers) keep their running
-   * values, and the log says which.
-   */
-  /**
    * Reads the config file again and applies it: the one path of SIGHUP and
-   * `POST /-/reload`. A file that cannot be read or is invalid leaves the running config
-   * in place and sets `tally_config_last_reload_successful` to 0.
+   * `POST /-/reload`. A file that cannot be read or is invalid (rules that do not compile
+   * included) leaves the running config in place and sets
+   * `tally_config_last_reload_successful` to 0.
    */
   async reloadFromFile(): Promise<{ ok: true } | { ok: false; error: string }> {
     if (!this.deps.reloadConfig) return { ok: false, error: 'no config file to reload' };
     try {
-      this.reload(await this.deps.reloadConfig());
+      await this.reload(await this.deps.reloadConfig());
       return { ok: true };
     } catch (err) {
       this.metrics.recordConfigReload(false, this.deps.clock.now());
+      this.log.error({ err }, 'config reload failed, keeping the running config');
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
   }
 
-  reload(loaded: LoadedConfig): void {
-    const restart = (
-      ['upstream', 'server', 'state', 'rules', 'route', 'receivers', 'delivery'] as const
-    ).filter((k) => JSON.stringify(loaded.config[k]) !== JSON.stringify(this.config[k]));
+  /**
+   * Takes a new config. `orgs` apply at once (orgs added or removed, tokens, filters,
+   * labels). A change to rules, route, silences, maintenance, inhibit, receivers or delivery
+   * (or to the orgs the alerts are about) rebuilds the alerting half the way a restart
+   * would: the running engine saves its state and lets deliveries in flight finish, the new
+   * one loads that state and resumes the outbox, and events that arrive meanwhile wait for
+   * it. Firing alerts of rules that remain stay firing (nothing is sent again); alerts of
+   * removed rules resolve. The new rules are compiled before anything changes, so a rule
+   * that does not compile refuses the whole reload. Upstream, intervals, server, state and
+   * log keep their running values until a restart, and the log says which changed.
+   */
+  async reload(loaded: LoadedConfig): Promise<void> {
+    const next = loaded.config;
+    const changed = (k: keyof Config) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]);
+    const orgKey = (c: Config) => JSON.stringify(c.orgs.map((o) => [o.slug, o.labels ?? {}]));
+    const alertingChanged =
+      ALERTING_SECTIONS.filter((k) => changed(k)).length > 0 || orgKey(next) !== orgKey(this.config);
+    // Built (rules compiled, receivers checked) before anything changes: a failure here
+    // keeps the whole running config.
+    const replacement = alertingChanged
+      ? this.buildAlerting({ ...this.config, ...pickAlerting(next) })
+      : undefined;
+    const restart = RESTART_SECTIONS.filter((k) => changed(k));
     if (restart.length > 0)
       this.log.warn({ sections: restart }, 'these config sections change only on restart');
-    this.metrics.recordConfigReload(true, this.deps.clock.now());
-    this.config = { ...this.config, orgs: loaded.config.orgs };
+    this.config = { ...this.config, ...pickAlerting(next) };
     this.orgConfig.clear();
-    for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
+    for (const org of next.orgs) this.orgConfig.set(org.slug, org);
     this.poller.reconfigure(
-      loaded.config.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
+      next.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
     );
+    if (replacement) await this.swapAlerting(replacement, next);
+    this.metrics.recordConfigReload(true, this.deps.clock.now());
+    this.log.info(
+      { alerting: alertingChanged, orgs: next.orgs.length, restartNeeded: restart },
+      'config reloaded',
+    );
+  }
+
+  /**
+   * Replaces the alerting half: the old one stops (saving alert state, finishing
+   * deliveries in flight within the delivery timeout), the new one starts from that state
+   * and the outbox. Events made durable meanwhile are held and handed to the new one.
+   */
+  private async swapAlerting(replacement: Alerting, config: Config): Promise<void> {
+    const previous = this.alertingSwap;
+    let done!: () => void;
+    this.alertingSwap = new Promise((resolve) => {
+      done = resolve;
+    });
+    try {
+      await previous;
+      this.heldForAlerting ??= [];
+      await this.alerting.stop(config.delivery.timeout + 1000);
+      this.declareReceivers(config.receivers);
+      this.alerting = replacement;
+      await replacement.start();
+    } finally {
+      const held = this.heldForAlerting ?? [];
+      this.heldForAlerting = undefined;
+      done();
+      if (held.length > 0) this.alerting.onEvents(held);
+      this.scheduleEvaluation();
+    }
   }
 
   // ---- StatusSource --------------------------------------------------------------------
@@ -484,7 +566,8 @@ export class App implements StatusSource {
   private announce(appended: readonly ChangeEvent[]): void {
     if (appended.length === 0) return;
     this.metrics.recordEvents(appended);
-    this.alerting.onEvents(appended);
+    if (this.heldForAlerting) this.heldForAlerting.push(...appended);
+    else this.alerting.onEvents(appended);
     for (const fn of this.listeners) fn(appended);
   }
 
@@ -492,7 +575,7 @@ export class App implements StatusSource {
     if (this.evaluateTimer) return;
     this.evaluateTimer = this.deps.clock.setTimeout(() => {
       this.evaluateTimer = undefined;
-      if (!this.started) return;
+      if (!this.started || this.heldForAlerting) return; // the swap evaluates when it is done
       try {
         this.alerting.evaluate(this.orgs());
       } catch (err) {
@@ -510,6 +593,20 @@ export class App implements StatusSource {
     });
     this.writes.set(org, next);
   }
+}
+
+/** The sections of `config` that apply on a reload: orgs and the alerting half. */
+function pickAlerting(config: Config): Pick<Config, 'orgs' | (typeof ALERTING_SECTIONS)[number]> {
+  return {
+    orgs: config.orgs,
+    rules: config.rules,
+    route: config.route,
+    silences: config.silences,
+    maintenance: config.maintenance,
+    inhibit: config.inhibit,
+    receivers: config.receivers,
+    delivery: config.delivery,
+  };
 }
 
 /** The events a stored snapshot carried that may not have reached the log before a crash. */

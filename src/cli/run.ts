@@ -104,10 +104,7 @@ export async function runUntilStopped(
   }
   const off = io.onReload?.(() => {
     if (!o.reloadOnSignal) return;
-    void app.reloadFromFile().then((r) => {
-      if (r.ok) logger.info('config reloaded');
-      else logger.error({ err: r.error }, 'config reload failed, keeping the running config');
-    });
+    void app.reloadFromFile(); // it logs the outcome
   });
   // Timers are unref'd so that tests can drop an app without hanging; the daemon itself
   // stays up until it is told to stop.
