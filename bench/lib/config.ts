@@ -19,6 +19,8 @@ export interface BenchConfigOptions {
   /** Replaces the rules, route and receivers sections. */
   alerting?: string;
   logLevel?: string;
+  /** `state.events.max_bytes` (default: tally's, 64 MiB). */
+  eventsMaxBytes?: string;
 }
 
 /** Everyday rules and a console receiver (see config.example.yaml). */
@@ -69,7 +71,7 @@ ${intervals ? `intervals:\n${intervals}` : ''}server:
   listen: 127.0.0.1:0
 state:
   dir: ${JSON.stringify(o.stateDir)}
-log:
+${o.eventsMaxBytes ? `  events: { max_bytes: ${o.eventsMaxBytes} }\n` : ''}log:
   level: ${o.logLevel ?? 'warn'}
   format: json
 ${o.alerting ?? EVERYDAY_ALERTING}`;
