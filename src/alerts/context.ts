@@ -23,7 +23,11 @@ export interface Entity {
   vars: Record<string, Plain | undefined>;
 }
 
-/** The org-level variables and the entities of each kind (undefined when the part was never read). */
+/**
+ * The org-level variables and the entities of each kind (undefined when the part was never
+ * read). The entity lists are built on first use: an org of 5000 channels has some 100k
+ * sessions, and most rule sets never iterate them.
+ */
 export interface OrgScope {
   slug: string;
   vars: Record<string, Plain | Plain[] | undefined>;
@@ -107,66 +111,89 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
         live: isLiveStatus(c.status),
       }) as Plain,
   );
-  const channelById = new Map(channels?.map((c) => [c['id'] as string, c]));
   const slug = view.slug;
 
-  const memberEntities = team?.map((m) => ({
-    key: m['id'] as string,
-    idLabels: { member_id: m['id'] as string },
-    nameLabels: { member: (m['name'] as string | undefined) ?? (m['id'] as string) },
-    vars: { member: m },
-  }));
-  const channelEntities = channels?.map((c) => ({
-    key: c['id'] as string,
-    idLabels: { channel_id: c['id'] as string },
-    nameLabels: { channel: (c['name'] as string | undefined) ?? (c['id'] as string) },
-    vars: { channel: c },
-  }));
+  const memberEntities = () =>
+    team?.map((m) => ({
+      key: m['id'] as string,
+      idLabels: { member_id: m['id'] as string },
+      nameLabels: { member: (m['name'] as string | undefined) ?? (m['id'] as string) },
+      vars: { member: m },
+    }));
+  const channelEntities = () =>
+    channels?.map((c) => ({
+      key: c['id'] as string,
+      idLabels: { channel_id: c['id'] as string },
+      nameLabels: { channel: (c['name'] as string | undefined) ?? (c['id'] as string) },
+      vars: { channel: c },
+    }));
 
   const sessionListed = new Set<string>();
-  let sessionEntities: Entity[] | undefined;
   for (const [channelId, part] of Object.entries(snap.sessions)) {
-    if (part.state !== 'complete') continue;
-    sessionListed.add(channelId);
-    sessionEntities ??= [];
-    const channel = channelById.get(channelId);
-    for (const s of part.value) {
-      const session = defined({
-        id: s.id,
-        channel_id: s.channelId,
-        title: s.title,
-        status: s.status,
-        live: isLiveStatus(s.status),
-        ended: isEndedStatus(s.status),
-        scheduled_at: s.scheduledAt,
-        started_at: s.startedAt,
-        ended_at: s.endedAt,
-      }) as Plain;
-      const detail = completeValue(snap.details[s.id]);
-      sessionEntities.push({
-        key: s.id,
-        idLabels: { session_id: s.id, channel_id: channelId },
-        nameLabels: {
-          session: s.title ?? s.id,
-          channel: (channel?.['name'] as string | undefined) ?? channelId,
-        },
-        vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
-      });
-    }
+    if (part.state === 'complete') sessionListed.add(channelId);
   }
+  const sessionEntities = (): Entity[] | undefined => {
+    if (sessionListed.size === 0) return undefined;
+    const channelById = new Map(channels?.map((c) => [c['id'] as string, c]));
+    const out: Entity[] = [];
+    for (const channelId of sessionListed) {
+      const channel = channelById.get(channelId);
+      for (const s of completeValue(snap.sessions[channelId]) ?? []) {
+        const session = defined({
+          id: s.id,
+          channel_id: s.channelId,
+          title: s.title,
+          status: s.status,
+          live: isLiveStatus(s.status),
+          ended: isEndedStatus(s.status),
+          scheduled_at: s.scheduledAt,
+          started_at: s.startedAt,
+          ended_at: s.endedAt,
+        }) as Plain;
+        const detail = completeValue(snap.details[s.id]);
+        out.push({
+          key: s.id,
+          idLabels: { session_id: s.id, channel_id: channelId },
+          nameLabels: {
+            session: s.title ?? s.id,
+            channel: (channel?.['name'] as string | undefined) ?? channelId,
+          },
+          vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
+        });
+      }
+    }
+    return out;
+  };
 
   return {
     slug,
     vars: { org, upstream, subscription, team, channels },
-    entities: {
-      org: [{ key: slug, idLabels: {}, nameLabels: {}, vars: {} }],
+    entities: lazily({
+      org: () => [{ key: slug, idLabels: {}, nameLabels: {}, vars: {} }],
       channel: channelEntities,
       session: sessionEntities,
       member: memberEntities,
-    },
+    }),
     channelIds: channelList ? new Set(channelList.map((c) => c.id)) : undefined,
     sessionListed,
   };
+}
+
+/** An object whose properties are computed by `make` on first read, then kept. */
+function lazily<T extends object>(make: { [K in keyof T]: () => T[K] }): T {
+  const out = {} as T;
+  for (const key of Object.keys(make) as (keyof T)[]) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = make[key]();
+        Object.defineProperty(out, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return out;
 }
 
 function detailPlain(d: SessionDetail): Plain {

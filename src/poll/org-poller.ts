@@ -18,6 +18,8 @@ import type { OrgLoad, SweepEntry } from './planner.js';
 
 /** Follow-up reads of one poll that go out at high priority; the rest are normal. */
 const URGENT_FOLLOW_UPS = 10;
+/** Details of sessions no longer live are dropped at least this often (see commit). */
+const PRUNE_EVERY_MS = 30_000;
 
 /** The diff the poller runs after each read. */
 export type DiffFn = (prev: OrgSnapshot, next: OrgSnapshot) => ChangeEvent[];
@@ -57,6 +59,8 @@ export class OrgPoller {
   private current: OrgSnapshot;
   private readonly hotUntil = new Map<string, number>();
   private readonly finalDetail = new Set<string>();
+  /** When details were last pruned. */
+  private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly inflight = new Map<string, Promise<void>>();
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
@@ -287,8 +291,11 @@ export class OrgPoller {
     const now = this.deps.clock.now();
     const next = { ...candidate, takenAt: now };
     const events = this.deps.diff(this.current, next);
-    const sessions = { ...next.sessions };
-    const details = { ...next.details };
+    // Copied only when an event changes them: the session lists of 5000 channels are
+    // 5000 keys, and most reads change one list and yield no event.
+    const reshapes = events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
+    const sessions = reshapes ? { ...next.sessions } : next.sessions;
+    const details = reshapes ? { ...next.details } : next.details;
     const follow: Array<(priority: Priority) => Promise<void>> = [];
     const signal = this.deps.signal;
     for (const e of events) {
@@ -313,7 +320,20 @@ export class OrgPoller {
       }
       if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
     }
-    this.current = { ...next, sessions, details: pruneDetails(details, sessions, this.finalDetail) };
+    // Details are pruned when a session may have stopped being live (a session event, a
+    // channel gone, new details), and every half minute besides (a session that left the
+    // window, a resumed snapshot): pruning looks at every session of every list.
+    const prune =
+      reshapes ||
+      details !== this.current.details ||
+      events.some((e) => e.entity.kind === 'session') ||
+      !(now - this.lastPrune < PRUNE_EVERY_MS && now >= this.lastPrune);
+    if (prune) this.lastPrune = now;
+    this.current = {
+      ...next,
+      sessions,
+      details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
+    };
     this.deps.onUpdate(this.current, events);
     // The first few follow-ups go ahead of everything but the channel list; after a storm
     // (hundreds of channels changing at once) the rest queue as normal reads, so the next

@@ -7,6 +7,7 @@ import type { OrgSnapshot } from './model.js';
 
 /** `channel.added`/`removed` carry the status in `to`/`from`; the others carry the changed field. */
 export function diffChannels(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
+  if (prev.channels === next.channels) return; // the same part read once: nothing changed
   const pair = bothComplete(prev.channels, next.channels);
   if (!pair) return;
   const before = byId(pair.prev);

@@ -29,16 +29,29 @@ interface Placement {
 
 /** All session lists of both snapshots, channel by channel in id order. */
 export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
-  const channels = sortedIds([...Object.keys(prev.sessions), ...Object.keys(next.sessions)]);
+  if (prev.sessions === next.sessions) return;
+  // The poller shares an unchanged part between snapshots, and the very same part cannot
+  // differ: only the channels whose part changed are compared (in channel-id order, so the
+  // events come out in the same order as from a walk over every channel).
+  const changedChannels: string[] = [];
+  for (const channelId of Object.keys(next.sessions)) {
+    if (own(prev.sessions, channelId) !== next.sessions[channelId]) changedChannels.push(channelId);
+  }
+  for (const channelId of Object.keys(prev.sessions)) {
+    if (!Object.hasOwn(next.sessions, channelId)) changedChannels.push(channelId);
+  }
   // Where else a session is listed is asked only when it is missing on one side of its
   // channel: the common read, where each session stays in its list, never pays for it.
+  let every: string[] | undefined;
+  const channels = () => {
+    every ??= sortedIds([...Object.keys(prev.sessions), ...Object.keys(next.sessions)]);
+    return every;
+  };
   const before = new Locator(prev, channels);
   const after = new Locator(next, channels);
-  for (const channelId of channels) {
+  for (const channelId of sortedIds(changedChannels)) {
     const a = own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
-    // The poller shares an unchanged part between snapshots: the very same part cannot differ.
-    if (a === b) continue;
     const listedA = listed(a);
     const listedB = listed(b);
     for (const id of sortedIds([...listedA.keys(), ...listedB.keys()])) {
@@ -100,14 +113,14 @@ class Locator {
 
   constructor(
     private readonly snap: OrgSnapshot,
-    /** Channel ids in code-unit order (a superset of the snapshot's). */
-    private readonly channels: readonly string[],
+    /** Channel ids in code-unit order (a superset of the snapshot's), asked for on first scan. */
+    private readonly channels: () => readonly string[],
   ) {}
 
   find(id: string): Placement | undefined {
     if (this.index === undefined && ++this.lookups > Locator.SCAN_LIMIT) this.index = placements(this.snap);
     if (this.index !== undefined) return this.index.get(id);
-    for (const channelId of this.channels) {
+    for (const channelId of this.channels()) {
       const part = own(this.snap.sessions, channelId);
       if (part === undefined || part.state === 'failed') continue;
       const session = part.value.find((x) => x.id === id);
