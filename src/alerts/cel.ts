@@ -137,10 +137,47 @@ export class CelEnvironments {
     if (expect === 'bool' && type !== 'bool' && type !== 'dyn') {
       throw new ExpressionError(`must be a true/false condition, but its type is ${type}`, source, 0);
     }
+    this.checkLiterals(scope, parsed.ast as unknown as Node, source);
     const known = new Set(['now', ...Object.keys(SCOPE_VARIABLES[scope])]);
     const variables = new Set<string>();
     collectIdentifiers(parsed.ast as unknown as Node, known, variables);
     return { source, scope, variables, type, evaluate: (ctx) => parsed(ctx) };
+  }
+
+  /**
+   * Evaluates `duration("…")` and `timestamp("…")` of a literal string once, so that a
+   * literal that can never work (`duration("7d")`) is an error when the config loads, not
+   * at every evaluation.
+   */
+  private checkLiterals(scope: Scope, node: unknown, source: string): void {
+    if (Array.isArray(node)) {
+      for (const n of node) this.checkLiterals(scope, n, source);
+      return;
+    }
+    if (node === null || typeof node !== 'object' || !('op' in node)) return;
+    const n = node as Node & { start?: number };
+    if (n.op === 'call' && Array.isArray(n.args)) {
+      const [name, args] = n.args as [unknown, unknown];
+      const arg = Array.isArray(args) && args.length === 1 ? (args[0] as Node) : undefined;
+      if (
+        (name === 'duration' || name === 'timestamp') &&
+        arg?.op === 'value' &&
+        typeof arg.args === 'string'
+      ) {
+        try {
+          this.envs[scope].evaluate(`${name}(${JSON.stringify(arg.args)})`);
+        } catch (err) {
+          const why = firstLine((err as Error).message ?? 'invalid');
+          const hint =
+            name === 'duration'
+              ? ' (CEL durations use h, m, s, ms, us and ns, e.g. "168h"; for days use days(7))'
+              : ' (an RFC 3339 time such as "2030-01-01T00:00:00Z")';
+          throw new ExpressionError(`${why}${hint}`, source, n.start ?? 0);
+        }
+      }
+    }
+    if (n.op === 'value') return;
+    this.checkLiterals(scope, n.args, source);
   }
 }
 

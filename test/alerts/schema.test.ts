@@ -53,6 +53,22 @@ describe('rule validation', () => {
       ],
     ],
     [
+      'a duration literal CEL cannot read',
+      `    for_each: org
+    when: 'has(org.token_expires_at) && until(org.token_expires_at) < duration("7d")'`,
+      [
+        'rules[0].when: Invalid duration string: 7d (CEL durations use h, m, s, ms, us and ns, e.g. "168h"; for days use days(7)) (at column 60 of the expression)',
+      ],
+    ],
+    [
+      'a timestamp literal CEL cannot read',
+      `    on: session.started
+    when: 'timestamp("yesterday") < now'`,
+      [
+        'rules[0].when: timestamp() requires a string in ISO 8601 format (an RFC 3339 time such as "2030-01-01T00:00:00Z") (at column 1 of the expression)',
+      ],
+    ],
+    [
       'an error on the second line of a block expression',
       `    for_each: org\n    when: |\n      upstream.state == "ok" &&\n        org.nam == "x"`,
       ['rules[0].when: No such key: nam (at expression line 2, column 7 of the expression)'],
