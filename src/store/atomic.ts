@@ -10,7 +10,8 @@ import { errnoCode, type StoreOp, toStoreError } from './errors.js';
 
 /** The part of an open file the store uses; `node:fs/promises` FileHandle fits it. */
 export interface StoreFileHandle {
-  writeFile(data: string | Uint8Array): Promise<void>;
+  /** Writes everything; an iterable is written a piece at a time (FileHandle does both). */
+  writeFile(data: string | Uint8Array | Iterable<string>): Promise<void>;
   sync(): Promise<void>;
   truncate(len?: number): Promise<void>;
   close(): Promise<void>;
@@ -58,7 +59,7 @@ export interface WriteOptions {
  */
 export async function writeFileAtomic(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   opts: WriteOptions = {},
 ): Promise<void> {
   const fs = opts.fs ?? nodeFs;

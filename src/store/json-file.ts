@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { dirname } from 'node:path';
 import { ensureDir, readJsonFile, type StoreFs, writeFileAtomic } from './atomic.js';
 import { type StoreHealth, tracked } from './health.js';
+import { jsonPieces } from './json-chunks.js';
 import { Serial } from './serial.js';
 import { setAside } from './set-aside.js';
 
@@ -24,6 +25,12 @@ export interface JsonStateFileOptions<T> {
   key?: string;
   /** Create the file's directory on the first save when it is missing (default false). */
   createDir?: boolean;
+  /**
+   * Write the JSON a piece at a time (see json-chunks.ts) instead of as one string: for
+   * large files of values that are never changed in place (snapshots), since the value
+   * is then read while it is written.
+   */
+  streamed?: boolean;
   /** Returns the parsed value typed, or throws an Error saying what is wrong with it. */
   validate: (value: unknown) => T;
   logger: Logger;
@@ -82,7 +89,7 @@ export class JsonStateFile<T> {
       if (!RESERVED.has(k) && k !== this.key) envelope[k] = v;
     }
     envelope[this.key] = value;
-    const text = `${JSON.stringify(envelope)}\n`;
+    const text = this.opts.streamed ? withNewline(jsonPieces(envelope)) : `${JSON.stringify(envelope)}\n`;
     const fs = this.opts.fs;
     // Queued synchronously, so concurrent saves land in call order.
     return this.serial.run(() =>
@@ -125,4 +132,9 @@ export class JsonStateFile<T> {
     }
     return { value, savedAt: env['savedAt'], extra };
   }
+}
+
+function* withNewline(pieces: Iterable<string>): Generator<string> {
+  yield* pieces;
+  yield '\n';
 }

@@ -97,6 +97,8 @@ export class SnapshotStore {
         version: SNAPSHOT_FORMAT_VERSION,
         key: 'snapshot',
         createDir: true,
+        // Snapshots are never changed in place, and at 100k sessions one is some 18 MiB.
+        streamed: true,
         validate: validateSnapshot,
         logger: this.log,
         clock: this.opts.clock,

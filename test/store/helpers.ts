@@ -147,7 +147,10 @@ export class FaultyFs implements StoreFs {
           this.hit('write', 'write');
         } catch (err) {
           if (this.partialWrite()) {
-            const buf = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+            const buf =
+              typeof data === 'string' || data instanceof Uint8Array
+                ? Buffer.from(data)
+                : Buffer.from([...data].join(''));
             await real.writeFile(buf.subarray(0, Math.floor(buf.length / 2)));
           }
           throw err;
