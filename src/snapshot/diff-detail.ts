@@ -23,7 +23,7 @@ export function diffDetails(prev: OrgSnapshot, next: OrgSnapshot, labeler: Label
     const a = own(prev.details, id);
     const b = own(next.details, id);
     if (a === b || a?.state !== 'complete' || b?.state !== 'complete') continue;
-    diffDetail(a.value, b.value, { at: b.at, since: a.at }, labeler.sessionById(id), id, sink);
+    diffDetail(a.value, b.value, { at: b.at, since: a.at }, () => labeler.sessionById(id), id, sink);
   }
 }
 
@@ -31,14 +31,21 @@ function diffDetail(
   a: SessionDetail,
   b: SessionDetail,
   at: Stamp,
-  labels: Record<string, string>,
+  labelsOf: () => Record<string, string>,
   id: string,
   sink: EventSink,
 ): void {
   const entity = { kind: 'session' as const, id };
+  // Labels are looked up only for a detail that changed: finding a session's channel may
+  // mean indexing every list, and most details read again have not changed.
+  let known: Record<string, string> | undefined;
+  const labelsFor = () => {
+    known ??= labelsOf();
+    return known;
+  };
   for (const item of newItems(a.questions, b.questions)) {
     const draft = { kind: 'session.question_added' as const, entity, field: 'questions', key: item.id };
-    sink.emit({ ...draft, to: orNull(item.text), labels: { ...labels, question_id: item.id } }, at);
+    sink.emit({ ...draft, to: orNull(item.text), labels: { ...labelsFor(), question_id: item.id } }, at);
   }
   for (const item of newItems(a.announcements, b.announcements)) {
     const draft = {
@@ -47,12 +54,12 @@ function diffDetail(
       field: 'announcements',
       key: item.id,
     };
-    sink.emit({ ...draft, to: orNull(item.text), labels: { ...labels, announcement_id: item.id } }, at);
+    sink.emit({ ...draft, to: orNull(item.text), labels: { ...labelsFor(), announcement_id: item.id } }, at);
   }
   if (!same(a.reactions.count, b.reactions.count)) {
     const delta = b.reactions.count - a.reactions.count;
     const draft = { kind: 'session.reactions_changed' as const, entity, field: 'reactions' };
-    const withDelta = { ...labels, delta: delta > 0 ? `+${delta}` : String(delta) };
+    const withDelta = { ...labelsFor(), delta: delta > 0 ? `+${delta}` : String(delta) };
     sink.emit({ ...draft, from: a.reactions.count, to: b.reactions.count, labels: withDelta }, at);
   }
   for (const item of newItems(a.speakers, b.speakers)) {
@@ -64,7 +71,7 @@ function diffDetail(
       key: item.id,
       to: name,
     };
-    sink.emit({ ...draft, labels: { ...labels, speaker: name, speaker_id: item.id } }, at);
+    sink.emit({ ...draft, labels: { ...labelsFor(), speaker: name, speaker_id: item.id } }, at);
   }
   for (const item of goneItems(a.speakers, b.speakers)) {
     const name = item.text ?? item.id;
@@ -75,14 +82,26 @@ function diffDetail(
       key: item.id,
       from: name,
     };
-    sink.emit({ ...draft, labels: { ...labels, speaker: name, speaker_id: item.id } }, at);
+    sink.emit({ ...draft, labels: { ...labelsFor(), speaker: name, speaker_id: item.id } }, at);
   }
-  const ai = { kind: 'session.ai_status_changed' as const, entity, labels };
+  const ai = { kind: 'session.ai_status_changed' as const, entity };
   if (!same(a.ai.status, b.ai.status)) {
-    sink.emit({ ...ai, field: 'ai.status', from: orNull(a.ai.status), to: orNull(b.ai.status) }, at);
+    sink.emit(
+      { ...ai, labels: labelsFor(), field: 'ai.status', from: orNull(a.ai.status), to: orNull(b.ai.status) },
+      at,
+    );
   }
   if (!same(a.ai.enabled, b.ai.enabled)) {
-    sink.emit({ ...ai, field: 'ai.enabled', from: orNull(a.ai.enabled), to: orNull(b.ai.enabled) }, at);
+    sink.emit(
+      {
+        ...ai,
+        labels: labelsFor(),
+        field: 'ai.enabled',
+        from: orNull(a.ai.enabled),
+        to: orNull(b.ai.enabled),
+      },
+      at,
+    );
   }
 }
 

@@ -40,20 +40,25 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
   for (const channelId of Object.keys(prev.sessions)) {
     if (!Object.hasOwn(next.sessions, channelId)) changedChannels.push(channelId);
   }
-  // Where else a session is listed is asked only when it is missing on one side of its
-  // channel: the common read, where each session stays in its list, never pays for it.
-  let every: string[] | undefined;
-  const channels = () => {
-    every ??= sortedIds([...Object.keys(prev.sessions), ...Object.keys(next.sessions)]);
-    return every;
-  };
-  const before = new Locator(prev, channels);
-  const after = new Locator(next, channels);
+  // First pass: each changed channel's lists, and the sessions missing on one side of
+  // their channel, which may have moved to or from another channel.
+  const work: ChannelLists[] = [];
+  const wantedBefore = new Set<string>();
+  const wantedAfter = new Set<string>();
   for (const channelId of sortedIds(changedChannels)) {
     const a = own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
     const listedA = listed(a);
     const listedB = listed(b);
+    if (b?.state === 'complete') for (const id of listedB.keys()) if (!listedA.has(id)) wantedBefore.add(id);
+    if (a !== undefined) for (const id of listedA.keys()) if (!listedB.has(id)) wantedAfter.add(id);
+    work.push({ channelId, a, b, listedA, listedB });
+  }
+  // Where else those are listed, in one walk over each snapshot's lists: the common read,
+  // where each session stays in its list, never pays for it.
+  const before = locate(prev, wantedBefore);
+  const after = locate(next, wantedAfter);
+  for (const { channelId, a, b, listedA, listedB } of work) {
     for (const id of sortedIds([...listedA.keys(), ...listedB.keys()])) {
       const was = listedA.get(id);
       const is = listedB.get(id);
@@ -65,7 +70,7 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
           continue;
         }
         // Not in this channel's older list: new, or moved here from another channel.
-        const elsewhere = before.find(id);
+        const elsewhere = before.get(id);
         if (elsewhere === undefined) added(here, a, labeler, sink);
         else if (elsewhere.part.state === 'complete') {
           changed(elsewhere.session, here, elsewhere.part.at, labeler, sink);
@@ -73,7 +78,7 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
         continue;
       }
       // Listed before, not now: removed, unless it is listed elsewhere now (it moved).
-      if (was === undefined || a === undefined || after.find(id) !== undefined) continue;
+      if (was === undefined || a === undefined || after.get(id) !== undefined) continue;
       if (removed({ session: was, channelId, part: a }, b, next)) {
         const labels = labeler.session(id, channelId, was.title);
         sink.emit(
@@ -85,49 +90,35 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
   }
 }
 
-function listed(part: SessionsPart | undefined): Map<string, Session> {
-  return part === undefined || part.state === 'failed' ? new Map() : byId(part.value);
+/** One changed channel's two lists. */
+interface ChannelLists {
+  channelId: string;
+  a: SessionsPart | undefined;
+  b: SessionsPart | undefined;
+  listedA: Map<string, Session>;
+  listedB: Map<string, Session>;
 }
 
-/** Every listed session by id, first place in channel-id order (lists that failed list nothing). */
-function placements(snap: OrgSnapshot): Map<string, Placement> {
+/**
+ * Where each of `wanted` is listed in `snap`: its first place in channel-id order (lists
+ * that failed list nothing). One walk over the lists, stopping once all are found.
+ */
+function locate(snap: OrgSnapshot, wanted: ReadonlySet<string>): Map<string, Placement> {
   const out = new Map<string, Placement>();
+  if (wanted.size === 0) return out;
   for (const channelId of sortedIds(Object.keys(snap.sessions))) {
     const part = own(snap.sessions, channelId);
     if (part === undefined || part.state === 'failed') continue;
-    for (const session of part.value)
-      if (!out.has(session.id)) out.set(session.id, { session, channelId, part });
+    for (const session of part.value) {
+      if (wanted.has(session.id) && !out.has(session.id)) out.set(session.id, { session, channelId, part });
+    }
+    if (out.size === wanted.size) break;
   }
   return out;
 }
 
-/**
- * Finds where a session is listed in one snapshot: its first place in channel-id order,
- * in lists that did not fail. A few look-ups scan the lists (a poll that re-read one
- * channel asks once or twice); past {@link Locator.SCAN_LIMIT} it indexes every list once.
- */
-class Locator {
-  static readonly SCAN_LIMIT = 16;
-  private index: Map<string, Placement> | undefined;
-  private lookups = 0;
-
-  constructor(
-    private readonly snap: OrgSnapshot,
-    /** Channel ids in code-unit order (a superset of the snapshot's), asked for on first scan. */
-    private readonly channels: () => readonly string[],
-  ) {}
-
-  find(id: string): Placement | undefined {
-    if (this.index === undefined && ++this.lookups > Locator.SCAN_LIMIT) this.index = placements(this.snap);
-    if (this.index !== undefined) return this.index.get(id);
-    for (const channelId of this.channels()) {
-      const part = own(this.snap.sessions, channelId);
-      if (part === undefined || part.state === 'failed') continue;
-      const session = part.value.find((x) => x.id === id);
-      if (session !== undefined) return { session, channelId, part };
-    }
-    return undefined;
-  }
+function listed(part: SessionsPart | undefined): Map<string, Session> {
+  return part === undefined || part.state === 'failed' ? new Map() : byId(part.value);
 }
 
 /**
