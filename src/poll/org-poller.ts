@@ -14,6 +14,7 @@ import type { Channel, OrgSnapshot, Part, SessionsPart, TimeWindow } from '../sn
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
+import { type ListKey, RemovalCheck } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 
 /** Follow-up reads of one poll that go out at high priority; the rest are normal. */
@@ -59,6 +60,10 @@ export class OrgPoller {
   private current: OrgSnapshot;
   private readonly hotUntil = new Map<string, number>();
   private readonly finalDetail = new Set<string>();
+  /** Removals wait for a second read of their list (see removals.ts). */
+  private readonly removals = new RemovalCheck();
+  /** Lists to read again once the read in progress is done. */
+  private readonly rereads: ListKey[] = [];
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly inflight = new Map<string, Promise<void>>();
@@ -129,7 +134,10 @@ export class OrgPoller {
       this.finalDetail.delete(sessionId);
       this.record(`detail:${sessionId}`, part, ticket);
       if (!this.takes(this.current.details[sessionId], part)) return;
-      this.commit({ ...this.current, details: { ...this.current.details, [sessionId]: part } });
+      this.commit(
+        { ...this.current, details: { ...this.current.details, [sessionId]: part } },
+        `detail:${sessionId}`,
+      );
     });
   }
 
@@ -242,6 +250,7 @@ export class OrgPoller {
     const started = this.deps.clock.now();
     const p = fn(this.health.begin()).finally(() => {
       this.inflight.delete(key);
+      for (const list of this.rereads.splice(0)) this.reread(list);
       this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
     });
     this.inflight.set(key, p);
@@ -271,13 +280,16 @@ export class OrgPoller {
   private fold(part: TopPart, value: Part<never> | Part<unknown>, ticket: number): void {
     this.record(part, value, ticket);
     if (!this.takes(this.current[part], value)) return;
-    this.commit({ ...this.current, [part]: value });
+    this.commit({ ...this.current, [part]: value }, part);
   }
 
   private foldSessions(channelId: string, part: SessionsPart, ticket: number): void {
     this.record(`sessions:${channelId}`, part, ticket);
     if (!this.takes(this.current.sessions[channelId], part)) return;
-    this.commit({ ...this.current, sessions: { ...this.current.sessions, [channelId]: part } });
+    this.commit(
+      { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
+      `sessions:${channelId}`,
+    );
   }
 
   private filterChannels(part: Part<Channel[]>): Part<Channel[]> {
@@ -286,11 +298,29 @@ export class OrgPoller {
     return { ...part, value: keep };
   }
 
-  /** Diffs `next` against the current snapshot, then applies the consequences of the events. */
-  private commit(candidate: OrgSnapshot): void {
+  /** Reads a list again to confirm a removal, ahead of other reads. */
+  private reread(list: ListKey): void {
+    const signal = this.deps.signal;
+    const read =
+      list === 'team' || list === 'channels'
+        ? this.refresh(list, signal)
+        : this.readSessions(list.slice('sessions:'.length), 'high', signal);
+    read.catch((err: unknown) =>
+      this.deps.logger.warn({ org: this.slug, list, err }, 'read confirming a removal failed'),
+    );
+  }
+
+  /**
+   * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
+   * current snapshot, then applies the consequences of the events.
+   */
+  private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
-    const next = { ...candidate, takenAt: now };
-    const events = this.deps.diff(this.current, next);
+    const taken = { ...candidate, takenAt: now };
+    const reviewed = this.removals.review(read, this.deps.diff(this.current, taken), this.current, taken);
+    const next = reviewed.next;
+    const events = reviewed.events;
+    this.rereads.push(...reviewed.reread);
     // Copied only when an event changes them: the session lists of 5000 channels are
     // 5000 keys, and most reads change one list and yield no event.
     const reshapes = events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');

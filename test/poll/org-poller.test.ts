@@ -124,6 +124,7 @@ describe('OrgPoller against the simulator', () => {
     sim.setFaults(null);
     await clock.advance(5_000);
     await p.refresh('channels', new AbortController().signal);
+    await settle(p); // the removal is confirmed by a second read of the list
     expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['channel.removed', ch!.id]]);
     expect(p.snapshot().sessions[ch!.id]).toBeUndefined();
   });
@@ -145,5 +146,35 @@ describe('OrgPoller against the simulator', () => {
     await clock.advance(60_000);
     await poller(stored).refresh('team', new AbortController().signal);
     expect(events.map((e) => e.id)).toEqual(seen.map((e) => e.id));
+  });
+
+  it('confirms a removal with a second read: a session left out of one answer is no removal', async () => {
+    const p = poller();
+    await readEverything(p);
+    const channel = Object.keys(p.snapshot().sessions)[0]!;
+    const listed = p.snapshot().sessions[channel];
+    const victim = listed?.state === 'complete' ? listed.value[0]! : undefined;
+    // The server leaves one session out of one answer (a page cut short, a lagging replica).
+    const real = client.fetchSessions.bind(client);
+    let drops = 1;
+    client.fetchSessions = async (org, id, o) => {
+      const part = await real(org, id, o);
+      if (id !== channel || drops === 0 || part.state !== 'complete') return part;
+      drops -= 1;
+      return { ...part, value: part.value.filter((x) => x.id !== victim!.id) };
+    };
+    await clock.advance(5_000);
+    await p.readSessions(channel, 'high', new AbortController().signal);
+    await settle(p);
+    expect(events).toEqual([]);
+    const after = p.snapshot().sessions[channel];
+    expect(after?.state === 'complete' && after.value.some((x) => x.id === victim!.id)).toBe(true);
+
+    // Gone for good: reported once, after the second read confirms it.
+    drops = Number.POSITIVE_INFINITY;
+    await clock.advance(5_000);
+    await p.readSessions(channel, 'high', new AbortController().signal);
+    await settle(p);
+    expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['session.removed', victim!.id]]);
   });
 });
