@@ -48,6 +48,20 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
   for (const channelId of sortedIds(changedChannels)) {
     const a = own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
+    if (a?.state === 'complete' && b?.state === 'complete' && aligned(a.value, b.value)) {
+      // The same sessions in the same order (a list read again): only changes are
+      // possible, and only the sessions that differ need ordering.
+      const differing = [];
+      for (let i = 0; i < b.value.length; i++) {
+        const was = a.value[i]!;
+        const is = b.value[i]!;
+        if (was !== is && !unchanged(was, is) && firstOf(b.value, i)) differing.push(i);
+      }
+      differing.sort((x, y) => codeUnitOrder(b.value[x]!.id, b.value[y]!.id));
+      const pairs = differing.map((i): [Session, Session] => [a.value[i]!, b.value[i]!]);
+      work.push({ channelId, a, b, pairs, since: a.at, part: b });
+      continue;
+    }
     const listedA = listed(a);
     const listedB = listed(b);
     if (b?.state === 'complete') for (const id of listedB.keys()) if (!listedA.has(id)) wantedBefore.add(id);
@@ -58,7 +72,15 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
   // where each session stays in its list, never pays for it.
   const before = locate(prev, wantedBefore);
   const after = locate(next, wantedAfter);
-  for (const { channelId, a, b, listedA, listedB } of work) {
+  for (const item of work) {
+    const { channelId, a, b } = item;
+    if ('pairs' in item) {
+      for (const [was, is] of item.pairs) {
+        changed(was, { session: is, channelId, part: item.part }, item.since, labeler, sink);
+      }
+      continue;
+    }
+    const { listedA, listedB } = item;
     for (const id of sortedIds([...listedA.keys(), ...listedB.keys()])) {
       const was = listedA.get(id);
       const is = listedB.get(id);
@@ -90,13 +112,36 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
   }
 }
 
-/** One changed channel's two lists. */
-interface ChannelLists {
+/**
+ * One changed channel's two lists; or, when both list the same sessions in the same order,
+ * just the pairs that differ, in id order.
+ */
+type ChannelLists = {
   channelId: string;
   a: SessionsPart | undefined;
   b: SessionsPart | undefined;
-  listedA: Map<string, Session>;
-  listedB: Map<string, Session>;
+} & (
+  | { listedA: Map<string, Session>; listedB: Map<string, Session> }
+  | { pairs: Array<[Session, Session]>; since: number; part: SessionsPart }
+);
+
+/** Whether two lists hold sessions of the same ids in the same order. */
+function aligned(a: readonly Session[], b: readonly Session[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id) return false;
+  return true;
+}
+
+/** Whether `list[i]` is the first session of its id in the list (a repeated id counts once, as in byId). */
+function firstOf(list: readonly Session[], i: number): boolean {
+  const id = list[i]!.id;
+  for (let j = 0; j < i; j++) if (list[j]!.id === id) return false;
+  return true;
+}
+
+/** The order of {@link sortedIds}. */
+function codeUnitOrder(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /**

@@ -220,4 +220,54 @@ describe('diff: properties', () => {
       { numRuns: 300 },
     );
   });
+
+  it('the order of a session list changes nothing that is reported', () => {
+    // A list read again usually lists the same sessions in the same order, which the diff
+    // compares pair by pair; any other order takes the general path. Both must agree.
+    const unique = (list: Session[]) => list.filter((x, i) => list.findIndex((y) => y.id === x.id) === i);
+    const dedupe = (snap: OrgSnapshot): OrgSnapshot => ({
+      ...snap,
+      sessions: Object.fromEntries(
+        Object.entries(snap.sessions).map(([k, p]) => [
+          k,
+          p.state === 'failed' ? p : { ...p, value: unique(p.value) },
+        ]),
+      ),
+    });
+    const reversed = (snap: OrgSnapshot): OrgSnapshot => ({
+      ...snap,
+      sessions: Object.fromEntries(
+        Object.entries(snap.sessions).map(([k, p]) => [
+          k,
+          p.state === 'failed' ? p : { ...p, value: [...p.value].reverse() },
+        ]),
+      ),
+    });
+    // `next` lists the same sessions as `prev`, in the same order, with other values.
+    const sameIds = (prev: OrgSnapshot, values: OrgSnapshot): OrgSnapshot => ({
+      ...values,
+      sessions: Object.fromEntries(
+        Object.entries(prev.sessions).map(([k, p]) => {
+          const other = Object.hasOwn(values.sessions, k) ? values.sessions[k] : undefined;
+          if (p.state === 'failed' || other === undefined || other.state === 'failed') return [k, p];
+          const value = p.value.map((x, i) => ({
+            ...(other.value[i] ?? x),
+            id: x.id,
+            channelId: x.channelId,
+          }));
+          return [k, { ...other, value }];
+        }),
+      ),
+    });
+    fc.assert(
+      fc.property(snapshot, snapshot, (a, b) => {
+        const prev = dedupe(a);
+        const next = sameIds(prev, dedupe(b));
+        const events = diff(prev, next);
+        expect(diff(prev, reversed(next))).toEqual(events);
+        expect(diff(reversed(prev), next)).toEqual(events);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
