@@ -366,6 +366,7 @@ export class App implements StatusSource {
    */
   async reload(loaded: LoadedConfig): Promise<void> {
     const next = loaded.config;
+    const before = this.config;
     const changed = (k: keyof Config) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]);
     const orgKey = (c: Config) => JSON.stringify(c.orgs.map((o) => [o.slug, o.labels ?? {}]));
     const alertingChanged =
@@ -384,7 +385,7 @@ export class App implements StatusSource {
     this.poller.reconfigure(
       next.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
     );
-    if (replacement) await this.swapAlerting(replacement, next);
+    if (replacement) await this.swapAlerting(replacement, next, before);
     this.metrics.recordConfigReload(true, this.deps.clock.now());
     this.log.info(
       { alerting: alertingChanged, orgs: next.orgs.length, restartNeeded: restart },
@@ -397,7 +398,7 @@ export class App implements StatusSource {
    * deliveries in flight within the delivery timeout), the new one starts from that state
    * and the outbox. Events made durable meanwhile are held and handed to the new one.
    */
-  private async swapAlerting(replacement: Alerting, config: Config): Promise<void> {
+  private async swapAlerting(replacement: Alerting, config: Config, fallback: Config): Promise<void> {
     const previous = this.alertingSwap;
     let done!: () => void;
     this.alertingSwap = new Promise((resolve) => {
@@ -409,7 +410,18 @@ export class App implements StatusSource {
       await this.alerting.stop(config.delivery.timeout + 1000);
       this.declareReceivers(config.receivers);
       this.alerting = replacement;
-      await replacement.start();
+      try {
+        await replacement.start();
+      } catch (err) {
+        // The state directory refused the new half (it opens the outbox and alert state):
+        // go back to the running config's alerting rather than run without any.
+        this.log.error({ err }, 'the reloaded alerting could not start; going back to the running config');
+        await replacement.stop(0).catch(() => undefined);
+        this.config = { ...this.config, ...pickAlerting(fallback), orgs: this.config.orgs };
+        this.alerting = this.buildAlerting(this.config);
+        await this.alerting.start();
+        throw err;
+      }
     } finally {
       const held = this.heldForAlerting ?? [];
       this.heldForAlerting = undefined;
