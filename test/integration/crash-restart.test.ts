@@ -119,6 +119,9 @@ describe('kill -9 and restart in the middle of a scenario', () => {
     await until(
       async () => {
         const events = await loggedEvents();
+        // The team is read every 2 s, the channels every second: wait for both.
+        const added = new Set(events.filter((e) => e.kind === 'member.added').map((e) => e.labels['member']));
+        if (added.size < Math.ceil(step / 4)) return false;
         return channels.every((ch) => {
           const last = events.filter((e) => e.kind === 'channel.status_changed' && e.entity.id === ch).at(-1);
           return last === undefined ? true : last.to === finalStatus.get(ch);
