@@ -177,4 +177,18 @@ describe('OrgPoller against the simulator', () => {
     await settle(p);
     expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['session.removed', victim!.id]]);
   });
+
+  it('reports a member removed once, after the second read of the team confirms it', async () => {
+    const p = poller();
+    await readEverything(p);
+    const team = p.snapshot().team;
+    const member = team?.state === 'complete' ? team.value[1]! : undefined;
+    sim.trigger.removeMember({ member: member!.id });
+    await clock.advance(5_000);
+    const before = sim.requests().filter((r) => r.path.endsWith('/team')).length;
+    await p.refresh('team', new AbortController().signal);
+    await settle(p);
+    expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['member.removed', member!.id]]);
+    expect(sim.requests().filter((r) => r.path.endsWith('/team')).length - before).toBe(2);
+  });
 });
