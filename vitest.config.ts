@@ -10,8 +10,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: ['test/e2e/**'],
-          testTimeout: 20_000,
-          hookTimeout: 20_000,
+          // Real-time scenarios (a baseline, several poll rounds, fixed room for
+          // duplicates) take 10–15 s on an idle machine; each wait inside has its own bound.
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
         },
       },
       {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import { Alerting } from './alerting.js';
 import type { Clock } from './clock.js';
@@ -519,7 +520,8 @@ export class App implements StatusSource {
     entry.timer.cancel();
     this.dirty.delete(org);
     this.chain(org, async () => {
-      const started = this.deps.clock.now();
+      // How long the save takes, on the monotonic clock: the injected one may jump mid-save.
+      const started = performance.now();
       let appended: LoggedEvent[];
       try {
         await this.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
@@ -532,7 +534,7 @@ export class App implements StatusSource {
       }
       this.writeFailures.delete(org);
       // A large snapshot is saved less often: at most a tenth of the time goes to saving.
-      const took = Math.max(0, this.deps.clock.now() - started);
+      const took = performance.now() - started;
       this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, took * 10));
       this.saved.add(org);
       this.announce(appended);

@@ -102,7 +102,7 @@ describe('App saves', () => {
     offset = 86_400_000;
     const id = changeChannel();
     // Seen within a channel-list interval (1 s), durable within the event save delay (1 s).
-    await until(() => heard.some((e) => e.entity.id === id), 'the change, heard', 6000);
+    await until(() => heard.some((e) => e.entity.id === id), 'the change, heard', 15_000);
     expect(heard.map((e) => [e.kind, e.entity.id])).toEqual([['channel.status_changed', id]]);
   });
 });

@@ -45,11 +45,12 @@ state: { dir: ${JSON.stringify(dir)} }
     app.onEvents((e) => events.push(...e));
     await app.start();
     try {
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && app.orgs()[0]!.attempts.size < 4)
+      const deadline = Date.now() + 15_000;
+      const driftEvents = () => events.filter((e) => e.kind === 'upstream.schema_drift');
+      while (Date.now() < deadline && (app.orgs()[0]!.attempts.size < 4 || driftEvents().length === 0))
         await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 2500)); // more reads of the profile, each drifting again
-      const drift = events.filter((e) => e.kind === 'upstream.schema_drift');
+      const drift = driftEvents();
       expect(drift).toHaveLength(1);
       expect(drift[0]!.labels['endpoint']).toBe('org');
       expect(app.orgs()[0]!.snapshot.profile?.state).toBe('failed');

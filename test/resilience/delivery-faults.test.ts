@@ -153,7 +153,7 @@ describe('a webhook that answers 503 for a while', () => {
     rx.respond((_req, i) => ({ status: i < 3 ? 503 : 200 }));
     const channel = await liveChannelAndTally(alerting(await closedPort(), `${rx.url}/hook`), tmp.dir);
     sim!.trigger.channelStatus({ channel, status: 'offline' });
-    await rx.waitFor(4, 8000);
+    await rx.waitFor(4, 15_000);
     await sleep(1000);
     expect(rx.requests).toHaveLength(4);
     const ids = new Set(rx.requests.map((r) => r.headers['webhook-id']));

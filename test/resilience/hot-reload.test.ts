@@ -95,7 +95,10 @@ describe('hot reload of rules, route and receivers', () => {
 
     // Another change after the reload, then room for anything sent twice to show up.
     change(2);
-    await until(() => posts('/b', 'channel_flipped').length === 2, 'the second channel_flipped at /b');
+    await until(
+      () => posts('/b', 'channel_flipped').length === 2 && posts('/b', 'channel_changed').length >= 1,
+      'the second channel_flipped and the resolved channel_changed at /b',
+    );
     await new Promise((r) => setTimeout(r, 1500));
     expect(posts('/a', 'channel_changed')).toHaveLength(1);
     expect(posts('/a', 'channel_flipped')).toHaveLength(0);

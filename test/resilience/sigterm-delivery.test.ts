@@ -97,7 +97,7 @@ describe('SIGTERM while notifications are being delivered', () => {
     const stopping = Date.now();
     tally.kill('SIGTERM');
     expect(await exitCode(tally)).toBe(0);
-    expect(Date.now() - stopping).toBeLessThan(6000);
+    expect(Date.now() - stopping).toBeLessThan(8000); // --stop-timeout 3 plus room for a loaded machine
     const left = await pending();
     expect(left.length).toBeGreaterThan(0);
 
