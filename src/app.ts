@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import { Alerting } from './alerting.js';
+import { AlertingSlot } from './alerting-slot.js';
 import type { Clock } from './clock.js';
 import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -26,10 +26,9 @@ import { TallyMetrics } from './metrics/index.js';
 import { Poller, type PolledOrg } from './poll/poller.js';
 import { diff } from './snapshot/diff.js';
 import type { ChangeEvent } from './snapshot/events.js';
-import type { OrgSnapshot } from './snapshot/model.js';
 import type { BudgetView, EventQuery, OrgView, StatusSource } from './status.js';
 import { EventLog } from './store/event-log.js';
-import type { LoggedEvent } from './store/event-segments.js';
+import { StateWriter } from './state-writer.js';
 import { StoreHealth } from './store/health.js';
 import { acquireStateLock, type StateLock } from './store/lock.js';
 import { SnapshotStore } from './store/snapshot-store.js';
@@ -54,14 +53,8 @@ export interface AppDeps {
   rng?: () => number;
 }
 
-/** How long a snapshot may wait to be saved when nothing changed (freshness only). */
-const QUIET_SAVE_MS = 30_000;
-/** How long new events (and their snapshot) may wait to be made durable, at the least. */
-const EVENT_SAVE_MS = 1_000;
 /** Condition rules run at most this often, after the snapshots changed. */
 const EVALUATE_MS = 1_000;
-/** A failed state write is tried again after 1 s, doubling up to this (a full or read-only disk). */
-const RETRY_MAX_MS = 30_000;
 /** Config sections the alerting half is built from; a reload that changes one rebuilds it. */
 const ALERTING_SECTIONS = [
   'rules',
@@ -75,20 +68,6 @@ const ALERTING_SECTIONS = [
 /** Config sections that keep their running value until a restart. */
 const RESTART_SECTIONS = ['upstream', 'intervals', 'server', 'state', 'log'] as const;
 
-/**
- * Snapshot and events of one org waiting to be made durable. `kind` says why its timer
- * runs: a quiet save (freshness only), new events, or a retry after a failed write.
- * Deliberately no wall-clock due time: the injected clock may jump (NTP step, VM resume)
- * while timers run in real time, and comparing due times across a jump would park new
- * events behind a quiet save's 30 s timer.
- */
-interface DirtyEntry {
-  snapshot: OrgSnapshot;
-  events: ChangeEvent[];
-  kind: 'quiet' | 'events' | 'retry';
-  timer: { cancel(): void };
-}
-
 /** A running tally: poller, state, and the read-only view the HTTP side serves. */
 export class App implements StatusSource {
   readonly startedAt: number;
@@ -101,22 +80,11 @@ export class App implements StatusSource {
   private poller!: Poller;
   private lock: StateLock | undefined;
   private readonly listeners = new Set<EventListener>();
-  /** Per org: the chain of pending writes, so events and snapshots are written in order. */
-  private readonly writes = new Map<string, Promise<void>>();
-  private readonly dirty = new Map<string, DirtyEntry>();
-  /** Per org: consecutive failed state writes, for the retry backoff. */
-  private readonly writeFailures = new Map<string, number>();
-  private eventSaveDelay = EVENT_SAVE_MS;
+  private writer!: StateWriter;
   private readonly orgConfig = new Map<string, Config['orgs'][number]>();
-  /** Orgs whose snapshot was saved at least once by this process. */
-  private readonly saved = new Set<string>();
   private started = false;
   /** The alerting half; replaced as a whole when a reload changes its sections. */
-  alerting: Alerting;
-  /** Settles when a reload's swap of the alerting half is done (events wait for it). */
-  private alertingSwap: Promise<void> = Promise.resolve();
-  /** Events that became durable while the alerting half was being swapped. */
-  private heldForAlerting: ChangeEvent[] | undefined;
+  readonly alerting: AlertingSlot;
   private readonly deliveryMetrics: DeliveryMetrics;
   /** The metrics, read from this app at scrape time. */
   readonly metrics: TallyMetrics;
@@ -145,7 +113,12 @@ export class App implements StatusSource {
     this.storeHealth = new StoreHealth(deps.clock);
     this.deliveryMetrics = deps.deliveryMetrics ?? delivery;
     this.declareReceivers = (receivers) => delivery.declareReceivers(receivers);
-    this.alerting = this.buildAlerting(loaded.config);
+    this.alerting = new AlertingSlot(
+      (c) => this.buildAlerting(c),
+      loaded.config,
+      this.log,
+      () => this.scheduleEvaluation(),
+    );
     for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
   }
 
@@ -184,12 +157,21 @@ export class App implements StatusSource {
       maxAgeMs: this.config.state.events.max_age,
       health: this.storeHealth,
     });
+    this.writer = new StateWriter({
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+      snapshots: this.snapshots,
+      eventLog: this.eventLog,
+      announce: (appended) => this.announce(appended),
+      onWriteFailure: (reason) => this.metrics.recordStateWriteFailure(reason),
+      running: () => this.started,
+    });
     await this.alerting.start();
     const orgs: PolledOrg[] = [];
     for (const org of this.config.orgs) {
       const stored = await this.snapshots.loadWithEnvelope(org.slug);
       const initial = stored?.snapshot;
-      await this.publish(pendingEventsOf(stored?.extra));
+      await this.writer.publish(pendingEventsOf(stored?.extra));
       this.log.info(
         { org: org.slug, resumed: initial !== undefined },
         initial ? 'resuming from stored snapshot' : 'first look: taking a silent baseline',
@@ -211,7 +193,10 @@ export class App implements StatusSource {
         clock: this.deps.clock,
         logger: this.deps.logger,
         diff: (prev, next) => diff(prev, next),
-        onUpdate: (org, snapshot, events) => this.onUpdate(org, snapshot, events),
+        onUpdate: (org, snapshot, events) => {
+          this.scheduleEvaluation();
+          this.writer.update(org, snapshot, events);
+        },
         onPoll: (org, resource, ms) =>
           this.metrics.recordPoll(org, resource as Parameters<TallyMetrics['recordPoll']>[1], ms),
         ...(this.deps.rng ? { rng: this.deps.rng } : {}),
@@ -243,7 +228,7 @@ export class App implements StatusSource {
     const live =
       (make: (engine: AlertEngine) => ApiHandler): ApiHandler =>
       async (req) => {
-        await this.alertingSwap;
+        await this.alerting.settled();
         return make(this.alerting.engine)(req);
       };
     const mount = (method: string, pattern: string, handler: ApiHandler) =>
@@ -271,10 +256,8 @@ export class App implements StatusSource {
     if (!this.started) return;
     this.started = false;
     await this.poller.stop(Math.max(0, timeoutMs - 1000));
-    for (const slug of [...this.dirty.keys()]) this.flush(slug);
-    await Promise.allSettled([...this.writes.values()]);
+    await this.writer.flushAll();
     this.evaluateTimer?.cancel();
-    await this.alertingSwap;
     await this.alerting.stop(Math.max(1000, timeoutMs / 2));
     await this.http?.close(1000);
     await this.eventLog.close();
@@ -317,15 +300,7 @@ export class App implements StatusSource {
             fatal: String(issue.fatal),
           },
         };
-        this.chain(issue.org, async () => {
-          try {
-            await this.publish([event]);
-          } catch (err) {
-            const snapshot = this.poller?.orgs().get(issue.org)?.snapshot();
-            if (snapshot) this.retryLater(issue.org, snapshot, [event]);
-            throw err;
-          }
-        });
+        this.writer.publishInOrder(issue.org, [event], () => this.poller?.orgs().get(issue.org)?.snapshot());
       },
     };
   }
@@ -375,7 +350,7 @@ export class App implements StatusSource {
     // Built (rules compiled, receivers checked) before anything changes: a failure here
     // keeps the whole running config.
     const replacement = alertingChanged
-      ? this.buildAlerting({ ...this.config, ...pickAlerting(next) })
+      ? this.alerting.prepare({ ...this.config, ...pickAlerting(next) })
       : undefined;
     const restart = RESTART_SECTIONS.filter((k) => changed(k));
     if (restart.length > 0)
@@ -386,50 +361,21 @@ export class App implements StatusSource {
     this.poller.reconfigure(
       next.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
     );
-    if (replacement) await this.swapAlerting(replacement, next, before);
+    if (replacement) {
+      this.declareReceivers(next.receivers);
+      const running = { ...this.config, ...pickAlerting(before), orgs: next.orgs };
+      try {
+        await this.alerting.replace(replacement, next.delivery.timeout + 1000, running);
+      } catch (err) {
+        this.config = running; // the slot went back to the running alerting
+        throw err;
+      }
+    }
     this.metrics.recordConfigReload(true, this.deps.clock.now());
     this.log.info(
       { alerting: alertingChanged, orgs: next.orgs.length, restartNeeded: restart },
       'config reloaded',
     );
-  }
-
-  /**
-   * Replaces the alerting half: the old one stops (saving alert state, finishing
-   * deliveries in flight within the delivery timeout), the new one starts from that state
-   * and the outbox. Events made durable meanwhile are held and handed to the new one.
-   */
-  private async swapAlerting(replacement: Alerting, config: Config, fallback: Config): Promise<void> {
-    const previous = this.alertingSwap;
-    let done!: () => void;
-    this.alertingSwap = new Promise((resolve) => {
-      done = resolve;
-    });
-    try {
-      await previous;
-      this.heldForAlerting ??= [];
-      await this.alerting.stop(config.delivery.timeout + 1000);
-      this.declareReceivers(config.receivers);
-      this.alerting = replacement;
-      try {
-        await replacement.start();
-      } catch (err) {
-        // The state directory refused the new half (it opens the outbox and alert state):
-        // go back to the running config's alerting rather than run without any.
-        this.log.error({ err }, 'the reloaded alerting could not start; going back to the running config');
-        await replacement.stop(0).catch(() => undefined);
-        this.config = { ...this.config, ...pickAlerting(fallback), orgs: this.config.orgs };
-        this.alerting = this.buildAlerting(this.config);
-        await this.alerting.start();
-        throw err;
-      }
-    } finally {
-      const held = this.heldForAlerting ?? [];
-      this.heldForAlerting = undefined;
-      done();
-      if (held.length > 0) this.alerting.onEvents(held);
-      this.scheduleEvaluation();
-    }
   }
 
   // ---- StatusSource --------------------------------------------------------------------
@@ -485,103 +431,11 @@ export class App implements StatusSource {
     return path.resolve(this.config.state.dir);
   }
 
-  /**
-   * Events and the snapshot that produced them become durable together: the snapshot is
-   * saved first, carrying the batch's events in its envelope, then the events are
-   * appended to the log, then listeners hear of them. A crash before the save leaves the
-   * older snapshot, which yields the same changes again; a crash after it leaves the
-   * events in the envelope, and the next start appends them (the log drops ids it has).
-   * Saves are coalesced so that a busy org does not rewrite a large file on every read.
-   */
-  private onUpdate(org: string, snapshot: OrgSnapshot, events: ChangeEvent[]): void {
-    this.scheduleEvaluation();
-    const entry = this.dirty.get(org);
-    if (entry) {
-      entry.snapshot = snapshot;
-      entry.events = [...entry.events, ...events];
-      // A quiet save is brought forward by new events; an event save or a retry (which
-      // keeps its backoff while the disk refuses writes) already carries them.
-      if (entry.kind !== 'quiet' || events.length === 0) return;
-      entry.timer.cancel();
-      entry.kind = 'events';
-      entry.timer = this.deps.clock.setTimeout(() => this.flush(org), this.eventSaveDelay);
-      return;
-    }
-    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
-    const prompt = events.length > 0 || !this.saved.has(org);
-    const delay = prompt ? this.eventSaveDelay : QUIET_SAVE_MS;
-    const timer = this.deps.clock.setTimeout(() => this.flush(org), delay);
-    this.dirty.set(org, { snapshot, events, kind: prompt ? 'events' : 'quiet', timer });
-  }
-
-  private flush(org: string): void {
-    const entry = this.dirty.get(org);
-    if (!entry) return;
-    entry.timer.cancel();
-    this.dirty.delete(org);
-    this.chain(org, async () => {
-      // How long the save takes, on the monotonic clock: the injected one may jump mid-save.
-      const started = performance.now();
-      let appended: LoggedEvent[];
-      try {
-        await this.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
-        appended = await this.append(entry.events);
-      } catch (err) {
-        // Nothing accepted is dropped: the batch waits in memory (and, once a save
-        // succeeds, in the snapshot's envelope) until the disk takes it again.
-        this.retryLater(org, entry.snapshot, entry.events);
-        throw err;
-      }
-      this.writeFailures.delete(org);
-      // A large snapshot is saved less often: at most a tenth of the time goes to saving.
-      const took = performance.now() - started;
-      this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, took * 10));
-      this.saved.add(org);
-      this.announce(appended);
-    });
-  }
-
-  /**
-   * Puts a batch whose write failed back in front of anything newer for `org`, and tries
-   * again after a backoff (1 s, doubling, at most {@link RETRY_MAX_MS}). A read-only mount
-   * is retried too: it may be remounted read-write, and the retry costs one failed open.
-   */
-  private retryLater(org: string, snapshot: OrgSnapshot, events: readonly ChangeEvent[]): void {
-    const failures = (this.writeFailures.get(org) ?? 0) + 1;
-    this.writeFailures.set(org, failures);
-    const newer = this.dirty.get(org);
-    newer?.timer.cancel();
-    const entry: DirtyEntry = {
-      snapshot: newer?.snapshot ?? snapshot,
-      events: [...events, ...(newer?.events ?? [])],
-      kind: 'retry',
-      timer: { cancel: () => undefined },
-    };
-    this.dirty.set(org, entry);
-    // Stopping: the next start gets these events again, from the older snapshot on disk
-    // (the diff yields them anew) or from the envelope of the newer one.
-    if (!this.started) return;
-    const delay = Math.min(RETRY_MAX_MS, EVENT_SAVE_MS * 2 ** Math.min(failures - 1, 16));
-    entry.timer = this.deps.clock.setTimeout(() => this.flush(org), delay);
-  }
-
-  /** Appends events to the log and tells listeners of those it did not have. */
-  private async publish(events: readonly ChangeEvent[]): Promise<void> {
-    this.announce(await this.append(events));
-  }
-
-  /** Appends events to the log; returns those it did not have. */
-  private async append(events: readonly ChangeEvent[]): Promise<LoggedEvent[]> {
-    if (events.length === 0) return [];
-    return (await this.eventLog.append(events)).appended;
-  }
-
   /** Tells metrics, alerting and listeners of events that are now durable. */
   private announce(appended: readonly ChangeEvent[]): void {
     if (appended.length === 0) return;
     this.metrics.recordEvents(appended);
-    if (this.heldForAlerting) this.heldForAlerting.push(...appended);
-    else this.alerting.onEvents(appended);
+    this.alerting.onEvents(appended);
     for (const fn of this.listeners) fn(appended);
   }
 
@@ -589,23 +443,13 @@ export class App implements StatusSource {
     if (this.evaluateTimer) return;
     this.evaluateTimer = this.deps.clock.setTimeout(() => {
       this.evaluateTimer = undefined;
-      if (!this.started || this.heldForAlerting) return; // the swap evaluates when it is done
+      if (!this.started) return;
       try {
-        this.alerting.evaluate(this.orgs());
+        this.alerting.evaluate(() => this.orgs());
       } catch (err) {
         this.log.error({ err }, 'evaluating condition rules failed');
       }
     }, EVALUATE_MS);
-  }
-
-  private chain(org: string, work: () => Promise<void>): void {
-    const prev = this.writes.get(org) ?? Promise.resolve();
-    const next = prev.then(work).catch((err: unknown) => {
-      // A full or read-only disk is reported (log, metric) and does not stop polling.
-      this.metrics.recordStateWriteFailure((err as { reason?: string }).reason ?? 'io');
-      this.log.error({ org, err }, 'state write failed');
-    });
-    this.writes.set(org, next);
   }
 }
 

@@ -1,0 +1,187 @@
+/**
+ * How snapshots and change events become durable, per org and in order: coalesced saves,
+ * events written with the snapshot that produced them, and failed writes retried with a
+ * backoff until the disk takes them again. Nothing accepted is dropped.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Clock } from './clock.js';
+import type { Logger } from './log.js';
+import type { ChangeEvent } from './snapshot/events.js';
+import type { OrgSnapshot } from './snapshot/model.js';
+import type { EventLog } from './store/event-log.js';
+import type { LoggedEvent } from './store/event-segments.js';
+import type { SnapshotStore } from './store/snapshot-store.js';
+
+/** How long a snapshot may wait to be saved when nothing changed (freshness only). */
+const QUIET_SAVE_MS = 30_000;
+/** How long new events (and their snapshot) may wait to be made durable, at the least. */
+const EVENT_SAVE_MS = 1_000;
+/** A failed state write is tried again after 1 s, doubling up to this (a full or read-only disk). */
+const RETRY_MAX_MS = 30_000;
+
+/**
+ * Snapshot and events of one org waiting to be made durable. `kind` says why its timer
+ * runs: a quiet save (freshness only), new events, or a retry after a failed write.
+ * Deliberately no wall-clock due time: the injected clock may jump (NTP step, VM resume)
+ * while timers run in real time, and comparing due times across a jump would park new
+ * events behind a quiet save's 30 s timer.
+ */
+interface DirtyEntry {
+  snapshot: OrgSnapshot;
+  events: ChangeEvent[];
+  kind: 'quiet' | 'events' | 'retry';
+  timer: { cancel(): void };
+}
+
+/** What a {@link StateWriter} writes to and tells. */
+export interface StateWriterOptions {
+  clock: Clock;
+  logger: Logger;
+  snapshots: SnapshotStore;
+  eventLog: EventLog;
+  /** Hears of events once they are durable (only those the log did not have). */
+  announce: (appended: readonly ChangeEvent[]) => void;
+  /** Told of every failed write, with its reason (`disk_full`, `read_only`, `io`). */
+  onWriteFailure: (reason: string) => void;
+  /** Whether tally is running: while it stops, a failed write is left for the next start. */
+  running: () => boolean;
+}
+
+/** Writes each org's snapshots and events (see the module comment). */
+export class StateWriter {
+  private readonly log: Logger;
+  /** Per org: the chain of pending writes, so events and snapshots are written in order. */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly dirty = new Map<string, DirtyEntry>();
+  /** Per org: consecutive failed state writes, for the retry backoff. */
+  private readonly writeFailures = new Map<string, number>();
+  private eventSaveDelay = EVENT_SAVE_MS;
+  /** Orgs whose snapshot was saved at least once by this process. */
+  private readonly saved = new Set<string>();
+
+  constructor(private readonly opts: StateWriterOptions) {
+    this.log = opts.logger.child({ component: 'state' });
+  }
+
+  /**
+   * Events and the snapshot that produced them become durable together: the snapshot is
+   * saved first, carrying the batch's events in its envelope, then the events are
+   * appended to the log, then listeners hear of them. A crash before the save leaves the
+   * older snapshot, which yields the same changes again; a crash after it leaves the
+   * events in the envelope, and the next start appends them (the log drops ids it has).
+   * Saves are coalesced so that a busy org does not rewrite a large file on every read.
+   */
+  update(org: string, snapshot: OrgSnapshot, events: ChangeEvent[]): void {
+    const entry = this.dirty.get(org);
+    if (entry) {
+      entry.snapshot = snapshot;
+      entry.events = [...entry.events, ...events];
+      // A quiet save is brought forward by new events; an event save or a retry (which
+      // keeps its backoff while the disk refuses writes) already carries them.
+      if (entry.kind !== 'quiet' || events.length === 0) return;
+      entry.timer.cancel();
+      entry.kind = 'events';
+      entry.timer = this.opts.clock.setTimeout(() => this.flush(org), this.eventSaveDelay);
+      return;
+    }
+    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
+    const prompt = events.length > 0 || !this.saved.has(org);
+    const delay = prompt ? this.eventSaveDelay : QUIET_SAVE_MS;
+    const timer = this.opts.clock.setTimeout(() => this.flush(org), delay);
+    this.dirty.set(org, { snapshot, events, kind: prompt ? 'events' : 'quiet', timer });
+  }
+
+  private flush(org: string): void {
+    const entry = this.dirty.get(org);
+    if (!entry) return;
+    entry.timer.cancel();
+    this.dirty.delete(org);
+    this.chain(org, async () => {
+      // How long the save takes, on the monotonic clock: the injected one may jump mid-save.
+      const started = performance.now();
+      let appended: LoggedEvent[];
+      try {
+        await this.opts.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
+        appended = await this.append(entry.events);
+      } catch (err) {
+        // Nothing accepted is dropped: the batch waits in memory (and, once a save
+        // succeeds, in the snapshot's envelope) until the disk takes it again.
+        this.retryLater(org, entry.snapshot, entry.events);
+        throw err;
+      }
+      this.writeFailures.delete(org);
+      // A large snapshot is saved less often: at most a tenth of the time goes to saving.
+      const took = performance.now() - started;
+      this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, took * 10));
+      this.saved.add(org);
+      this.opts.announce(appended);
+    });
+  }
+
+  /**
+   * Puts a batch whose write failed back in front of anything newer for `org`, and tries
+   * again after a backoff (1 s, doubling, at most {@link RETRY_MAX_MS}). A read-only mount
+   * is retried too: it may be remounted read-write, and the retry costs one failed open.
+   */
+  private retryLater(org: string, snapshot: OrgSnapshot, events: readonly ChangeEvent[]): void {
+    const failures = (this.writeFailures.get(org) ?? 0) + 1;
+    this.writeFailures.set(org, failures);
+    const newer = this.dirty.get(org);
+    newer?.timer.cancel();
+    const entry: DirtyEntry = {
+      snapshot: newer?.snapshot ?? snapshot,
+      events: [...events, ...(newer?.events ?? [])],
+      kind: 'retry',
+      timer: { cancel: () => undefined },
+    };
+    this.dirty.set(org, entry);
+    // Stopping: the next start gets these events again, from the older snapshot on disk
+    // (the diff yields them anew) or from the envelope of the newer one.
+    if (!this.opts.running()) return;
+    const delay = Math.min(RETRY_MAX_MS, EVENT_SAVE_MS * 2 ** Math.min(failures - 1, 16));
+    entry.timer = this.opts.clock.setTimeout(() => this.flush(org), delay);
+  }
+
+  /** Appends events to the log and tells listeners of those it did not have. */
+  async publish(events: readonly ChangeEvent[]): Promise<void> {
+    this.opts.announce(await this.append(events));
+  }
+
+  /** Appends events to the log; returns those it did not have. */
+  private async append(events: readonly ChangeEvent[]): Promise<LoggedEvent[]> {
+    if (events.length === 0) return [];
+    return (await this.opts.eventLog.append(events)).appended;
+  }
+
+  /**
+   * Publishes `events` in order with `org`'s other writes; if that fails, they wait with
+   * `snapshot()` (the org's latest) for the next retry.
+   */
+  publishInOrder(org: string, events: readonly ChangeEvent[], snapshot: () => OrgSnapshot | undefined): void {
+    this.chain(org, async () => {
+      try {
+        await this.publish(events);
+      } catch (err) {
+        const latest = snapshot();
+        if (latest) this.retryLater(org, latest, events);
+        throw err;
+      }
+    });
+  }
+
+  /** Writes everything waiting now and resolves once every write has settled (stopping). */
+  async flushAll(): Promise<void> {
+    for (const org of [...this.dirty.keys()]) this.flush(org);
+    await Promise.allSettled([...this.writes.values()]);
+  }
+
+  private chain(org: string, work: () => Promise<void>): void {
+    const prev = this.writes.get(org) ?? Promise.resolve();
+    const next = prev.then(work).catch((err: unknown) => {
+      // A full or read-only disk is reported (log, metric) and does not stop polling.
+      this.opts.onWriteFailure((err as { reason?: string }).reason ?? 'io');
+      this.log.error({ org, err }, 'state write failed');
+    });
+    this.writes.set(org, next);
+  }
+}
