@@ -73,9 +73,14 @@ export function byId<T extends { id: string }>(items: readonly T[]): Map<string,
   return out;
 }
 
-/** Ids in code-unit order, independent of the runtime's locale. */
+/** Compares strings in code-unit order, independent of the runtime's locale. */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Ids in code-unit order, without repeats. */
 export function sortedIds(ids: Iterable<string>): string[] {
-  return [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...new Set(ids)].sort(byCodeUnits);
 }
 
 /** Whether two verbatim values are the same (NaN equals NaN, so a value never differs from itself). */

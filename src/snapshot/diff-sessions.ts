@@ -7,6 +7,7 @@
  * (see `diff-window.ts` and docs/events.md).
  */
 import {
+  byCodeUnits,
   byId,
   type EventDraft,
   type EventSink,
@@ -57,7 +58,7 @@ export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labe
         const is = b.value[i]!;
         if (was !== is && !unchanged(was, is) && firstOf(b.value, i)) differing.push(i);
       }
-      differing.sort((x, y) => codeUnitOrder(b.value[x]!.id, b.value[y]!.id));
+      differing.sort((x, y) => byCodeUnits(b.value[x]!.id, b.value[y]!.id));
       const pairs = differing.map((i): [Session, Session] => [a.value[i]!, b.value[i]!]);
       work.push({ channelId, a, b, pairs, since: a.at, part: b });
       continue;
@@ -137,11 +138,6 @@ function firstOf(list: readonly Session[], i: number): boolean {
   const id = list[i]!.id;
   for (let j = 0; j < i; j++) if (list[j]!.id === id) return false;
   return true;
-}
-
-/** The order of {@link sortedIds}. */
-function codeUnitOrder(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /**
