@@ -1,7 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers: `unit` needs nothing but `npm ci`; `e2e` needs real outside programs
-// (Prometheus, Alertmanager, Chromium) that .ci/run installs.
+// Three tiers (README, "Tests"):
+// - `unit`: pure code and single components against loopback servers; needs nothing but
+//   `npm ci` and finishes in about a minute. `npm test` runs it.
+// - `integration`: whole-daemon scenarios in real time (crash and restart, fault matrices,
+//   state-directory faults, hot reload). `npm run test:integration`.
+// - `e2e`: real outside programs (Prometheus, Alertmanager, Chromium) that .ci/run installs.
+//   `npm run test:e2e`.
+const slow = ['test/integration/**', 'test/resilience/**', 'test/cli/demo.test.ts'];
+
 export default defineConfig({
   test: {
     projects: [
@@ -9,11 +16,19 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
-          // Real-time scenarios (a baseline, several poll rounds, fixed room for
-          // duplicates) take 10–15 s on an idle machine; each wait inside has its own bound.
+          exclude: ['test/e2e/**', ...slow],
           testTimeout: 60_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: slow.map((glob) => (glob.endsWith('**') ? `${glob}/*.test.ts` : glob)),
+          // Real-time scenarios (a baseline, several poll rounds, fixed room for
+          // duplicates) take 10–15 s on an idle machine; each wait inside has its own bound.
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
         },
       },
       {

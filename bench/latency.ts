@@ -14,7 +14,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/core/log.js';
 import type { Plan } from '../src/poll/planner.js';
 import { type Change, type RequestLogEntry, startSimulator } from '../src/sim/index.js';
 import { SnapshotStore } from '../src/store/snapshot-store.js';

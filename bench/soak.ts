@@ -14,7 +14,7 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/core/log.js';
 import { startSimulator } from '../src/sim/index.js';
 import { SnapshotStore } from '../src/store/snapshot-store.js';
 import { shapeFromConfig } from '../src/upstream/client.js';

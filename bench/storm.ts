@@ -10,8 +10,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../src/clock.js';
-import { silentLogger } from '../src/log.js';
+import { systemClock } from '../src/core/clock.js';
+import { silentLogger } from '../src/core/log.js';
 import { startSimulator } from '../src/sim/index.js';
 import { SnapshotStore } from '../src/store/snapshot-store.js';
 import { shapeFromConfig } from '../src/upstream/client.js';

@@ -5,8 +5,8 @@
  */
 import { COMMANDS, usage } from './cli/commands.js';
 import type { CliIO } from './cli/io.js';
-import { describeError } from './errors.js';
-import { VERSION } from './version.js';
+import { describeError } from './core/errors.js';
+import { VERSION } from './core/version.js';
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

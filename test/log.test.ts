@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, LOG_LEVELS, scrub } from '../src/log.js';
+import { createLogger, LOG_LEVELS, scrub } from '../src/core/log.js';
 
 const TOKEN = 'tok_live_9f8e7d6c5b4a';
 

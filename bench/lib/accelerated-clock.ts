@@ -10,7 +10,7 @@
  * wall clock), which lets a child tally and the simulator in the parent share it.
  */
 import { performance } from 'node:perf_hooks';
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 
 /** Wall-clock milliseconds with sub-millisecond resolution. */
 export function realNow(): number {

@@ -6,7 +6,7 @@
  * before is still going. Bench children swap it in for croner (croner-hooks.mjs) so that
  * an accelerated clock drives the schedule too.
  */
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 
 const KEY = Symbol.for('tally.bench.clock');
 

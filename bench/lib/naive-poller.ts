@@ -4,7 +4,7 @@
  * session list — through the same client (same budget) and diffed with the same `diff`
  * after each read. No priorities, no hot channels, no follow-up reads.
  */
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { OrgAuth } from '../../src/poll/fetcher.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';

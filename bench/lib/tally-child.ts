@@ -19,9 +19,9 @@ const clock = new AcceleratedClock(Number(factorText), Number(originText));
 // this clock before tally is loaded (hence the dynamic imports below).
 useCronClock(clock);
 register(new URL('./croner-hooks.mjs', import.meta.url));
-const { App } = await import('../../src/app.js');
+const { App } = await import('../../src/app/app.js');
 const { loadConfigFile } = await import('../../src/config/load.js');
-const { createLogger } = await import('../../src/log.js');
+const { createLogger } = await import('../../src/core/log.js');
 const { SnapshotStore } = await import('../../src/store/snapshot-store.js');
 const { UpstreamClient } = await import('../../src/upstream/client.js');
 const { emptySnapshot } = await import('../../src/snapshot/model.js');

@@ -5,7 +5,7 @@
  * with about `liveTarget` channels live at any time. The load on tally is then the same
  * at 100 and at 5000 channels, so what changes between sizes is the size alone.
  */
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { Rng } from '../../src/sim/rng.js';
 

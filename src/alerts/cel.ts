@@ -10,7 +10,7 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import {
   CEL_TYPES,

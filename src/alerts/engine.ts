@@ -10,11 +10,11 @@
  *
  * Call `start()` (or `load()`) before feeding it, so the saved state is in place first.
  */
-import type { Clock, TimerHandle } from '../clock.js';
-import { TallyError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { TallyError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../status.js';
+import type { OrgView } from '../core/status.js';
 import { CelEnvironments } from './cel.js';
 import { Dispatcher, type Flushed } from './dispatcher.js';
 import { RuleEvaluator } from './evaluator.js';

@@ -3,7 +3,7 @@
  * expressions anchored at both ends). A label that is absent matches as the empty string,
  * as in Alertmanager, so `team != "ops"` holds for an alert without a `team` label.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** The four matcher operators. */
 export type MatchOp = '=' | '!=' | '=~' | '!~';

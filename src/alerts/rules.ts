@@ -3,7 +3,7 @@
  * defaults applied. `checkRule` is what config validation calls; `compileRules` what the
  * engine calls. Both use the same code, so what validates also runs.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { EventKind } from '../snapshot/events.js';
 import { CelEnvironments, type CompiledExpression, ExpressionError } from './cel.js';
 import type { Scope } from './cel-types.js';

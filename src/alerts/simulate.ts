@@ -4,10 +4,10 @@
  * in between, exactly as the live timer shell would. Nothing is sent; the notifications
  * that would have been are returned. Behind `tally replay`.
  */
-import type { Clock, TimerHandle } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../status.js';
+import type { OrgView } from '../core/status.js';
 import { AlertEngine, type AlertView } from './engine.js';
 import { DEFAULT_RESOLVE_AFTER_MS } from './rules.js';
 import { ROUTE_DEFAULTS } from './route.js';

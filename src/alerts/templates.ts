@@ -4,7 +4,7 @@
  * error with its place in the template; rendering never throws.
  */
 import { Liquid, type Template } from 'liquidjs';
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** A template that does not parse; the message says where in the template. */
 export class TemplateError extends TallyError {

@@ -4,7 +4,7 @@
  */
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { summarizeConfig } from '../config/summary.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { parseCommandArgs } from './args.js';
 import type { Command } from './io.js';
 

@@ -5,11 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App } from '../app.js';
-import { systemClock } from '../clock.js';
+import { App } from '../app/app.js';
+import { systemClock } from '../core/clock.js';
 import { parseConfig } from '../config/load.js';
 import { parseDuration } from '../config/units.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../core/log.js';
 import { startSimulator } from '../sim/index.js';
 import { describeEvent } from '../snapshot/describe.js';
 import type { ChangeEvent } from '../snapshot/events.js';

@@ -4,10 +4,10 @@
  * whether it was accepted or exactly why not. Exit 0 when all succeeded, 1 when any
  * failed or the config is invalid, 2 on a usage mistake.
  */
-import { systemClock } from '../clock.js';
+import { systemClock } from '../core/clock.js';
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
-import { describeError } from '../errors.js';
-import { scrub } from '../log.js';
+import { describeError } from '../core/errors.js';
+import { scrub } from '../core/log.js';
 import { DeliveryError } from '../notify/notifier.js';
 import { deliveryId } from '../notify/outbox.js';
 import { closeNotifiers, createNotifier } from '../notify/registry.js';

@@ -4,11 +4,11 @@
  * nothing. Exit 0 when every part of every org was read completely, 1 when something
  * could not be (or the config is invalid), 2 on a usage error.
  */
-import { systemClock } from '../clock.js';
+import { systemClock } from '../core/clock.js';
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { ConfigError } from '../errors.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from '../log.js';
+import { ConfigError } from '../core/errors.js';
+import { createLogger, LOG_LEVELS, type LogLevel } from '../core/log.js';
 import { channelMatches } from '../poll/org-poller.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';

@@ -17,12 +17,12 @@ import type { Notification } from '../alerts/types.js';
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { parseDuration } from '../config/units.js';
-import { ConfigError, TallyError } from '../errors.js';
-import { silentLogger } from '../log.js';
+import { ConfigError, TallyError } from '../core/errors.js';
+import { silentLogger } from '../core/log.js';
 import { diff } from '../snapshot/diff.js';
 import { type ChangeEvent, isEventKind } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import type { OrgView } from '../status.js';
+import type { OrgView } from '../core/status.js';
 import { EXIT_USAGE, parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 

@@ -3,13 +3,13 @@
  * bounded time (exit 0); SIGHUP reloads the config and keeps the old one when the new
  * one is invalid.
  */
-import { App } from '../app.js';
-import { systemClock } from '../clock.js';
+import { App } from '../app/app.js';
+import { systemClock } from '../core/clock.js';
 import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { inShard, parseShard } from '../config/shard.js';
 import { summarizeConfig } from '../config/summary.js';
-import { ConfigError } from '../errors.js';
-import { createLogger, type Logger } from '../log.js';
+import { ConfigError } from '../core/errors.js';
+import { createLogger, type Logger } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 

@@ -24,7 +24,7 @@ import {
   visit,
 } from 'yaml';
 import type { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { type Config, configSchema, SECRET_KEYS } from './schema.js';
 
 type PathSeg = string | number;

@@ -2,10 +2,10 @@
  * tally's HTTP surface: `/metrics`, health, readiness, the read-only JSON API and a landing
  * page. Other modules add routes through `server.router.addRoute`. See docs/http-api.md.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { StatusSource } from '../status.js';
-import { VERSION } from '../version.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { StatusSource } from '../core/status.js';
+import { VERSION } from '../core/version.js';
 import { authFromConfig, type ServerAuthSection } from './auth.js';
 import { addLandingRoute } from './landing.js';
 import { addApiRoutes } from './routes-api.js';

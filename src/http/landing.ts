@@ -2,7 +2,7 @@
  * `/`: a small page linking tally's endpoints. Plain HTML with no external assets, and
  * relative links, so it works behind a reverse proxy under any path prefix.
  */
-import type { StatusSource } from '../status.js';
+import type { StatusSource } from '../core/status.js';
 import type { Router } from './router.js';
 
 /** Adds `/`. */

@@ -2,7 +2,7 @@
  * Replies and errors of the HTTP API. Every JSON answer has the same content type, and
  * every error the same shape: `{ "error": { "code", "message" } }`.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** What a handler returns; the server writes it. */
 export interface HttpReply {

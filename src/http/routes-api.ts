@@ -4,10 +4,10 @@
  * model as is (times in epoch milliseconds). Neither carries a credential: tokens are
  * never part of an OrgView or a snapshot.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { freshness, type ResourceFreshness } from '../metrics/freshness.js';
 import { RESOURCES, summarize } from '../metrics/snapshot-summary.js';
-import type { OrgView, StatusSource } from '../status.js';
+import type { OrgView, StatusSource } from '../core/status.js';
 import { HttpError, json } from './reply.js';
 import type { Router } from './router.js';
 

@@ -4,7 +4,7 @@
  * (DESIGN.md invariant 7); readiness waits for the first complete read of every org and
  * says why not without naming orgs, since it is public.
  */
-import type { StatusSource } from '../status.js';
+import type { StatusSource } from '../core/status.js';
 import { json } from './reply.js';
 import type { Router } from './router.js';
 

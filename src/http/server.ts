@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { Authenticator, type HttpAuthConfig } from './auth.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
 import { Router } from './router.js';

@@ -9,7 +9,7 @@
  * a listed family whose label names are chosen at scrape time.
  */
 import type { Registry } from 'prom-client';
-import type { StatusSource } from '../status.js';
+import type { StatusSource } from '../core/status.js';
 import { listedFamily } from './collected.js';
 
 /** Label names an org's config may not take over: the metric's own, and Prometheus's reserved ones. */

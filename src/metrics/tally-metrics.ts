@@ -7,8 +7,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import type { OrgView, StatusSource } from '../status.js';
-import { VERSION } from '../version.js';
+import type { OrgView, StatusSource } from '../core/status.js';
+import { VERSION } from '../core/version.js';
 import { resolveCaps, type SeriesCaps } from './cardinality.js';
 import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';

@@ -9,9 +9,9 @@
  * crash it is sent again under the same id: at least once, never silently lost.
  */
 import type { Notification } from '../alerts/types.js';
-import type { Clock, TimerHandle } from '../clock.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import { type BackoffOptions, retryDelay } from './backoff.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { abortError, DeliveryError, type DropReason, type Notifier } from './notifier.js';

@@ -4,7 +4,7 @@
  * dispatcher does that, once, for all sinks (STYLE.md 1).
  */
 import type { Notification } from '../alerts/types.js';
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** The kinds of receiver tally can deliver to; one folder per kind under `src/notify/`. */
 export type SinkType = 'email' | 'webhook' | 'alertmanager' | 'log';

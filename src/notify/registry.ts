@@ -5,7 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { AlertmanagerNotifier } from './alertmanager/alertmanager.js';
 import { EmailNotifier } from './email/email.js';
 import { LogNotifier } from './log/log.js';

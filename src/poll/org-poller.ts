@@ -7,8 +7,8 @@
  * complete value stays the base of the next diff, so nothing that changed during an
  * outage is lost and nothing is "removed" by a failure (DESIGN.md invariant 1).
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { Channel, OrgSnapshot, Part, SessionsPart, TimeWindow } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';

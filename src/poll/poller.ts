@@ -4,8 +4,8 @@
  * intervals; a background sweep reads every channel's sessions with what the budget has
  * left, paced by the planner. See docs/polling.md.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import { emptySnapshot, type OrgSnapshot } from '../snapshot/model.js';
 import type { Fetcher, OrgAuth } from './fetcher.js';

@@ -3,8 +3,8 @@
  * with themselves, and a stop that waits for what is in flight.
  */
 import { Cron } from 'croner';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import { stopController } from './stop-signal.js';
 
 /** One periodic job. */

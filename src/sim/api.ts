@@ -6,7 +6,7 @@
  * resource (404) and query (400).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { TokenRegistry } from './auth.js';
 import type { Engine } from './engine.js';
 import { badRequest, notFound, SimRequestError } from './errors.js';

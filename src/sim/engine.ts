@@ -3,7 +3,7 @@
  * evolution, and the mapping from the clock to simulated time. It catches up lazily:
  * whoever looks (a request, a trigger, `advance()`) first brings the world to now.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { ChangeLog } from './changes.js';
 import { type Dynamics, dynamicsFor } from './dynamics.js';
 import { Evolver } from './evolve.js';

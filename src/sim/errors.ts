@@ -2,7 +2,7 @@
  * Errors of the simulator: bad options at start, and requests (API or control surface)
  * that must be answered with a status and an error body.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** The simulator's options are invalid; the message names the option. */
 export class SimConfigError extends TallyError {

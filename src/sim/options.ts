@@ -2,7 +2,7 @@
  * Defaults and validation of {@link SimOptions}. Every problem throws a SimConfigError
  * that names the option, before anything listens.
  */
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { SimConfigError } from './errors.js';
 import { normalizeFaults } from './faults.js';
 import { PLANS } from './model.js';

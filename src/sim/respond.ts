@@ -4,7 +4,7 @@
  * injected clock, so tests drive them without sleeping.
  */
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 import type { FaultPlan } from './faults.js';
 
 /** Timers in flight, cancelled when the simulator closes. */

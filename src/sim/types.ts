@@ -2,7 +2,7 @@
  * Public types of the upstream simulator: its options, response styles, the ground-truth
  * change log and the request log. docs/upstream-api.md describes what they mean on the wire.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** How lists and single objects are wrapped. */
 export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key';

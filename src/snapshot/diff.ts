@@ -10,7 +10,7 @@
  *   removed nor added (invariant 2, see `diff-window.ts`);
  * - every event's `at` is the fetch time of the part of `next` that showed it.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 import { diffChannels } from './diff-channels.js';
 import { EventSink, Labeler } from './diff-context.js';
 import { diffDetails } from './diff-detail.js';

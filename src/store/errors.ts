@@ -3,7 +3,7 @@
  * whose `reason` says what an operator can do about it: free space (`disk_full`), fix the
  * mount or permissions (`read_only`), or look at the disk (`io`).
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** Why a state-directory operation failed; doubles as a metric label. */
 export type StoreErrorReason = 'disk_full' | 'read_only' | 'io' | 'locked';

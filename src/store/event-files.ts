@@ -4,8 +4,8 @@
  */
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import type { StoreFs } from './atomic.js';
 import { toStoreError } from './errors.js';
 import {

@@ -10,9 +10,9 @@
  * the default 64 MiB holds ~240k such events, ~50 MB of index at most.
  */
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import {
   ensureDir,

@@ -2,7 +2,7 @@
  * Filtering and paging over the event log's in-memory index. Pure: it picks index
  * entries; the log then reads just those lines from disk.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 import type { IndexEntry } from './event-segments.js';
 
 /** A query over the event log. */

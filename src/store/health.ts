@@ -2,7 +2,7 @@
  * A small record of how writes to the state directory are going, for the metrics layer
  * and readiness: failures by reason, the last error, the last success.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { STORE_ERROR_REASONS, StoreError, type StoreErrorReason } from './errors.js';
 
 /** What {@link StoreHealth.read} returns. */

@@ -4,8 +4,8 @@
  * only when format and version are the ones this build knows and the value validates.
  * Anything else is set aside (see set-aside.ts) and reads as "no state", never as a crash.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import { dirname } from 'node:path';
 import { ensureDir, readJsonFile, type StoreFs, writeFileAtomic } from './atomic.js';
 import { type StoreHealth, tracked } from './health.js';

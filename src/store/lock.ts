@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
-import type { Clock, TimerHandle } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import { ensureDir, FILE_MODE, fsyncDir, writeFileAtomic } from './atomic.js';
 import { errnoCode, StoreError, toStoreError } from './errors.js';
 

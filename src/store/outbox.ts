@@ -6,8 +6,8 @@
  */
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import { ensureDir, fsyncDir, nodeFs, removeTempFiles, type StoreFs } from './atomic.js';
 import { errnoCode, toStoreError } from './errors.js';
 import { type StoreHealth, tracked } from './health.js';

@@ -5,10 +5,10 @@
  */
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import { fsyncDir, nodeFs, type StoreFs } from './atomic.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../core/errors.js';
 
 /** Marker in the names of files that were set aside. */
 export const CORRUPT_MARK = '.corrupt-';

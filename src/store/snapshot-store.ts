@@ -3,8 +3,8 @@
  * a restart resumes from what was last seen instead of taking a new silent baseline.
  */
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import { removeTempFiles, type StoreFs } from './atomic.js';
 import type { StoreHealth } from './health.js';

@@ -19,7 +19,7 @@
  * - It also bounds the requests in flight (`maxInFlight`), so that a granted request
  *   goes out at once instead of queueing for a connection behind lower priorities.
  */
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** Priority class of a request. */

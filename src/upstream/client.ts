@@ -3,10 +3,10 @@
  * {@link Part} that says how it went. One per process (one budget for the process's IP).
  * The fetch methods never throw for upstream problems; they reject only when aborted.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Config } from '../config/schema.js';
-import { TallyError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { TallyError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
 import type {
   Channel,
   Member,
@@ -19,7 +19,7 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { type BudgetOptions, type Priority, RequestBudget } from './budget.js';
 import { DriftReporter } from './drift-reporter.js';
 import { UpstreamError } from './errors.js';

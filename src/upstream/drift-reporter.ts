@@ -3,7 +3,7 @@
  * of every read (for metrics), the log gets one line when a field shows a problem not
  * seen before for it — not one per request, nor one per record.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import type { UpstreamObserver } from './observer.js';
 import type { DriftIssue } from './shape/index.js';
 

@@ -4,7 +4,7 @@
  * `PartError.reason` of the part), `retryable`, and a message that names the request by
  * method and path only — never the origin's credentials, never a header, never the token.
  */
-import { TallyError } from '../errors.js';
+import { TallyError } from '../core/errors.js';
 
 /** Why a request or a list read failed. */
 export type UpstreamReason =

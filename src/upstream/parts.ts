@@ -3,7 +3,7 @@
  * deciding complete / incomplete / failed. A record that cannot be identified makes its
  * list incomplete, since whether it was removed cannot be told (DESIGN.md invariant 1).
  */
-import type { TallyError } from '../errors.js';
+import type { TallyError } from '../core/errors.js';
 import type { Part, PartError } from '../snapshot/model.js';
 import { redact } from './errors.js';
 import type { DriftIssue, Endpoint, Normalized } from './shape/index.js';

@@ -3,7 +3,7 @@
  * sessions in the window, and the detail of every live session. Used by `tally once`
  * and by anything that needs a full snapshot outside the poller's schedule.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import {
   type Channel,
   emptySnapshot,

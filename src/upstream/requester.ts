@@ -3,8 +3,8 @@
  * redirects by hand, reporting every exchange to the observer. A redirect to another
  * origin is refused before anything is sent there (DESIGN.md invariant 4).
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
 import type { Priority, RequestBudget } from './budget.js';
 import { redact, UpstreamError } from './errors.js';
 import { describePath, type HttpTransport, type JsonResponse } from './http.js';

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { CelEnvironments } from '../../src/alerts/cel.js';
 import { SCOPE_VARIABLES, type Scope, toCel } from '../../src/alerts/cel-types.js';
 import { parseConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
-import type { OrgView } from '../../src/status.js';
+import type { OrgView } from '../../src/core/status.js';
 import { channel, engine, event, HOUR, MIN, T0, view } from './helpers.js';
 
 const DAY = 24 * HOUR;

@@ -1,11 +1,11 @@
 /** Shared fixtures of the alert tests: a manual clock, org views, events and engines from YAML. */
 import { parse } from 'yaml';
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import { AlertEngine, type AlertEngineOptions } from '../../src/alerts/engine.js';
 import { type AlertingConfig, alertingSchema } from '../../src/alerts/schema.js';
 import { MemoryAlertStore } from '../../src/alerts/state.js';
 import type { Notification } from '../../src/alerts/types.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import type { ChangeEvent, EventKind } from '../../src/snapshot/events.js';
 import type {
   Channel,
@@ -15,7 +15,7 @@ import type {
   SessionDetail,
   Subscription,
 } from '../../src/snapshot/model.js';
-import type { OrgHealthView, OrgView } from '../../src/status.js';
+import type { OrgHealthView, OrgView } from '../../src/core/status.js';
 
 /** 2026-03-02T00:00:00Z, a Monday. */
 export const T0 = Date.UTC(2026, 2, 2);

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { channel, engine, MIN, summary, T0, tickFor, view } from './helpers.js';
 
 /** One step: minutes after T0, the channel's status (or gone / not read), the expected alert state. */

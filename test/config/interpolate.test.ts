@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type LoadedConfig, parseConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const head = 'upstream:\n  base_url: http://x\n';
 const org = 'orgs:\n  - slug: a\n    token: t\n';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { JSON_SCHEMA_PATH, renderConfigJsonSchema } from '../../src/config/json-schema.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -14,10 +14,10 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { App } from '../../src/app.js';
-import { systemClock } from '../../src/clock.js';
+import { App } from '../../src/app/app.js';
+import { systemClock } from '../../src/core/clock.js';
 import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import {
   PROMETHEUS_CONFIG,

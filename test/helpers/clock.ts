@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 
 /** A clock that moves only when the test says so; timers fire on `advance`. */
 export class ManualClock implements Clock {

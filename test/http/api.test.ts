@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { createHttpServer, type HttpServer } from '../../src/http/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
-import { TallyError } from '../../src/errors.js';
+import { TallyError } from '../../src/core/errors.js';
 import type { ChangeEvent, EventKind } from '../../src/snapshot/events.js';
 import { FakeSource, orgView, snapshot, testPlan } from '../metrics/fixtures.js';
 import { send as rawSend } from './client.js';

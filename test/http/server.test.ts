@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { createHttpServer, type HttpServer, json } from '../../src/http/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from '../metrics/fixtures.js';
 import { send } from './client.js';

@@ -14,7 +14,7 @@ import type {
   SessionsPart,
   Subscription,
 } from '../../src/snapshot/model.js';
-import type { BudgetView, EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/status.js';
+import type { BudgetView, EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/core/status.js';
 
 /** A complete part read at `at`. */
 export function complete<T>(value: T, at: number): Part<T> {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
-import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
 import { AlertmanagerNotifier, toPostableAlerts } from '../../src/notify/alertmanager/alertmanager.js';
 import { AlertmanagerResender } from '../../src/notify/alertmanager/resender.js';
 import { alertmanagerSchema } from '../../src/notify/alertmanager/schema.js';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Notification } from '../../src/alerts/types.js';
-import { systemClock } from '../../src/clock.js';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { systemClock } from '../../src/core/clock.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { Dispatcher, type DispatcherOptions } from '../../src/notify/dispatcher.js';
 import {
   type DeliveryItem,

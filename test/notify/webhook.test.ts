@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: chat bodies are third-party JSON, checked field by field below
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { DeliveryError } from '../../src/notify/notifier.js';
 import { type WebhookConfig, webhookSchema } from '../../src/notify/webhook/schema.js';
 import { WebhookNotifier } from '../../src/notify/webhook/webhook.js';

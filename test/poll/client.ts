@@ -1,5 +1,5 @@
 /** The upstream client the poll tests read the simulator with: fast retries, generous timeouts. */
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import type { Simulator } from '../../src/sim/index.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import type { ManualClock } from '../helpers/clock.js';

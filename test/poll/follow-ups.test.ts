@@ -4,7 +4,7 @@
  * (high) is not queued behind hundreds of them; the channel list itself is read at high.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { OrgPoller } from '../../src/poll/org-poller.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';

@@ -5,7 +5,7 @@ import { diff } from '../../src/snapshot/diff.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { emptySnapshot, type OrgSnapshot } from '../../src/snapshot/model.js';
 import type { UpstreamClient } from '../../src/upstream/client.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/core/log.js';
 import { ManualClock } from '../helpers/clock.js';
 import { testClient } from './client.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Clock, systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { type Clock, systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
 import { Poller } from '../../src/poll/poller.js';
 import { diff } from '../../src/snapshot/diff.js';

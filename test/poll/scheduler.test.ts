@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
 import { Scheduler } from '../../src/poll/scheduler.js';
 
 beforeEach(() => {

@@ -6,7 +6,7 @@
  * exactly once, promptly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Clock, systemClock } from '../../src/clock.js';
+import { type Clock, systemClock } from '../../src/core/clock.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import {
   baselineDone,

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const EXAMPLE = readFileSync(new URL('../../config.example.yaml', import.meta.url), 'utf8');
 const RUNS = { numRuns: 150, seed: 20_261_101 };

@@ -7,10 +7,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { App } from '../../src/app.js';
-import { type Clock, systemClock } from '../../src/clock.js';
+import { App } from '../../src/app/app.js';
+import { type Clock, systemClock } from '../../src/core/clock.js';
 import { parseConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 

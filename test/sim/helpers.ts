@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../src/clock.js';
+import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import type { Simulator } from '../../src/sim/index.js';
 
 /** A clock that moves only when told; timers fire in time order as it moves. */

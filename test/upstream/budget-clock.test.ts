@@ -6,7 +6,7 @@
  * so it errs on the safe side by up to that much (20 s and 10 s here), never early.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { RequestBudget } from '../../src/upstream/budget.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);

@@ -3,7 +3,7 @@
  * list) out of reach of normal and low ones, but never more than half a window.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { type Priority, RequestBudget } from '../../src/upstream/budget.js';
 
 beforeEach(() => {

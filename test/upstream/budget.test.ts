@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { type BudgetOptions, type Priority, RequestBudget } from '../../src/upstream/budget.js';
 import { parseRetryAfter } from '../../src/upstream/retry-after.js';
 

@@ -2,7 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent, UpstreamObserver } from '../../src/upstream/observer.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/core/version.js';
 import {
   captureLogger,
   clientOptions,

@@ -8,8 +8,8 @@ import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
 import type { UpstreamClientOptions } from '../../src/upstream/client.js';
-import { systemClock } from '../../src/clock.js';
-import type { Logger } from '../../src/log.js';
+import { systemClock } from '../../src/core/clock.js';
+import type { Logger } from '../../src/core/log.js';
 
 /** One request as the server saw it. */
 export interface Received {

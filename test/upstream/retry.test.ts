@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { UpstreamError, type UpstreamReason } from '../../src/upstream/errors.js';
 import { backoffDelay, decideRetry, type RetryPolicy, withRetries } from '../../src/upstream/retry.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Clock, systemClock } from '../../src/clock.js';
+import { type Clock, systemClock } from '../../src/core/clock.js';
 import type { OrgSnapshot, Part } from '../../src/snapshot/model.js';
 import {
   ENVELOPE_STYLES,

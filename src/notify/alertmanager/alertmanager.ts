@@ -8,8 +8,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { Alert, Notification } from '../../alerts/types.js';
-import type { Clock } from '../../clock.js';
-import { VERSION } from '../../version.js';
+import type { Clock } from '../../core/clock.js';
+import { VERSION } from '../../core/version.js';
 import { postOnce, safeOrigin, urlSecrets } from '../http.js';
 import { DeliveryError, type Notifier, type SendContext } from '../notifier.js';
 import { isResolved } from '../summary.js';

@@ -6,9 +6,9 @@
  * counted, and the next tick simply sends the current set again.
  */
 import type { Alert } from '../../alerts/types.js';
-import type { Clock, TimerHandle } from '../../clock.js';
-import { describeError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { describeError } from '../../core/errors.js';
+import type { Logger } from '../../core/log.js';
 import type { DeliveryMetrics } from '../metrics.js';
 import { DeliveryError } from '../notifier.js';
 import type { AlertmanagerNotifier } from './alertmanager.js';

@@ -6,7 +6,7 @@
  */
 import nodemailer, { type Mail } from 'nodemailer';
 import type { Notification } from '../../alerts/types.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../core/version.js';
 import { abortError, DeliveryError, type Notifier, type SendContext, transportError } from '../notifier.js';
 import type { EmailConfig } from './schema.js';
 import { EmailTemplates } from './templates.js';

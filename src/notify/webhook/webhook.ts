@@ -7,8 +7,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { Notification } from '../../alerts/types.js';
-import type { Clock } from '../../clock.js';
-import { VERSION } from '../../version.js';
+import type { Clock } from '../../core/clock.js';
+import { VERSION } from '../../core/version.js';
 import { postOnce, safeOrigin, urlSecrets } from '../http.js';
 import { type CompiledTemplate, compileTemplate, createLiquid } from '../liquid.js';
 import { DeliveryError, type Notifier, type SendContext } from '../notifier.js';

@@ -3,7 +3,7 @@
  * of the wrong type is reported and skipped; a record without an id is unusable (fatal);
  * a response whose list or object cannot be found at all raises {@link SchemaDriftError}.
  */
-import { TallyError } from '../../errors.js';
+import { TallyError } from '../../core/errors.js';
 import type { Endpoint } from './endpoints.js';
 
 /** One problem found while reading a response. */

@@ -2,9 +2,9 @@
  * The read-only view of a running tally that metrics collectors and the HTTP API read
  * at scrape or request time. The app implements it; nothing here writes.
  */
-import type { Plan } from './poll/planner.js';
-import type { ChangeEvent, EventKind } from './snapshot/events.js';
-import type { OrgSnapshot, Part } from './snapshot/model.js';
+import type { Plan } from '../poll/planner.js';
+import type { ChangeEvent, EventKind } from '../snapshot/events.js';
+import type { OrgSnapshot, Part } from '../snapshot/model.js';
 
 /** Health of one org's upstream, as the poller sees it. */
 export interface OrgHealthView {

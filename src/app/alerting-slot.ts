@@ -5,12 +5,12 @@
  * evaluations wait for it, and so do callers of {@link AlertingSlot.settled} (the alert API).
  */
 import type { Alerting } from './alerting.js';
-import type { AlertEngine } from './alerts/engine.js';
-import type { Config } from './config/schema.js';
-import type { Logger } from './log.js';
-import type { Dispatcher } from './notify/dispatcher.js';
-import type { ChangeEvent } from './snapshot/events.js';
-import type { OrgView } from './status.js';
+import type { AlertEngine } from '../alerts/engine.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../core/log.js';
+import type { Dispatcher } from '../notify/dispatcher.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import type { OrgView } from '../core/status.js';
 
 /** Holds the alerting half of the moment (see the module comment). */
 export class AlertingSlot {

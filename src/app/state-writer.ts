@@ -4,13 +4,13 @@
  * backoff until the disk takes them again. Nothing accepted is dropped.
  */
 import { performance } from 'node:perf_hooks';
-import type { Clock } from './clock.js';
-import type { Logger } from './log.js';
-import type { ChangeEvent } from './snapshot/events.js';
-import type { OrgSnapshot } from './snapshot/model.js';
-import type { EventLog } from './store/event-log.js';
-import type { LoggedEvent } from './store/event-segments.js';
-import type { SnapshotStore } from './store/snapshot-store.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/log.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import type { OrgSnapshot } from '../snapshot/model.js';
+import type { EventLog } from '../store/event-log.js';
+import type { LoggedEvent } from '../store/event-segments.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 
 /** How long a snapshot may wait to be saved when nothing changed (freshness only). */
 const QUIET_SAVE_MS = 30_000;

@@ -5,25 +5,25 @@
  */
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { AlertEngine } from './alerts/engine.js';
-import { type AlertStateFile, type AlertStore, validateAlertState } from './alerts/state.js';
-import type { Notification } from './alerts/types.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config/schema.js';
-import type { Logger } from './log.js';
-import { AlertmanagerNotifier } from './notify/alertmanager/alertmanager.js';
-import { AlertmanagerResender } from './notify/alertmanager/resender.js';
-import { Dispatcher } from './notify/dispatcher.js';
-import type { DeliveryMetrics } from './notify/metrics.js';
-import type { Notifier } from './notify/notifier.js';
-import { type DeliveryItem, parseDeliveryItem } from './notify/outbox.js';
-import { closeNotifiers, createNotifiers } from './notify/registry.js';
-import { dispatcherOptions } from './notify/schema.js';
-import type { ChangeEvent } from './snapshot/events.js';
-import type { OrgView } from './status.js';
-import { JsonStateFile } from './store/json-file.js';
-import type { StoreHealth } from './store/health.js';
-import { Outbox } from './store/outbox.js';
+import { AlertEngine } from '../alerts/engine.js';
+import { type AlertStateFile, type AlertStore, validateAlertState } from '../alerts/state.js';
+import type { Notification } from '../alerts/types.js';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../core/log.js';
+import { AlertmanagerNotifier } from '../notify/alertmanager/alertmanager.js';
+import { AlertmanagerResender } from '../notify/alertmanager/resender.js';
+import { Dispatcher } from '../notify/dispatcher.js';
+import type { DeliveryMetrics } from '../notify/metrics.js';
+import type { Notifier } from '../notify/notifier.js';
+import { type DeliveryItem, parseDeliveryItem } from '../notify/outbox.js';
+import { closeNotifiers, createNotifiers } from '../notify/registry.js';
+import { dispatcherOptions } from '../notify/schema.js';
+import type { ChangeEvent } from '../snapshot/events.js';
+import type { OrgView } from '../core/status.js';
+import { JsonStateFile } from '../store/json-file.js';
+import type { StoreHealth } from '../store/health.js';
+import { Outbox } from '../store/outbox.js';
 
 /** What {@link Alerting} is built with. */
 export interface AlertingDeps {
