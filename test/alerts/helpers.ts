@@ -1,3 +1,4 @@
+import { ManualClock as SharedManualClock } from '../helpers/clock.js';
 /** Shared fixtures of the alert tests: a manual clock, org views, events and engines from YAML. */
 import { parse } from 'yaml';
 import type { Clock, TimerHandle } from '../../src/core/clock.js';
@@ -23,46 +24,10 @@ export const SEC = 1000;
 export const MIN = 60 * SEC;
 export const HOUR = 60 * MIN;
 
-/** A clock that moves only when told to; timers run as time passes them. */
-export class ManualClock implements Clock {
-  private timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
-
-  constructor(public time = T0) {}
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const t = { at: this.time + ms, fn, cancelled: false };
-    this.timers.push(t);
-    return {
-      cancel: () => {
-        t.cancelled = true;
-      },
-    };
-  }
-
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.setTimeout(resolve, ms));
-  }
-
-  /** Moves time forward by `ms`. */
-  advance(ms: number): void {
-    this.time += ms;
-  }
-
-  /** Moves time forward step by step, running due timers and letting their promises settle. */
-  async run(ms: number, step = SEC): Promise<void> {
-    const end = this.time + ms;
-    while (this.time < end) {
-      this.time = Math.min(end, this.time + step);
-      const due = this.timers.filter((t) => t.at <= this.time && !t.cancelled);
-      this.timers = this.timers.filter((t) => t.at > this.time && !t.cancelled);
-      for (const t of due) t.fn();
-      for (let i = 0; i < 5; i++) await Promise.resolve();
-      await new Promise((r) => setImmediate(r));
-    }
+/** The suite's manual clock, starting at {@link T0} unless told otherwise. */
+export class ManualClock extends SharedManualClock {
+  constructor(t = T0) {
+    super(t);
   }
 }
 

@@ -148,20 +148,20 @@ describe('the timer shell', () => {
     });
     await x.engine.start();
     x.engine.onEvents([event('session.started')]);
-    await x.clock.run(SEC);
+    await x.clock.tick(SEC);
     expect(handed).toEqual([]); // the first hand-over failed
-    await x.clock.run(10 * SEC);
+    await x.clock.tick(10 * SEC);
     expect(handed.map(summary)).toEqual([['ops firing went_live/acme:firing']]);
     expect(handed[0]![0]!.id).toMatch(/-1$/);
     expect(JSON.parse(x.store.text!).groups[0].seq).toBe(1);
-    await x.clock.run(11 * MIN, 10 * SEC);
+    await x.clock.tick(11 * MIN);
     expect(handed.map(summary)).toEqual([
       ['ops firing went_live/acme:firing'],
       ['ops resolved went_live/acme:resolved'],
     ]);
     await x.engine.stop();
     const saves = x.store.saves;
-    await x.clock.run(MIN);
+    await x.clock.tick(MIN);
     expect(x.store.saves).toBe(saves);
   });
 

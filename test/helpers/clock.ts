@@ -1,20 +1,50 @@
 import type { Clock, TimerHandle } from '../../src/core/clock.js';
 
-/** A clock that moves only when the test says so; timers fire on `advance`. */
+/** 2026-11-01T12:00:00Z, the default start of a {@link ManualClock}. */
+export const CLOCK_START = Date.UTC(2026, 10, 1, 12, 0, 0);
+
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  done: boolean;
+}
+
+/**
+ * The one manual clock of the test suite: time moves only when the test says so, and timers
+ * fire in time order (ties in the order they were set) as it passes them.
+ * - `advance(ms)` moves synchronously, firing every due timer with `now()` at its due time;
+ * - `tick(ms)` does the same but lets promises and I/O settle after each timer, for code
+ *   that awaits between timers (pollers, dispatchers);
+ * - assigning `time` jumps without firing anything, for pure evaluation at chosen instants.
+ */
 export class ManualClock implements Clock {
-  private timers: { at: number; fn: () => void; seq: number }[] = [];
+  private timers: Timer[] = [];
   private seq = 0;
 
-  constructor(private t: number = Date.UTC(2026, 10, 1, 12, 0, 0)) {}
+  constructor(private t: number = CLOCK_START) {}
+
+  /** The current time (ms); assigning it jumps without firing timers. */
+  get time(): number {
+    return this.t;
+  }
+
+  set time(value: number) {
+    this.t = value;
+  }
 
   now(): number {
     return this.t;
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    const timer = { at: this.t + Math.max(0, ms), fn, seq: this.seq++ };
+    const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, done: false };
     this.timers.push(timer);
-    return { cancel: () => (this.timers = this.timers.filter((x) => x !== timer)) };
+    return {
+      cancel: () => {
+        timer.done = true;
+      },
+    };
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -28,17 +58,50 @@ export class ManualClock implements Clock {
     });
   }
 
-  /** Moves time forward, firing due timers in order (and letting promises settle between them). */
-  async advance(ms: number): Promise<void> {
+  /** Timers not yet fired or cancelled. */
+  pending(): number {
+    return this.timers.filter((x) => !x.done).length;
+  }
+
+  /** Moves time forward by `ms`, firing due timers in order. */
+  advance(ms: number): void {
     const end = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = Math.max(this.t, due.at);
-      due.fn();
+    for (let due = this.nextDue(end); due; due = this.nextDue(end)) this.fire(due);
+    this.t = Math.max(this.t, end);
+  }
+
+  /** Like {@link advance}, letting promises and I/O settle after each timer fires. */
+  async tick(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (let due = this.nextDue(end); due; due = this.nextDue(end)) {
+      this.fire(due);
       await new Promise((r) => setImmediate(r));
     }
-    this.t = end;
+    this.t = Math.max(this.t, end);
+  }
+
+  /** Resolves once at least `n` timers are pending (I/O keeps running meanwhile). */
+  async waitForTimers(n = 1, maxTurns = 20_000): Promise<void> {
+    for (let i = 0; i < maxTurns; i++) {
+      if (this.pending() >= n) return;
+      await new Promise((r) => setImmediate(r));
+    }
+    throw new Error(`no ${n} timer(s) pending after ${maxTurns} turns`);
+  }
+
+  private nextDue(end: number): Timer | undefined {
+    this.timers = this.timers.filter((x) => !x.done);
+    let best: Timer | undefined;
+    for (const x of this.timers) {
+      if (x.at > end) continue;
+      if (!best || x.at < best.at || (x.at === best.at && x.seq < best.seq)) best = x;
+    }
+    return best;
+  }
+
+  private fire(timer: Timer): void {
+    timer.done = true;
+    this.t = Math.max(this.t, timer.at);
+    timer.fn();
   }
 }

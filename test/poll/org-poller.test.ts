@@ -76,7 +76,7 @@ describe('OrgPoller against the simulator', () => {
     const channel = channels?.state === 'complete' ? channels.value[0] : undefined;
     const target = channel!.status === 'offline' ? 'idle' : 'offline';
 
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     sim.trigger.channelStatus({ channel: channel!.id, status: target });
     sim.trigger.channelVisibility({ channel: channel!.id, visibility: 'private' });
     await p.refresh('channels', new AbortController().signal);
@@ -89,7 +89,7 @@ describe('OrgPoller against the simulator', () => {
     ]);
 
     events = [];
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     const started = sim.trigger.startSession({ channel: channel!.id, title: 'Scripted show' });
     await p.readSessions(channel!.id, 'high', new AbortController().signal);
     await settle(p);
@@ -101,7 +101,7 @@ describe('OrgPoller against the simulator', () => {
     expect(p.snapshot().details[started.id!]?.state).toBe('complete');
 
     events = [];
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     sim.trigger.addQuestion({ session: started.id!, text: 'Is this live?' });
     await p.readDetail(started.id!, 'high', new AbortController().signal);
     expect(events.map((e) => [e.kind, e.to])).toEqual([['session.question_added', 'Is this live?']]);
@@ -115,14 +115,14 @@ describe('OrgPoller against the simulator', () => {
 
     sim.setFaults({ errorRate: 1, errorStatus: 503, path: '/channels$' });
     sim.trigger.removeChannel({ channel: ch!.id });
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     await p.refresh('channels', new AbortController().signal);
     expect(p.snapshot().channels).toBe(before);
     expect(p.attempts.get('channels')?.state).toBe('failed');
     expect(events).toEqual([]);
 
     sim.setFaults(null);
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     await p.refresh('channels', new AbortController().signal);
     await settle(p); // the removal is confirmed by a second read of the list
     expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['channel.removed', ch!.id]]);
@@ -135,7 +135,7 @@ describe('OrgPoller against the simulator', () => {
     const stored = structuredClone(first.snapshot());
 
     sim.trigger.addMember({ name: 'New Person', role: 'member' });
-    await clock.advance(60_000);
+    await clock.tick(60_000);
     const second = poller(stored);
     await second.refresh('team', new AbortController().signal);
     expect(events.map((e) => [e.kind, e.labels['member']])).toEqual([['member.added', 'New Person']]);
@@ -143,7 +143,7 @@ describe('OrgPoller against the simulator', () => {
     // A third process resuming from the same stored snapshot sees the same event with the same id.
     const seen = events.slice();
     events = [];
-    await clock.advance(60_000);
+    await clock.tick(60_000);
     await poller(stored).refresh('team', new AbortController().signal);
     expect(events.map((e) => e.id)).toEqual(seen.map((e) => e.id));
   });
@@ -163,7 +163,7 @@ describe('OrgPoller against the simulator', () => {
       drops -= 1;
       return { ...part, value: part.value.filter((x) => x.id !== victim!.id) };
     };
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     await p.readSessions(channel, 'high', new AbortController().signal);
     await settle(p);
     expect(events).toEqual([]);
@@ -172,7 +172,7 @@ describe('OrgPoller against the simulator', () => {
 
     // Gone for good: reported once, after the second read confirms it.
     drops = Number.POSITIVE_INFINITY;
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     await p.readSessions(channel, 'high', new AbortController().signal);
     await settle(p);
     expect(events.map((e) => [e.kind, e.entity.id])).toEqual([['session.removed', victim!.id]]);
@@ -184,7 +184,7 @@ describe('OrgPoller against the simulator', () => {
     const team = p.snapshot().team;
     const member = team?.state === 'complete' ? team.value[1]! : undefined;
     sim.trigger.removeMember({ member: member!.id });
-    await clock.advance(5_000);
+    await clock.tick(5_000);
     const before = sim.requests().filter((r) => r.path.endsWith('/team')).length;
     await p.refresh('team', new AbortController().signal);
     await settle(p);

@@ -1,65 +1,11 @@
+import { ManualClock as SharedManualClock } from '../helpers/clock.js';
 import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import type { Simulator } from '../../src/sim/index.js';
 
-/** A clock that moves only when told; timers fire in time order as it moves. */
-export class ManualClock implements Clock {
-  private timers: { at: number; seq: number; fn: () => void; done: boolean }[] = [];
-  private seq = 0;
-
-  constructor(private t = Date.UTC(2030, 0, 7, 9, 0, 0)) {}
-
-  now(): number {
-    return this.t;
-  }
-
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const timer = { at: this.t + Math.max(0, ms), seq: ++this.seq, fn, done: false };
-    this.timers.push(timer);
-    return {
-      cancel: () => {
-        timer.done = true;
-      },
-    };
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const h = this.setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => {
-        h.cancel();
-        reject(signal.reason);
-      });
-    });
-  }
-
-  /** Timers not yet fired or cancelled. */
-  pending(): number {
-    return this.timers.filter((x) => !x.done).length;
-  }
-
-  /** Moves time forward, firing due timers in order. */
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const due = this.timers
-        .filter((x) => !x.done && x.at <= end)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (due === undefined) break;
-      due.done = true;
-      this.t = Math.max(this.t, due.at);
-      due.fn();
-    }
-    this.t = end;
-    this.timers = this.timers.filter((x) => !x.done);
-  }
-
-  /** Resolves once at least `n` timers are pending (I/O keeps running meanwhile). */
-  async waitForTimers(n = 1, maxTurns = 20_000): Promise<void> {
-    for (let i = 0; i < maxTurns; i++) {
-      if (this.pending() >= n) return;
-      await new Promise((r) => setImmediate(r));
-    }
-    throw new Error(`no timer was set (wanted ${n})`);
+/** The suite's manual clock, starting on a Monday morning of 2030 unless told otherwise. */
+export class ManualClock extends SharedManualClock {
+  constructor(t = Date.UTC(2030, 0, 7, 9, 0, 0)) {
+    super(t);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ManualClock as SharedManualClock } from '../helpers/clock.js';
 /** Shared fixtures of the store tests: temp dirs, a captured logger, a manual clock, a faulty fs. */
 import { spawnSync } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
@@ -51,36 +52,10 @@ export function linesAt(lines: Record<string, unknown>[], level: string): Record
   return lines.filter((l) => l['level'] === level);
 }
 
-/** A clock that moves only when told to. */
-export class ManualClock implements Clock {
-  private timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
-
-  constructor(private time = Date.UTC(2025, 0, 1)) {}
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const t = { at: this.time + ms, fn, cancelled: false };
-    this.timers.push(t);
-    return {
-      cancel: () => {
-        t.cancelled = true;
-      },
-    };
-  }
-
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.setTimeout(resolve, ms));
-  }
-
-  /** Moves time forward, running timers that come due. */
-  advance(ms: number): void {
-    this.time += ms;
-    const due = this.timers.filter((t) => t.at <= this.time && !t.cancelled);
-    this.timers = this.timers.filter((t) => t.at > this.time && !t.cancelled);
-    for (const t of due) t.fn();
+/** The suite's manual clock, starting at 2025-01-01 unless told otherwise. */
+export class ManualClock extends SharedManualClock {
+  constructor(t = Date.UTC(2025, 0, 1)) {
+    super(t);
   }
 }
 
