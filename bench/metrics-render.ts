@@ -114,6 +114,8 @@ function sourceFor(view: () => OrgView): StatusSource {
       left: 140,
       pausedUntil: 0,
       pauses: 0,
+      rateLimited: 0,
+      inFlight: 0,
       queued: { high: 0, normal: 0, low: 0 },
     }),
     ready: () => true,

@@ -26,12 +26,13 @@ import { TallyMetrics } from '../metrics/index.js';
 import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { BudgetView, EventQuery, OrgView, StatusSource } from '../core/status.js';
+import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
 import { EventLog } from '../store/event-log.js';
 import { StateWriter } from './state-writer.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
+import type { BudgetStats } from '../upstream/budget.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 
@@ -408,7 +409,7 @@ export class App implements StatusSource {
     return this.poller.plan();
   }
 
-  budget(): BudgetView {
+  budget(): BudgetStats {
     return this.client.budget.stats();
   }
 

@@ -3,6 +3,7 @@
  * at scrape or request time. The app implements it; nothing here writes.
  */
 import type { Plan } from '../poll/planner.js';
+import type { BudgetStats } from '../upstream/budget.js';
 import type { ChangeEvent, EventKind } from '../snapshot/events.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 
@@ -31,24 +32,6 @@ export interface OrgView {
   lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
 }
 
-/** The shared request budget, as the read side sees it. */
-export interface BudgetView {
-  /** Configured requests per minute. */
-  configured: number;
-  /** Requests per minute allowed now (lower after a 429 until it recovers). */
-  effective: number;
-  /** Requests sent in the last 60 seconds. */
-  usedLastMinute: number;
-  /** Requests that may still be sent in the current 60-second window. */
-  left: number;
-  /** Until when every request is paused by a Retry-After (ms), or 0. */
-  pausedUntil: number;
-  /** How many times a 429 paused the budget. */
-  pauses: number;
-  /** Requests waiting, by priority. */
-  queued: Readonly<Record<'high' | 'normal' | 'low', number>>;
-}
-
 /** A query over recent change events. */
 export interface EventQuery {
   org?: string;
@@ -64,7 +47,7 @@ export interface EventQuery {
 export interface StatusSource {
   orgs(): readonly OrgView[];
   plan(): Plan;
-  budget(): BudgetView;
+  budget(): BudgetStats;
   /** Ready once every org has had a first complete read of its org-level parts. */
   ready(): boolean;
   /** Recent change events, newest first. */

@@ -6,30 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Notification } from '../alerts/types.js';
+import type { OutboxEntry, OutboxPatch } from '../store/outbox.js';
+
+export type { OutboxEntry, OutboxPatch };
 
 /** A value, or a promise of it: the store may answer synchronously or not. */
 export type Awaitable<T> = T | Promise<T>;
-
-/** One pending entry, as the outbox lists it. */
-export interface OutboxEntry<T> {
-  id: string;
-  item: T;
-  /** When the entry was put (ms). */
-  createdAt: number;
-  /** Failed attempts so far. */
-  attempts: number;
-  /** Not to be tried before this time (ms). */
-  nextAttemptAt: number;
-  /** Why the last attempt failed, when one did. */
-  lastError?: string | null | undefined;
-}
-
-/** What a retry changes on an entry. */
-export interface OutboxPatch {
-  attempts?: number;
-  nextAttemptAt?: number;
-  lastError?: string;
-}
 
 /** The outbox operations the dispatcher uses. */
 export interface OutboxPort<T> {

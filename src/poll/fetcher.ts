@@ -13,20 +13,9 @@ import type {
   TimeWindow,
 } from '../snapshot/model.js';
 
-/** An org and the token that reads it. */
-export interface OrgAuth {
-  slug: string;
-  token: string;
-}
+import type { FetchOptions, OrgAuth, Priority } from '../upstream/client.js';
 
-/** Priority class of a request in the shared budget. */
-export type Priority = 'high' | 'normal' | 'low';
-
-/** Per-read options. */
-export interface FetchOptions {
-  priority?: Priority;
-  signal?: AbortSignal;
-}
+export type { FetchOptions, OrgAuth, Priority };
 
 /** Reads of every part of an org's snapshot; they report failure in the Part, never by throwing. */
 export interface Fetcher {

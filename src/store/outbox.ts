@@ -30,7 +30,7 @@ export interface OutboxEntry<T> {
   /** Not to be tried before this time (ms). */
   nextAttemptAt: number;
   /** Why the last attempt failed, credential-free. */
-  lastError?: string;
+  lastError?: string | undefined;
 }
 
 /** Bookkeeping fields {@link Outbox.update} may change; `lastError: undefined` clears it. */

@@ -14,7 +14,8 @@ import type {
   SessionsPart,
   Subscription,
 } from '../../src/snapshot/model.js';
-import type { BudgetView, EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/core/status.js';
+import type { EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/core/status.js';
+import type { BudgetStats } from '../../src/upstream/budget.js';
 
 /** A complete part read at `at`. */
 export function complete<T>(value: T, at: number): Part<T> {
@@ -110,7 +111,7 @@ export function testPlan(over: Partial<Plan> = {}): Plan {
 }
 
 /** A budget view. */
-export function testBudget(over: Partial<BudgetView> = {}): BudgetView {
+export function testBudget(over: Partial<BudgetStats> = {}): BudgetStats {
   return {
     configured: 240,
     effective: 240,
@@ -118,6 +119,8 @@ export function testBudget(over: Partial<BudgetView> = {}): BudgetView {
     left: 223,
     pausedUntil: 0,
     pauses: 0,
+    rateLimited: 0,
+    inFlight: 0,
     queued: { high: 0, normal: 1, low: 2 },
     ...over,
   };
@@ -127,7 +130,7 @@ export function testBudget(over: Partial<BudgetView> = {}): BudgetView {
 export class FakeSource implements StatusSource {
   views: OrgView[];
   currentPlan: Plan = testPlan();
-  currentBudget: BudgetView = testBudget();
+  currentBudget: BudgetStats = testBudget();
   isReady = true;
   /** Events, newest first. */
   log: ChangeEvent[] = [];
@@ -150,7 +153,7 @@ export class FakeSource implements StatusSource {
     return this.currentPlan;
   }
 
-  budget(): BudgetView {
+  budget(): BudgetStats {
     return this.currentBudget;
   }
 
