@@ -1,7 +1,6 @@
 import { ManualClock as SharedManualClock } from '../helpers/clock.js';
 /** Shared fixtures of the alert tests: a manual clock, org views, events and engines from YAML. */
 import { parse } from 'yaml';
-import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import { AlertEngine, type AlertEngineOptions } from '../../src/alerts/engine.js';
 import { type AlertingConfig, alertingSchema } from '../../src/alerts/schema.js';
 import { MemoryAlertStore } from '../../src/alerts/state.js';

@@ -1,5 +1,4 @@
 import { ManualClock as SharedManualClock } from '../helpers/clock.js';
-import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import type { Simulator } from '../../src/sim/index.js';
 
 /** The suite's manual clock, starting on a Monday morning of 2030 unless told otherwise. */

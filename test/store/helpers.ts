@@ -5,7 +5,6 @@ import * as fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Clock, TimerHandle } from '../../src/core/clock.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
 import type { ChangeEvent, EventKind } from '../../src/snapshot/events.js';
 import { nodeFs, type StoreFileHandle, type StoreFs } from '../../src/store/atomic.js';
