@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../src/core/clock.js';
+import { type Clock, systemClock, type TimerHandle } from '../../src/core/clock.js';
 
 /** 2026-11-01T12:00:00Z, the default start of a {@link ManualClock}. */
 export const CLOCK_START = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -103,5 +103,30 @@ export class ManualClock implements Clock {
     timer.done = true;
     this.t = Math.max(this.t, timer.at);
     timer.fn();
+  }
+}
+
+/**
+ * The wall clock plus an offset the test moves, as after an NTP step or a VM resume:
+ * `now()` jumps, timers keep running in real time (as they do in Node).
+ */
+export class JumpingClock implements Clock {
+  private offset = 0;
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  /** Moves the time by `ms` (negative: backward). */
+  jump(ms: number): void {
+    this.offset += ms;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    return systemClock.setTimeout(fn, ms);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Clock, systemClock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/core/clock.js';
+import { JumpingClock } from '../helpers/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
 import { Poller } from '../../src/poll/poller.js';
@@ -18,14 +19,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** The (fake) wall clock plus an offset the test moves, as after an NTP step; timers are untouched. */
-class JumpingClock implements Clock {
-  offset = 0;
-  now = () => Date.now() + this.offset;
-  setTimeout = systemClock.setTimeout;
-  sleep = systemClock.sleep;
-}
 
 /** An org of idle channels whose reads always succeed; remembers whose sessions were read. */
 function idleOrg(clock: Clock, channels: Channel[], sessionReads: string[]): Fetcher {
@@ -86,7 +79,7 @@ describe('Poller sweep', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(new Set(reads)).toEqual(new Set(['ch-a', 'ch-b', 'ch-c', 'ch-d']));
 
-    clock.offset = -HOUR;
+    clock.jump(-HOUR);
     reads.length = 0;
     await vi.advanceTimersByTimeAsync(10_000);
     // About one sweep round per 4 s: every channel is read again within 10 s, each a few times.

@@ -6,7 +6,7 @@
  * exactly once, promptly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Clock, systemClock } from '../../src/core/clock.js';
+import { JumpingClock } from '../helpers/clock.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import {
   baselineDone,
@@ -18,28 +18,6 @@ import {
   tempDir,
   until,
 } from './helpers.js';
-
-/** The wall clock plus an offset that the test moves; timers run in real time. */
-class JumpingClock implements Clock {
-  private offset = 0;
-
-  now(): number {
-    return Date.now() + this.offset;
-  }
-
-  /** Moves the time by `ms` (negative: backward). */
-  jump(ms: number): void {
-    this.offset += ms;
-  }
-
-  setTimeout(fn: () => void, ms: number) {
-    return systemClock.setTimeout(fn, ms);
-  }
-
-  sleep(ms: number, signal?: AbortSignal) {
-    return systemClock.sleep(ms, signal);
-  }
-}
 
 const HOUR = 3_600_000;
 let sim: Simulator | undefined;
