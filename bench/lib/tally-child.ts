@@ -4,6 +4,7 @@
  *
  *   node --import tsx bench/lib/tally-child.ts CONFIG ORIGIN FACTOR [tally|naive]
  */
+import { Registry } from 'prom-client';
 import { register } from 'node:module';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -68,7 +69,12 @@ if (mode === 'naive') {
   };
   send({ type: 'started', url: undefined });
 } else {
-  const app = App.create(loaded, { clock, logger, console: discard });
+  const app = App.create(loaded, {
+    registry: new Registry(),
+    clock,
+    logger,
+    console: discard,
+  });
   app.onEvents((events) => send({ type: 'events', noticedAt: clock.now(), events: events.map(slim) }));
   await app.start();
   sample = () => ({ plan: app.plan(), budget: app.budget() as ChildSample['budget'] });

@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { FieldProblem } from '../core/errors.js';
 import { parseDuration } from '../config/units.js';
 import { type CompiledMatcher, compileMatchers, matchesAll } from './matchers.js';
 import { matcherSchema, type SilenceConfig } from './schema.js';
@@ -35,11 +36,7 @@ export interface SilenceView extends Omit<Silence, 'starts_at' | 'ends_at' | 'cr
   updated_at: string;
 }
 
-/** A problem with a silence submitted through the API. */
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
+export type { FieldProblem };
 
 /** Expired API silences are kept this long for the listing, then dropped. */
 export const EXPIRED_SILENCE_RETENTION_MS = 5 * 86_400_000;

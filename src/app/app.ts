@@ -1,40 +1,40 @@
 /**
  * The composition root: builds every part of tally from a Config, starts it, stops it
  * within a bound, reloads it. Nothing here touches `process`: main.ts does that, so that
- * a whole tally can run inside a test.
+ * a whole tally can run inside a test. The parts it wires each live in their own file:
+ * resume.ts (how an org joins), reload.ts (what a reload changes), org-views.ts (the read
+ * side's view), drift-events.ts (drift as events), state-writer.ts (durable writes),
+ * alerting.ts and alerting-slot.ts (the alerting half a reload swaps).
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { Alerting } from './alerting.js';
-import { AlertingSlot } from './alerting-slot.js';
-import type { Clock } from '../core/clock.js';
+import type { Registry } from 'prom-client';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { DeliveryMetrics } from '../notify/metrics.js';
-import { Registry } from 'prom-client';
-import type { AlertEngine } from '../alerts/engine.js';
-import type { ApiHandler } from '../alerts/http.js';
-import { alertsHandler, maintenanceHandler, silencesHandler } from '../alerts/http.js';
-import { createHttpServer } from '../http/index.js';
-import { json } from '../http/reply.js';
-import type { Handler } from '../http/router.js';
-import type { HttpServer } from '../http/server.js';
+import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
+import { createHttpServer, type HttpServer } from '../http/index.js';
 import { PromDeliveryMetrics } from '../metrics/delivery-metrics.js';
 import { TallyMetrics } from '../metrics/index.js';
+import type { DeliveryMetrics } from '../notify/metrics.js';
 import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
 import { EventLog } from '../store/event-log.js';
-import { StateWriter } from './state-writer.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
+import { Alerting } from './alerting.js';
+import { AlertingSlot } from './alerting-slot.js';
+import { DriftEvents } from './drift-events.js';
+import { orgView } from './org-views.js';
+import { planReload, reloadable } from './reload.js';
+import { resumeOrg } from './resume.js';
+import { StateWriter } from './state-writer.js';
 
 /** Receives change events once they are durable in the event log. */
 export type EventListener = (events: readonly ChangeEvent[]) => void;
@@ -43,6 +43,8 @@ export type EventListener = (events: readonly ChangeEvent[]) => void;
 export interface AppDeps {
   clock: Clock;
   logger: Logger;
+  /** The registry the app's metrics register in; the caller serves or inspects it. */
+  registry: Registry;
   /** Observes upstream requests (the metrics layer). */
   observer?: UpstreamObserver;
   /** Receives delivery measurements (the metrics layer). */
@@ -56,18 +58,6 @@ export interface AppDeps {
 
 /** Condition rules run at most this often, after the snapshots changed. */
 const EVALUATE_MS = 1_000;
-/** Config sections the alerting half is built from; a reload that changes one rebuilds it. */
-const ALERTING_SECTIONS = [
-  'rules',
-  'route',
-  'silences',
-  'maintenance',
-  'inhibit',
-  'receivers',
-  'delivery',
-] as const;
-/** Config sections that keep their running value until a restart. */
-const RESTART_SECTIONS = ['upstream', 'intervals', 'server', 'state', 'log'] as const;
 
 /** A running tally: poller, state, and the read-only view the HTTP side serves. */
 export class App implements StatusSource {
@@ -87,11 +77,13 @@ export class App implements StatusSource {
   /** The alerting half; replaced as a whole when a reload changes its sections. */
   readonly alerting: AlertingSlot;
   private readonly deliveryMetrics: DeliveryMetrics;
+  private readonly declareReceivers: (receivers: Config['receivers']) => void;
+  private readonly drift: DriftEvents;
   /** The metrics, read from this app at scrape time. */
   readonly metrics: TallyMetrics;
   private http: HttpServer | undefined;
   private httpBase: string | undefined;
-  private evaluateTimer: { cancel(): void } | undefined;
+  private evaluateTimer: TimerHandle | undefined;
 
   private constructor(
     loaded: LoadedConfig,
@@ -100,11 +92,11 @@ export class App implements StatusSource {
     this.config = loaded.config;
     this.startedAt = deps.clock.now();
     this.log = deps.logger.child({ component: 'app' });
-    const registry = new Registry();
-    this.metrics = new TallyMetrics({ registry, source: this });
-    const delivery = new PromDeliveryMetrics(registry);
+    this.metrics = new TallyMetrics({ registry: deps.registry, source: this });
+    const delivery = new PromDeliveryMetrics(deps.registry);
     delivery.declareReceivers(loaded.config.receivers);
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
+    this.drift = new DriftEvents(deps.clock);
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
       logger: deps.logger.child({ component: 'upstream' }),
@@ -122,8 +114,6 @@ export class App implements StatusSource {
     );
     for (const org of loaded.config.orgs) this.orgConfig.set(org.slug, org);
   }
-
-  private readonly declareReceivers: (receivers: Config['receivers']) => void;
 
   private buildAlerting(config: Config): Alerting {
     return new Alerting(config, {
@@ -168,22 +158,11 @@ export class App implements StatusSource {
       running: () => this.started,
     });
     await this.alerting.start();
-    const orgs: PolledOrg[] = [];
-    for (const org of this.config.orgs) {
-      const stored = await this.snapshots.loadWithEnvelope(org.slug);
-      const initial = stored?.snapshot;
-      await this.writer.publish(pendingEventsOf(stored?.extra));
-      this.log.info(
-        { org: org.slug, resumed: initial !== undefined },
-        initial ? 'resuming from stored snapshot' : 'first look: taking a silent baseline',
-      );
-      orgs.push({ auth: { slug: org.slug, token: org.token! }, filter: org.channels, initial });
-    }
-    const iv = this.config.intervals;
+    const orgs = await this.resume(this.config.orgs);
     this.poller = new Poller(
       {
         orgs,
-        intervals: iv,
+        intervals: this.config.intervals,
         window: this.config.upstream.window,
         perPage: this.config.upstream.shape.per_page,
         capacity: () => this.client.budget.capacityPerMinute(),
@@ -217,6 +196,14 @@ export class App implements StatusSource {
     return this.httpBase;
   }
 
+  /** Resumes each org from the state directory, in config order. */
+  private async resume(orgs: Config['orgs']): Promise<PolledOrg[]> {
+    const deps = { snapshots: this.snapshots, writer: this.writer, log: this.log };
+    const out: PolledOrg[] = [];
+    for (const org of orgs) out.push(await resumeOrg(org, deps));
+    return out;
+  }
+
   private async serveHttp(): Promise<void> {
     const http = createHttpServer({
       server: this.config.server,
@@ -224,57 +211,65 @@ export class App implements StatusSource {
       metrics: this.metrics,
       clock: this.deps.clock,
       logger: this.deps.logger,
-    });
-    // The engine of the moment: a reload may replace it, and a request waits for that.
-    const live =
-      (make: (engine: AlertEngine) => ApiHandler): ApiHandler =>
-      async (req) => {
+      // The engine of the moment: a reload may replace it, and a request waits for that.
+      alerts: async () => {
         await this.alerting.settled();
-        return make(this.alerting.engine)(req);
-      };
-    const mount = (method: string, pattern: string, handler: ApiHandler) =>
-      http.router.addRoute(method, pattern, adapt(handler));
-    mount('GET', '/api/v1/alerts', live(alertsHandler));
-    mount('GET', '/api/v1/silences', live(silencesHandler));
-    mount('POST', '/api/v1/silences', live(silencesHandler));
-    mount('DELETE', '/api/v1/silences/:id', live(silencesHandler));
-    mount('GET', '/api/v1/maintenance', live(maintenanceHandler));
-    http.router.addRoute('POST', '/-/reload', async () => {
-      if (!this.deps.reloadConfig)
-        return json(501, { error: { code: 'not_supported', message: 'no config file to reload' } });
-      const r = await this.reloadFromFile();
-      return r.ok
-        ? json(200, { status: 'reloaded' })
-        : json(400, { error: { code: 'invalid_config', message: r.error } });
+        return this.alerting.engine;
+      },
+      ...(this.deps.reloadConfig ? { reload: () => this.reloadFromFile() } : {}),
     });
     this.http = http;
     this.httpBase = (await http.listen()).url;
     this.log.info({ url: this.httpBase }, 'serving metrics and the JSON API');
   }
 
-  /** Stops polling, flushes state and releases the state directory, within `timeoutMs`. */
+  /**
+   * Stops polling, flushes state and releases the state directory, returning within
+   * `timeoutMs` whatever is still in flight: each step gets what is left of the time, and
+   * a step that overruns is abandoned (and logged) so the ones after it still run. Reads
+   * in flight are aborted; deliveries in flight stay in the outbox for the next start.
+   */
   async stop(timeoutMs: number): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await this.poller.stop(Math.max(0, timeoutMs - 1000));
-    await this.writer.flushAll();
     this.evaluateTimer?.cancel();
-    await this.alerting.stop(Math.max(1000, timeoutMs / 2));
-    await this.http?.close(1000);
-    await this.eventLog.close();
-    await this.client.close();
-    await this.lock?.release();
-    this.log.info('stopped');
+    const clock = this.deps.clock;
+    const end = clock.now() + timeoutMs;
+    const left = (share = 1) => Math.max(0, Math.floor((end - clock.now()) * share));
+    const late: string[] = [];
+    const step = async (name: string, ms: number, work: () => Promise<unknown>): Promise<void> => {
+      let timer: TimerHandle | undefined;
+      const overran = new Promise<'late'>((resolve) => {
+        timer = clock.setTimeout(() => resolve('late'), ms);
+      });
+      const done = work().then(
+        () => 'done' as const,
+        (err: unknown) => {
+          this.log.warn({ err, step: name }, 'a step of stopping failed');
+          return 'done' as const;
+        },
+      );
+      if ((await Promise.race([done, overran])) === 'late') late.push(name);
+      timer?.cancel();
+    };
+    // Shares of what is left at each step; the last steps are quick and get the rest.
+    await step('poller', left(0.4), () => this.poller.stop(left(0.3)));
+    await step('state', left(0.5), () => this.writer.flushAll());
+    await step('alerting', left(0.6), () => this.alerting.stop(left(0.5)));
+    await step('http', left(0.5), () => this.http?.close(left(0.4)) ?? Promise.resolve());
+    await step('event log', left(0.5), () => this.eventLog.close());
+    await step('upstream', left(0.5), () => this.client.close());
+    await step('lock', left(), () => this.lock?.release() ?? Promise.resolve());
+    if (late.length > 0) this.log.warn({ timeoutMs, late }, 'stopped before every step finished');
+    else this.log.info('stopped');
   }
 
   /**
    * The upstream observer: every measurement goes to the metrics; schema drift also
-   * becomes one `upstream.schema_drift` event per distinct problem (its id is the problem's
-   * hash, so the event log keeps it once, across restarts too).
+   * becomes an `upstream.schema_drift` event per distinct problem (drift-events.ts).
    */
   private observer(): UpstreamObserver {
     const metrics = this.metrics.upstream;
-    const seen = new Set<string>();
     return {
       onRequest: (i) => metrics.onRequest(i),
       onRetry: (i) => metrics.onRetry(i),
@@ -283,24 +278,9 @@ export class App implements StatusSource {
       onAuthFailure: (i) => metrics.onAuthFailure(i),
       onDrift: (issue) => {
         metrics.onDrift(issue);
-        const key = JSON.stringify([issue.org, issue.endpoint, issue.field, issue.problem, issue.fatal]);
-        if (seen.has(key) || !this.started) return;
-        seen.add(key);
-        const event: ChangeEvent = {
-          id: createHash('sha256').update(key).digest('hex').slice(0, 20),
-          at: this.deps.clock.now(),
-          org: issue.org,
-          kind: 'upstream.schema_drift',
-          entity: { kind: 'upstream', id: issue.org },
-          field: `${issue.endpoint}.${issue.field}`,
-          to: issue.problem,
-          labels: {
-            endpoint: issue.endpoint,
-            field: issue.field,
-            problem: issue.problem,
-            fatal: String(issue.fatal),
-          },
-        };
+        if (!this.started) return;
+        const event = this.drift.eventFor(issue);
+        if (!event) return;
         this.writer.publishInOrder(issue.org, [event], () => this.poller?.orgs().get(issue.org)?.snapshot());
       },
     };
@@ -332,39 +312,49 @@ export class App implements StatusSource {
 
   /**
    * Takes a new config. `orgs` apply at once (orgs added or removed, tokens, filters,
-   * labels). A change to rules, route, silences, maintenance, inhibit, receivers or delivery
-   * (or to the orgs the alerts are about) rebuilds the alerting half the way a restart
-   * would: the running engine saves its state and lets deliveries in flight finish, the new
-   * one loads that state and resumes the outbox, and events that arrive meanwhile wait for
-   * it. Firing alerts of rules that remain stay firing (nothing is sent again); alerts of
-   * removed rules resolve. The new rules are compiled before anything changes, so a rule
-   * that does not compile refuses the whole reload. Upstream, intervals, server, state and
-   * log keep their running values until a restart, and the log says which changed.
+   * labels); an added org joins exactly as on a restart, from its stored snapshot when it
+   * has one. A change to rules, route, silences, maintenance, inhibit, receivers or
+   * delivery (or to the orgs the alerts are about) rebuilds the alerting half the way a
+   * restart would: the running engine saves its state and lets deliveries in flight finish,
+   * the new one loads that state and resumes the outbox, and events that arrive meanwhile
+   * wait for it. Firing alerts of rules that remain stay firing (nothing is sent again);
+   * alerts of removed rules resolve. The new rules are compiled before anything changes, so
+   * a rule that does not compile refuses the whole reload. Upstream, intervals, server,
+   * state and log keep their running values until a restart, and the log says which
+   * changed.
    */
   async reload(loaded: LoadedConfig): Promise<void> {
     const next = loaded.config;
     const before = this.config;
-    const changed = (k: keyof Config) => JSON.stringify(next[k]) !== JSON.stringify(this.config[k]);
-    const orgKey = (c: Config) => JSON.stringify(c.orgs.map((o) => [o.slug, o.labels ?? {}]));
-    const alertingChanged =
-      ALERTING_SECTIONS.filter((k) => changed(k)).length > 0 || orgKey(next) !== orgKey(this.config);
+    const plan = planReload(this.config, next);
     // Built (rules compiled, receivers checked) before anything changes: a failure here
     // keeps the whole running config.
-    const replacement = alertingChanged
-      ? this.alerting.prepare({ ...this.config, ...pickAlerting(next) })
+    const replacement = plan.alerting
+      ? this.alerting.prepare({ ...this.config, ...reloadable(next) })
       : undefined;
-    const restart = RESTART_SECTIONS.filter((k) => changed(k));
-    if (restart.length > 0)
-      this.log.warn({ sections: restart }, 'these config sections change only on restart');
-    this.config = { ...this.config, ...pickAlerting(next) };
+    if (plan.restartNeeded.length > 0)
+      this.log.warn({ sections: plan.restartNeeded }, 'these config sections change only on restart');
+    const polled = this.poller.orgs();
+    const joining = next.orgs.filter((o) => !polled.has(o.slug));
+    // An org removed earlier may still have a save pending: it must reach the disk first,
+    // so the org resumes from its newest snapshot.
+    if (joining.length > 0) await this.writer.flushAll();
+    const added = await this.resume(joining);
+    this.config = { ...this.config, ...reloadable(next) };
     this.orgConfig.clear();
     for (const org of next.orgs) this.orgConfig.set(org.slug, org);
     this.poller.reconfigure(
-      next.orgs.map((o) => ({ auth: { slug: o.slug, token: o.token! }, filter: o.channels })),
+      next.orgs.map(
+        (o) =>
+          added.find((a) => a.auth.slug === o.slug) ?? {
+            auth: { slug: o.slug, token: o.token! },
+            filter: o.channels,
+          },
+      ),
     );
     if (replacement) {
       this.declareReceivers(next.receivers);
-      const running = { ...this.config, ...pickAlerting(before), orgs: next.orgs };
+      const running = { ...this.config, ...reloadable(before), orgs: next.orgs };
       try {
         await this.alerting.replace(replacement, next.delivery.timeout + 1000, running);
       } catch (err) {
@@ -374,7 +364,7 @@ export class App implements StatusSource {
     }
     this.metrics.recordConfigReload(true, this.deps.clock.now());
     this.log.info(
-      { alerting: alertingChanged, orgs: next.orgs.length, restartNeeded: restart },
+      { alerting: plan.alerting, orgs: next.orgs.length, restartNeeded: plan.restartNeeded },
       'config reloaded',
     );
   }
@@ -382,27 +372,7 @@ export class App implements StatusSource {
   // ---- StatusSource --------------------------------------------------------------------
 
   orgs(): readonly OrgView[] {
-    return [...this.poller.orgs().values()].map((p) => {
-      const cfg = this.orgConfig.get(p.slug);
-      const s = p.snapshot();
-      const ready = (['profile', 'team', 'subscription', 'channels'] as const).every(
-        (k) => s[k]?.state === 'complete',
-      );
-      return {
-        slug: p.slug,
-        snapshot: s,
-        health: {
-          state: p.health.state,
-          lastSuccessAt: p.health.lastSuccessAt,
-          lastError: p.health.lastError,
-        },
-        attempts: p.attempts,
-        tokenExpiresAt: cfg?.token_expires_at ? Date.parse(cfg.token_expires_at) : undefined,
-        labels: cfg?.labels ?? {},
-        ready,
-        lastFullSweep: p.lastFullSweep,
-      };
-    });
+    return [...this.poller.orgs().values()].map((p) => orgView(p, this.orgConfig.get(p.slug)));
   }
 
   plan() {
@@ -452,46 +422,4 @@ export class App implements StatusSource {
       }
     }, EVALUATE_MS);
   }
-}
-
-/** The sections of `config` that apply on a reload: orgs and the alerting half. */
-function pickAlerting(config: Config): Pick<Config, 'orgs' | (typeof ALERTING_SECTIONS)[number]> {
-  return {
-    orgs: config.orgs,
-    rules: config.rules,
-    route: config.route,
-    silences: config.silences,
-    maintenance: config.maintenance,
-    inhibit: config.inhibit,
-    receivers: config.receivers,
-    delivery: config.delivery,
-  };
-}
-
-/** The events a stored snapshot carried that may not have reached the log before a crash. */
-function pendingEventsOf(extra: Record<string, unknown> | undefined): ChangeEvent[] {
-  const list = extra?.['pendingEvents'];
-  if (!Array.isArray(list)) return [];
-  return list.filter(
-    (e): e is ChangeEvent =>
-      typeof e === 'object' &&
-      e !== null &&
-      typeof (e as ChangeEvent).id === 'string' &&
-      typeof (e as ChangeEvent).kind === 'string',
-  );
-}
-
-/** Serves an alert-layer handler (plain request/response) as a route. */
-function adapt(handler: ApiHandler): Handler {
-  return async (ctx) => {
-    const hasBody = ctx.method === 'POST' || ctx.method === 'PUT';
-    const body = hasBody ? await ctx.json() : undefined;
-    const res = await handler({
-      method: ctx.method,
-      path: ctx.url.pathname,
-      query: ctx.query,
-      ...(body !== undefined ? { body } : {}),
-    });
-    return json(res.status, res.body);
-  };
 }

@@ -2,6 +2,7 @@
  * `tally demo`: the simulator in-process on a free port with a lively world, and the
  * daemon polling it with short intervals, printing a readable stream of change events.
  */
+import { Registry } from 'prom-client';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -147,7 +148,12 @@ export const demoCommand: Command = async (args, io) => {
     destination: io.stderr,
     secrets: loaded.secrets,
   });
-  const app = App.create(loaded, { clock: systemClock, logger, console: io.stdout });
+  const app = App.create(loaded, {
+    registry: new Registry(),
+    clock: systemClock,
+    logger,
+    console: io.stdout,
+  });
   app.onEvents((events) => {
     for (const e of events) io.stdout.write(line(e, io.isTTY));
   });

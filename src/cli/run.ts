@@ -3,6 +3,7 @@
  * bounded time (exit 0); SIGHUP reloads the config and keeps the old one when the new
  * one is invalid.
  */
+import { Registry } from 'prom-client';
 import { App } from '../app/app.js';
 import { systemClock } from '../core/clock.js';
 import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
@@ -75,6 +76,7 @@ export const runCommand: Command = async (args, io) => {
   if (loaded.config.orgs.length === 0)
     logger.warn({ shard: shardFlag ?? loaded.config.shard }, 'this shard has no orgs');
   const app = App.create(loaded, {
+    registry: new Registry(),
     clock: systemClock,
     logger,
     console: io.stdout,

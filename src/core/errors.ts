@@ -5,6 +5,12 @@
  * carry a credential.
  */
 
+/** One problem of an input (a request body, a query), by field: `matchers[0]`, `state`. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 /** Base class of every error tally raises on purpose. */
 export class TallyError extends Error {
   /** Short, stable, metric-label-safe cause, e.g. `timeout`, `http_5xx`, `auth`. */

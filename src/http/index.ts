@@ -1,6 +1,7 @@
 /**
- * tally's HTTP surface: `/metrics`, health, readiness, the read-only JSON API and a landing
- * page. Other modules add routes through `server.router.addRoute`. See docs/http-api.md.
+ * tally's HTTP surface, every route in one place: `/metrics`, health, readiness, the JSON
+ * API (status, snapshots, events, alerts, silences, maintenance), reload and a landing
+ * page. See docs/http-api.md.
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
@@ -8,9 +9,11 @@ import type { StatusSource } from '../core/status.js';
 import { VERSION } from '../core/version.js';
 import { authFromConfig, type ServerAuthSection } from './auth.js';
 import { addLandingRoute } from './landing.js';
+import { addAlertRoutes, type EngineSource } from './routes-alerts.js';
 import { addApiRoutes } from './routes-api.js';
 import { addEventsRoute } from './routes-events.js';
 import { addHealthRoutes } from './routes-health.js';
+import { addLifecycleRoutes, type Reload } from './routes-lifecycle.js';
 import { addMetricsRoute, type MetricsRenderer } from './routes-metrics.js';
 import { Router } from './router.js';
 import { HttpServer } from './server.js';
@@ -18,6 +21,8 @@ import { HttpServer } from './server.js';
 export { Authenticator, authFromConfig, type HttpAuthConfig } from './auth.js';
 export { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body.js';
 export { errorReply, HttpError, type HttpReply, JSON_TYPE, json } from './reply.js';
+export type { EngineSource } from './routes-alerts.js';
+export type { Reload, ReloadOutcome } from './routes-lifecycle.js';
 export type { MetricsRenderer } from './routes-metrics.js';
 export { type Handler, type RequestContext, type RouteOptions, Router } from './router.js';
 export { HttpServer, parseListen } from './server.js';
@@ -31,6 +36,10 @@ export interface HttpDeps {
   clock: Clock;
   logger: Logger;
   version?: string;
+  /** The alert engine behind `/api/v1/alerts`, silences and maintenance; absent → no such routes. */
+  alerts?: EngineSource;
+  /** Reloads the config for `POST /-/reload`; absent → 501. */
+  reload?: Reload;
 }
 
 /** Builds the server with every built-in route; call `listen()` to start it. */
@@ -42,6 +51,8 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
   addHealthRoutes(router, deps.source);
   addApiRoutes(router, deps.source, deps.clock, version);
   addEventsRoute(router, deps.source);
+  if (deps.alerts) addAlertRoutes(router, deps.alerts);
+  addLifecycleRoutes(router, deps.reload);
   return new HttpServer({
     listen: deps.server.listen,
     router,

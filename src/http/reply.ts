@@ -1,8 +1,9 @@
 /**
  * Replies and errors of the HTTP API. Every JSON answer has the same content type, and
- * every error the same shape: `{ "error": { "code", "message" } }`.
+ * every error the same shape: `{ "error": { "code", "message", "problems"? } }`, where
+ * `problems` lists what was wrong with a request by field.
  */
-import { TallyError } from '../core/errors.js';
+import { type FieldProblem, TallyError } from '../core/errors.js';
 
 /** What a handler returns; the server writes it. */
 export interface HttpReply {
@@ -19,17 +20,21 @@ export class HttpError extends TallyError {
   readonly code: string;
   /** Extra response headers (`Allow`, `WWW-Authenticate` …). */
   readonly headers: Record<string, string | string[]>;
+  /** What was wrong with the request, by field (`matchers[0]`, `state`). */
+  readonly problems: readonly FieldProblem[] | undefined;
 
   constructor(
     status: number,
     code: string,
     message: string,
     headers: Record<string, string | string[]> = {},
+    problems?: readonly FieldProblem[],
   ) {
     super(message, { reason: code });
     this.status = status;
     this.code = code;
     this.headers = headers;
+    this.problems = problems;
   }
 }
 
@@ -47,5 +52,6 @@ export function json(
 
 /** The JSON reply of an error. */
 export function errorReply(err: HttpError): HttpReply {
-  return json(err.status, { error: { code: err.code, message: err.message } }, err.headers);
+  const error = { code: err.code, message: err.message, ...(err.problems ? { problems: err.problems } : {}) };
+  return json(err.status, { error }, err.headers);
 }

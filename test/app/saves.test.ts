@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,12 @@ state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
 `,
     { source: 'test', env: {}, baseDir: dir },
   );
-  const started = App.create(loaded, { clock, logger: silentLogger(), console: new PassThrough() });
+  const started = App.create(loaded, {
+    registry: new Registry(),
+    clock,
+    logger: silentLogger(),
+    console: new PassThrough(),
+  });
   const heard: ChangeEvent[] = [];
   started.onEvents((e) => heard.push(...e));
   await started.start();

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,7 @@ state: { dir: ${JSON.stringify(dir)} }
       { source: 'test', env: {}, baseDir: dir },
     );
     const app = App.create(loaded, {
+      registry: new Registry(),
       clock: systemClock,
       logger: silentLogger(),
       console: new PassThrough(),

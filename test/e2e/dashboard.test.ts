@@ -7,6 +7,7 @@
  * with questions, reactions, speakers and announcements, and an e-mail receiver nobody
  * answers (failed attempts, then dropped notifications).
  */
+import { Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,7 @@ delivery: { backoff: { base: 1s, max: 1s }, max_attempts: 2 }
     { source: 'e2e.yaml', env: {}, baseDir: stateDir },
   );
   app = App.create(loaded, {
+    registry: new Registry(),
     clock: systemClock,
     logger: silentLogger(),
     console: new PassThrough().resume(),

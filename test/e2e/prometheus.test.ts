@@ -2,6 +2,7 @@
  * A real Prometheus scrapes a real tally that polls the upstream simulator. PromQL answers
  * must match the simulator's world, and follow it when it changes.
  */
+import { Registry } from 'prom-client';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,7 @@ server: { listen: 127.0.0.1:0, auth: { bearer_token: ${SCRAPE_TOKEN} } }
     { source: 'e2e.yaml', env: {}, baseDir: stateDir },
   );
   app = App.create(loaded, {
+    registry: new Registry(),
     clock: systemClock,
     logger: silentLogger(),
     console: new PassThrough().resume(),

@@ -7,6 +7,7 @@
  * without error against tally's real series, and every metric a rule reads must be one the
  * real tally exposes (a misspelt name would never fire).
  */
+import { Registry } from 'prom-client';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -140,6 +141,7 @@ delivery: { backoff: { base: 1s, max: 1s }, max_attempts: 2 }
     { source: 'e2e.yaml', env: {}, baseDir: dir },
   );
   app = App.create(loaded, {
+    registry: new Registry(),
     clock: systemClock,
     logger: silentLogger(),
     console: new PassThrough().resume(),

@@ -3,6 +3,7 @@
  * simulator on loopback, with short intervals, its events and log lines collected, and
  * small waiting helpers.
  */
+import { Registry } from 'prom-client';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,7 +69,12 @@ export async function startTally(o: TallyOptions): Promise<Tally> {
   });
   const logger = createLogger({ level: 'info', format: 'json', destination });
   const console = new Writable({ write: (_c, _e, cb) => cb() });
-  const app = App.create(loaded, { clock: o.clock ?? systemClock, logger, console });
+  const app = App.create(loaded, {
+    registry: new Registry(),
+    clock: o.clock ?? systemClock,
+    logger,
+    console,
+  });
   const events: ChangeEvent[] = [];
   app.onEvents((batch) => events.push(...batch));
   await app.start();

@@ -1,0 +1,29 @@
+/**
+ * The read side's view of one org (`OrgView`, src/core/status.ts), built from its poller
+ * and its config at scrape or request time.
+ */
+import type { Config } from '../config/schema.js';
+import type { OrgView } from '../core/status.js';
+import type { OrgPoller } from '../poll/org-poller.js';
+
+/** The org-level parts that must each have been read completely once for an org to be ready. */
+const READY_PARTS = ['profile', 'team', 'subscription', 'channels'] as const;
+
+/** The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes it). */
+export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): OrgView {
+  const s = p.snapshot();
+  return {
+    slug: p.slug,
+    snapshot: s,
+    health: {
+      state: p.health.state,
+      lastSuccessAt: p.health.lastSuccessAt,
+      lastError: p.health.lastError,
+    },
+    attempts: p.attempts,
+    tokenExpiresAt: cfg?.token_expires_at ? Date.parse(cfg.token_expires_at) : undefined,
+    labels: cfg?.labels ?? {},
+    ready: READY_PARTS.every((k) => s[k]?.state === 'complete'),
+    lastFullSweep: p.lastFullSweep,
+  };
+}
