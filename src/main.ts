@@ -51,6 +51,31 @@ async function main(argv: string[]): Promise<number> {
   return command(args, io);
 }
 
+/**
+ * The last resort. Every error from the network, the disk or a peer is handled where it
+ * arises and becomes a failed read, a failed delivery or a logged warning; what reaches
+ * here is a programming error, so tally says so once, as a JSON line a log pipeline can
+ * read, and exits non-zero rather than run on in an unknown state.
+ */
+function fatal(kind: string, err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const line = {
+    level: 'fatal',
+    time: Date.now(),
+    msg: `${kind}: tally stops (a programming error; please report it)`,
+    err: { type: e.name, message: e.message, stack: e.stack },
+  };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+  process.exit(70);
+}
+process.on('uncaughtException', (err) => fatal('uncaught exception', err));
+process.on('unhandledRejection', (reason) => fatal('unhandled rejection', reason));
+// A reader that goes away (`tally once | head`) is not an error of tally's.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  fatal('stdout failed', err);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -47,6 +47,11 @@ export class HttpServer {
     this.server = createServer((req, res) => {
       void this.handle(req, res);
     });
+    // After listen, the server reports accept failures (EMFILE …) as 'error': they are
+    // logged, and the server keeps serving the connections it has.
+    this.server.on('error', (err) => {
+      if (this.server.listening) this.log.error({ err }, 'http server error');
+    });
   }
 
   /** Starts listening; resolves with the base URL (the real port when 0 was asked for). */

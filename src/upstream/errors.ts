@@ -107,6 +107,10 @@ const CODE_WORDS: Readonly<Record<string, string>> = {
 export function classifyTransportError(err: unknown, what: string): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const code = errorCode(err);
+  // Brotli names each way a stream can be corrupt (ERR__ERROR_FORMAT_PADDING_1 …).
+  if (code?.startsWith('ERR__ERROR_FORMAT') || code?.startsWith('ERR_BROTLI')) {
+    return new UpstreamError(`${what}: invalid compressed body`, { reason: 'malformed', cause: err });
+  }
   const reason = (code ? CODE_REASONS[code] : undefined) ?? 'network';
   const words = (code ? CODE_WORDS[code] : undefined) ?? code ?? 'network error';
   return new UpstreamError(`${what}: ${words}`, { reason, cause: err });

@@ -225,8 +225,20 @@ async function discard(body: Readable): Promise<void> {
       limit: 64 * 1024,
     });
   } catch {
-    body.destroy();
+    destroyBody(body);
   }
+}
+
+/**
+ * Ends a response body tally will not read on. undici's body emits `'error'`
+ * (UND_ERR_ABORTED) when destroyed before its end, and an `'error'` without a listener
+ * would end the process: the read has already failed with its own error, so this one is
+ * expected and dropped here, where it arises.
+ */
+function destroyBody(body: Readable): void {
+  if (body.destroyed) return;
+  body.on('error', () => {});
+  body.destroy();
 }
 
 function oversized(what: string, max: number): UpstreamError {
@@ -262,14 +274,14 @@ async function readBody(
 ): Promise<Buffer> {
   const declared = Number(headerValue(headers['content-length']));
   if (Number.isFinite(declared) && declared > max) {
-    body.destroy();
+    destroyBody(body);
     throw oversized(what, max);
   }
   let decode: Transform[];
   try {
     decode = decoders(headerValue(headers['content-encoding']), what);
   } catch (err) {
-    body.destroy();
+    destroyBody(body);
     throw err;
   }
   let raw = 0;
@@ -296,7 +308,7 @@ async function readBody(
     }
   } finally {
     clearTimeout(timer);
-    if (!body.destroyed && !body.readableEnded) body.destroy();
+    if (!body.readableEnded) destroyBody(body);
   }
   return Buffer.concat(chunks, size);
 }

@@ -123,6 +123,24 @@ describe('response bodies', () => {
     expect(s.received).toHaveLength(1);
   });
 
+  it.each([
+    ['an unknown content-encoding', { 'content-encoding': 'x-weird' }, Buffer.from('{}')],
+    ['a coding list with an unknown member', { 'content-encoding': 'identity, compress' }, Buffer.from('{}')],
+    ['a gzip body that is not gzip', { 'content-encoding': 'gzip' }, Buffer.from('not gzip at all')],
+    ['a brotli body that is not brotli', { 'content-encoding': 'br' }, Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3])],
+  ])('fails the read on %s, naming the endpoint, and nothing escapes', async (_name, headers, body) => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'malformed' } });
+    expect(part.state === 'failed' && part.error.message).toMatch(/^GET \/v1\/acme: /);
+    // The process is still here and the next read works.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(unhandled.errors).toEqual([]);
+  });
+
   it('retries malformed JSON, then fails with reason malformed', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
