@@ -77,6 +77,8 @@ export const FALLBACK_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'orgs[].labels': 'Extra labels for this org: on `tally_org_labels` and on its alerts.',
   intervals:
     'How often each resource is read; the planner stretches them when the budget is too small (polling.md).',
+  removals:
+    'Evidence before removal: when a read that drops items is suspect, and the reads that must confirm it (polling.md).',
   server: 'The HTTP server: metrics, health, readiness and the JSON API (http-api.md).',
   'server.listen': 'Address and port, `host:port` (`0.0.0.0` for every IPv4 interface, `[::]` for IPv6).',
   'server.auth.bearer_token':

@@ -167,6 +167,12 @@ export class App implements StatusSource {
         perPage: this.config.upstream.shape.per_page,
         capacity: () => this.client.budget.capacityPerMinute(),
         reserveForHigh: (requests) => this.client.budget.reserveForHigh(requests),
+        removals: {
+          massShare: this.config.removals.mass_share,
+          massMin: this.config.removals.mass_min,
+          confirmReads: this.config.removals.confirm_reads,
+          confirmAfterMs: this.config.removals.confirm_after,
+        },
       },
       {
         fetcher: this.client,

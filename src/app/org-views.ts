@@ -25,5 +25,6 @@ export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): 
     labels: cfg?.labels ?? {},
     ready: READY_PARTS.every((k) => s[k]?.state === 'complete'),
     lastFullSweep: p.lastFullSweep,
+    heldRemovals: p.heldRemovals(),
   };
 }

@@ -128,6 +128,23 @@ export const intervalsSchema = z.strictObject({
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });
 
+/** Evidence before removal: when a read's removals are suspect and what confirms them. */
+export const removalsSchema = z.strictObject({
+  mass_share: z.number().gt(0).max(1).default(0.5).meta({
+    description: 'A read that loses at least this share of a list at once (and at least mass_min items) is suspect.',
+  }),
+  mass_min: z.int().min(1).default(3).meta({ description: 'Items a read must lose at once to be suspect by its share.' }),
+  confirm_reads: z
+    .int()
+    .min(2)
+    .max(100)
+    .default(3)
+    .meta({ description: 'Reads in a row that must miss the items of a suspect read before they are removed.' }),
+  confirm_after: duration()
+    .prefault('2m')
+    .meta({ description: 'The least time those reads must span.' }),
+});
+
 /** The HTTP server: metrics, health and the JSON API. */
 export const serverSchema = z.strictObject({
   listen: z
@@ -174,6 +191,7 @@ export const configSchema = z
     upstream: upstreamSchema,
     orgs: z.array(orgSchema).min(1, 'at least one organization'),
     intervals: intervalsSchema.prefault({}),
+    removals: removalsSchema.prefault({}),
     server: serverSchema.prefault({}),
     state: stateSchema.prefault({}),
     log: logSchema.prefault({}),

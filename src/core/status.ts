@@ -28,6 +28,8 @@ export interface OrgView {
   labels: Readonly<Record<string, string>>;
   /** Whether every org-level part has been read completely at least once. */
   ready: boolean;
+  /** Removals waiting for evidence from further reads, by list (docs/polling.md). */
+  heldRemovals?: readonly { list: string; count: number; suspect: boolean; since: number }[] | undefined;
   /** The last full sweep of the org's session lists, once one has completed. */
   lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
 }

@@ -79,6 +79,12 @@ function orgStatus(view: OrgView): Record<string, unknown> {
           }
         : null,
     },
+    held_removals: (view.heldRemovals ?? []).map((h) => ({
+      list: h.list,
+      count: h.count,
+      suspect: h.suspect,
+      since: iso(h.since),
+    })),
   };
 }
 

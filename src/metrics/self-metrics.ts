@@ -132,6 +132,23 @@ function registerFreshness(ctx: SelfContext): void {
   );
   collectedGauge(
     registry,
+    'tally_removals_held',
+    'Removals held back until further reads confirm them, by list kind; suspect="true" for reads that emptied a list or lost a mass share of it (docs/polling.md).',
+    ['org', 'list', 'suspect'],
+    (g) => {
+      for (const { view } of orgs()) {
+        for (const list of ['team', 'channels', 'sessions'] as const) {
+          for (const suspect of ['true', 'false'] as const) g.set({ org: view.slug, list, suspect }, 0);
+        }
+        for (const h of view.heldRemovals ?? []) {
+          const list = h.list.startsWith('sessions:') ? 'sessions' : h.list;
+          g.inc({ org: view.slug, list, suspect: String(h.suspect) }, h.count);
+        }
+      }
+    },
+  );
+  collectedGauge(
+    registry,
     'tally_sessions_unread_channels',
     'Current channels whose session list has not been read completely yet.',
     ['org'],

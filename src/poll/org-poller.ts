@@ -10,11 +10,12 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { Channel, OrgSnapshot, Part, SessionsPart, TimeWindow } from '../snapshot/model.js';
+import { carryProfile, carrySubscription } from '../snapshot/carry.js';
+import type { Channel, Org, OrgSnapshot, Part, SessionsPart, Subscription, TimeWindow } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
-import { type ListKey, RemovalCheck } from './removals.js';
+import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 
 /** Follow-up reads of one poll that go out at high priority; the rest are normal. */
@@ -49,6 +50,8 @@ export interface OrgPollerDeps {
   signal: AbortSignal;
   /** Told how long each read took (`profile`, `team`, `subscription`, `channels`, `sessions`, `detail`). */
   onPoll?: (resource: string, durationMs: number) => void;
+  /** When a read's removals are suspect and what confirms them (default: DEFAULT_REMOVAL_POLICY). */
+  removals?: RemovalPolicy;
 }
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
@@ -60,8 +63,8 @@ export class OrgPoller {
   private current: OrgSnapshot;
   private readonly hotUntil = new Map<string, number>();
   private readonly finalDetail = new Set<string>();
-  /** Removals wait for a second read of their list (see removals.ts). */
-  private readonly removals = new RemovalCheck();
+  /** Removals wait for evidence from further reads of their list (see removals.ts). */
+  private readonly removals: RemovalCheck;
   /** Lists to read again once the read in progress is done. */
   private readonly rereads: ListKey[] = [];
   /** When details were last pruned. */
@@ -79,6 +82,12 @@ export class OrgPoller {
     this.slug = auth.slug;
     this.current = initial;
     this.health = new UpstreamHealth(auth.slug);
+    this.removals = new RemovalCheck(deps.removals);
+  }
+
+  /** Removals waiting for evidence, by list (status API and metrics). */
+  heldRemovals(): HeldRemovals[] {
+    return this.removals.held();
   }
 
   /** The current snapshot (last complete value of each part). */
@@ -280,7 +289,18 @@ export class OrgPoller {
   private fold(part: TopPart, value: Part<never> | Part<unknown>, ticket: number): void {
     this.record(part, value, ticket);
     if (!this.takes(this.current[part], value)) return;
-    this.commit({ ...this.current, [part]: value }, part);
+    this.commit({ ...this.current, [part]: this.carried(part, value) }, part);
+  }
+
+  /** A complete profile or subscription, with what the read left out kept from the last one (carry.ts). */
+  private carried(part: TopPart, value: Part<unknown>): Part<unknown> {
+    const prev = this.current[part];
+    if (value.state !== 'complete' || prev?.state !== 'complete') return value;
+    if (part === 'profile') return { ...value, value: carryProfile(prev.value as Org, value.value as Org) };
+    if (part === 'subscription') {
+      return { ...value, value: carrySubscription(prev.value as Subscription, value.value as Subscription) };
+    }
+    return value;
   }
 
   private foldSessions(channelId: string, part: SessionsPart, ticket: number): void {
@@ -317,7 +337,15 @@ export class OrgPoller {
   private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
-    const reviewed = this.removals.review(read, this.deps.diff(this.current, taken), this.current, taken);
+    const suspectBefore = new Set(this.removals.held().filter((h) => h.suspect).map((h) => h.list));
+    const reviewed = this.removals.review(read, this.deps.diff(this.current, taken), this.current, taken, now);
+    for (const h of this.removals.held()) {
+      if (!h.suspect || suspectBefore.has(h.list)) continue;
+      this.deps.logger.warn(
+        { org: this.slug, list: h.list, held: h.count },
+        'suspect read: removals held until later reads confirm them',
+      );
+    }
     const next = reviewed.next;
     const events = reviewed.events;
     this.rereads.push(...reviewed.reread);

@@ -12,6 +12,7 @@ import type { Fetcher, OrgAuth } from './fetcher.js';
 import { type ChannelFilter, type DiffFn, OrgPoller } from './org-poller.js';
 import { nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
 import { Scheduler } from './scheduler.js';
+import type { RemovalPolicy } from './removals.js';
 import { stopController } from './stop-signal.js';
 
 /** One org to poll. */
@@ -32,6 +33,8 @@ export interface PollerOptions {
   capacity: () => number;
   /** Told how many requests of every window to keep for high-priority reads: one read of every channel list, and some. */
   reserveForHigh?: (requests: number) => void;
+  /** When a read's removals are suspect and what confirms them. */
+  removals?: RemovalPolicy;
 }
 
 /** Dependencies of {@link Poller}. */
@@ -160,6 +163,7 @@ export class Poller {
         onPoll: (resource, ms) => this.deps.onPoll?.(slug, resource, ms),
         perPage: this.opts.perPage,
         signal: this.stopping.signal,
+        ...(this.opts.removals ? { removals: this.opts.removals } : {}),
       },
     );
     this.pollers.set(slug, poller);

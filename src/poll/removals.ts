@@ -1,15 +1,20 @@
 /**
- * Removals are confirmed by a second read before they are reported. A list that a server
- * cuts short without saying so (one page, no totals, no next link) cannot be told from a
- * shorter list, and an eventually consistent server may leave an item out of one answer:
- * either would otherwise become a `*.removed` event, and an alert, for something that is
- * still there.
+ * Removals need evidence before they are reported (docs/architecture.md, invariant 9). A
+ * list that a server cuts short without saying so (one page, no totals, no next link)
+ * cannot be told from a shorter list, an eventually consistent server may leave an item
+ * out of one answer, and a broken server may answer an empty list or `null`: each would
+ * otherwise become `*.removed` events, and alerts, for things that are still there.
  *
  * The first read that misses a member, channel or session holds its removal back: the
  * item stays in the snapshot as it was, and its list is read again at once. If that read
  * misses it too, the removal is reported (its id is measured from the first read, so it
  * is stable); if the item is back, nothing is. Every other change of the same read is
  * reported at once.
+ *
+ * A *suspect* read needs more: one that empties a list that held items, or that loses at
+ * least `massShare` of a list and at least `massMin` items at once. Its removals are
+ * reported only after `confirmReads` reads in a row miss the items, spread over at least
+ * `confirmAfterMs`; a genuine mass deletion is then reported once, as usual.
  */
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
@@ -27,16 +32,59 @@ export interface Reviewed {
   reread: ListKey[];
 }
 
-/** Holds each removal back until a second read of its list confirms it. */
-export class RemovalCheck {
-  /** Removals seen once (`kind\0id`), with the list that must miss the item again. */
-  private readonly pending = new Map<string, ListKey>();
+/** When a read that removes items is suspect, and what confirms its removals. */
+export interface RemovalPolicy {
+  /** A read that loses at least this share of a list's items at once is suspect. */
+  massShare: number;
+  /** ... and at least this many items. */
+  massMin: number;
+  /** Reads in a row that must miss the items of a suspect read. */
+  confirmReads: number;
+  /** The time those reads must span (ms). */
+  confirmAfterMs: number;
+}
 
-  /** Reviews the events of a read of `read` that turned `current` into `next`. */
-  review(read: string, events: ChangeEvent[], current: OrgSnapshot, next: OrgSnapshot): Reviewed {
+/** The defaults (docs/polling.md, "Evidence before removal"). */
+export const DEFAULT_REMOVAL_POLICY: RemovalPolicy = {
+  massShare: 0.5,
+  massMin: 3,
+  confirmReads: 3,
+  confirmAfterMs: 120_000,
+};
+
+/** A removal waiting for evidence. */
+interface Pending {
+  list: ListKey;
+  /** Reads so far that missed the item. */
+  reads: number;
+  /** When the first of them was taken (ms). */
+  since: number;
+  /** Whether it came from a suspect read (and needs the stronger confirmation). */
+  suspect: boolean;
+}
+
+/** Removals of one list waiting for evidence, for the status API and metrics. */
+export interface HeldRemovals {
+  list: ListKey;
+  count: number;
+  suspect: boolean;
+  /** When the first read that missed them was taken (ms). */
+  since: number;
+}
+
+/** Holds each removal back until further reads of its list confirm it. */
+export class RemovalCheck {
+  /** Removals waiting (`kind\0id`). */
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly policy: RemovalPolicy = DEFAULT_REMOVAL_POLICY) {}
+
+  /** Reviews the events of a read of `read`, taken at `now`, that turned `current` into `next`. */
+  review(read: string, events: ChangeEvent[], current: OrgSnapshot, next: OrgSnapshot, now = 0): Reviewed {
     const kept: ChangeEvent[] = [];
     const held: ChangeEvent[] = [];
     const heldKeys = new Set<string>();
+    const suspectLists = this.suspectLists(events, current);
     for (const e of events) {
       const list = listOf(e);
       if (list === undefined) {
@@ -44,30 +92,84 @@ export class RemovalCheck {
         continue;
       }
       const key = `${e.kind}\0${e.entity.id}`;
-      if (this.pending.get(key) === list) {
-        this.pending.delete(key);
-        kept.push(e);
+      const p = this.pending.get(key);
+      heldKeys.add(key);
+      if (p?.list === list) {
+        p.reads += 1;
+        p.suspect ||= suspectLists.has(list);
+        if (this.confirmed(p, now)) {
+          this.pending.delete(key);
+          heldKeys.delete(key);
+          kept.push(e);
+        } else held.push(e);
         continue;
       }
-      this.pending.set(key, list);
+      this.pending.set(key, { list, reads: 1, since: now, suspect: suspectLists.has(list) });
       held.push(e);
-      heldKeys.add(key);
     }
     // Removals held after an earlier read of this list that this read did not repeat: the
     // item is listed again.
-    for (const [key, list] of this.pending) {
-      if (list === read && !heldKeys.has(key)) this.pending.delete(key);
+    for (const [key, p] of this.pending) {
+      if (p.list === read && !heldKeys.has(key)) this.pending.delete(key);
     }
     if (held.length === 0) return { events: kept, next, reread: [] };
     let patched = next;
     for (const e of held) patched = restore(e, current, patched);
-    return { events: kept, next: patched, reread: [...new Set(held.map((e) => listOf(e)!))] };
+    // A first miss is read again at once; a suspect read waits for the list's own schedule,
+    // since its confirmation needs time to pass anyway.
+    const reread = held
+      .filter((e) => this.pending.get(`${e.kind}\0${e.entity.id}`)?.reads === 1)
+      .map((e) => listOf(e)!);
+    return { events: kept, next: patched, reread: [...new Set(reread)] };
   }
 
-  /** How many removals wait for their second read. */
+  /** How many removals wait for evidence. */
   get waiting(): number {
     return this.pending.size;
   }
+
+  /** The removals waiting, by list. */
+  held(): HeldRemovals[] {
+    const by = new Map<ListKey, HeldRemovals>();
+    for (const p of this.pending.values()) {
+      const h = by.get(p.list) ?? { list: p.list, count: 0, suspect: false, since: p.since };
+      h.count += 1;
+      h.suspect ||= p.suspect;
+      h.since = Math.min(h.since, p.since);
+      by.set(p.list, h);
+    }
+    return [...by.values()];
+  }
+
+  private confirmed(p: Pending, now: number): boolean {
+    if (!p.suspect) return p.reads >= 2;
+    return p.reads >= this.policy.confirmReads && now - p.since >= this.policy.confirmAfterMs;
+  }
+
+  /** Lists this read emptied, or lost a mass share of. */
+  private suspectLists(events: readonly ChangeEvent[], current: OrgSnapshot): Set<ListKey> {
+    const removed = new Map<ListKey, number>();
+    for (const e of events) {
+      const list = listOf(e);
+      if (list !== undefined) removed.set(list, (removed.get(list) ?? 0) + 1);
+    }
+    const out = new Set<ListKey>();
+    for (const [list, n] of removed) {
+      const size = sizeOf(list, current);
+      if (size === 0) continue;
+      const emptied = n >= size;
+      const mass = n >= this.policy.massMin && n / size >= this.policy.massShare;
+      if (emptied || mass) out.add(list);
+    }
+    return out;
+  }
+}
+
+/** How many items `list` held in `snap`. */
+function sizeOf(list: ListKey, snap: OrgSnapshot): number {
+  const part =
+    list === 'team' ? snap.team : list === 'channels' ? snap.channels : snap.sessions[list.slice('sessions:'.length)];
+  return part?.state === 'complete' ? part.value.length : 0;
 }
 
 /** The list a removal event is about, or undefined for any other event. */

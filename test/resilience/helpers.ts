@@ -7,6 +7,8 @@ import { Registry } from 'prom-client';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { App } from '../../src/app/app.js';
 import { type Clock, systemClock } from '../../src/core/clock.js';
@@ -140,4 +142,56 @@ export async function loggedEvents(stateDir: string): Promise<ChangeEvent[]> {
 /** A channel status different from `current`. */
 export function otherStatus(current: unknown): 'live' | 'idle' | 'offline' {
   return current === 'offline' ? 'idle' : 'offline';
+}
+
+/** One way of answering badly, instead of the simulator. */
+export type Breakage = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A proxy in front of the simulator (tally's base_url points at `url`). */
+export interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a proxy to `target` that answers with `broken(req)` instead whenever it returns
+ * one. The simulator's absolute links point at itself; they are rewritten to go through
+ * the proxy too.
+ */
+export async function startProxy(
+  target: Simulator,
+  broken: (req: IncomingMessage) => Breakage | undefined,
+): Promise<Proxy> {
+  let origin = '';
+  const server = createServer((req, res) => {
+    const breakage = broken(req);
+    if (breakage) return breakage(req, res);
+    const upstream = request(
+      `${target.url}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          const headers = { ...answer.headers };
+          if (typeof headers.link === 'string') headers.link = headers.link.split(target.url).join(origin);
+          delete headers['content-length'];
+          delete headers['content-encoding'];
+          const body = Buffer.concat(chunks).toString('utf8').split(target.url).join(origin);
+          res.writeHead(answer.statusCode ?? 502, headers).end(body);
+        });
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }

@@ -7,23 +7,21 @@
  * data event appears, and once the server answers properly again the next real change is
  * reported exactly once.
  */
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import {
+  type Breakage,
   baselineDone,
   dataEvents,
   otherStatus,
+  type Proxy,
   sleep,
+  startProxy,
   startTally,
   type Tally,
   tempDir,
   until,
 } from './helpers.js';
-
-/** One way of answering badly. */
-type Breakage = (req: IncomingMessage, res: ServerResponse) => void;
 
 const json = { 'content-type': 'application/json' };
 
@@ -72,14 +70,13 @@ const ROWS: [name: string, breakage: Breakage][] = [
 ];
 
 let sim: Simulator | undefined;
-let proxy: Server | undefined;
+let proxy: Proxy | undefined;
 let tally: Tally | undefined;
 let cleanup: (() => Promise<void>) | undefined;
 
 afterEach(async () => {
   await tally?.stop();
-  proxy?.closeAllConnections();
-  await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+  await proxy?.close();
   await sim?.close();
   await cleanup?.();
   tally = undefined;
@@ -87,44 +84,14 @@ afterEach(async () => {
   sim = undefined;
 });
 
-/** A proxy to `target` that breaks every answer while `broken()` says so. */
-async function startProxy(target: Simulator, broken: () => Breakage | undefined): Promise<string> {
-  let origin = '';
-  const server = createServer((req, res) => {
-    const breakage = broken();
-    if (breakage) return breakage(req, res);
-    const upstream = request(
-      `${target.url}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (c: Buffer) => chunks.push(c));
-        answer.on('end', () => {
-          // The simulator's absolute links point at itself: they go through the proxy too.
-          const headers = { ...answer.headers };
-          if (typeof headers.link === 'string') headers.link = headers.link.split(target.url).join(origin);
-          delete headers['content-length'];
-          const body = Buffer.concat(chunks).toString('utf8').split(target.url).join(origin);
-          res.writeHead(answer.statusCode ?? 502, headers).end(body);
-        });
-      },
-    );
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  proxy = server;
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return origin;
-}
-
 describe.each(ROWS)('a response with %s', (_name, breakage) => {
   it('is a failed read; tally keeps polling and reports the next real change once', async () => {
     const tmp = await tempDir('wire');
     cleanup = tmp.remove;
     sim = await startSimulator({ seed: 4, channels: 4, sessionsPerChannel: 2, frozen: true });
     let breaking = false;
-    const url = await startProxy(sim, () => (breaking ? breakage : undefined));
+    proxy = await startProxy(sim, () => (breaking ? breakage : undefined));
+    const url = proxy.url;
     const s = sim;
     // The proxy stands where the API is: the config's base_url points at it.
     const viaProxy = { ...s, url } as Simulator;

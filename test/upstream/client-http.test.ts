@@ -141,6 +141,22 @@ describe('response bodies', () => {
     expect(unhandled.errors).toEqual([]);
   });
 
+  it.each<[string, unknown]>([
+    ['an empty object', {}],
+    ['only keys tally does not read', { unrelated: 1, other: { nested: true } }],
+    ['an envelope holding null', { data: null }],
+  ])('fails a subscription or profile read that is %s, naming the keys seen and no value', async (_n, body) => {
+    const s = await serve((_req, res) => json(res, 200, body));
+    const c = client(s.origin);
+    for (const part of [await c.fetchSubscription(ACME), await c.fetchOrg(ACME)]) {
+      expect(part.state).toBe('failed');
+      if (part.state !== 'failed') continue;
+      expect(part.error.reason).toMatch(/schema|malformed/);
+      expect(part.error.message).toMatch(/^GET \/v1\/acme/);
+      expect(part.error.message).not.toContain('true');
+    }
+  });
+
   it('retries malformed JSON, then fails with reason malformed', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -3,7 +3,7 @@ import type { Org } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
-import { asRecord, asText, type ReadContext, readField } from './read.js';
+import { asRecord, asText, hasAnyField, keysSeen, type ReadContext, readField } from './read.js';
 import { flattenSettings } from './settings.js';
 
 /** Normalizes an org profile; `slug` is the one tally asked for (the path is authoritative). */
@@ -20,6 +20,12 @@ export function normalizeOrg(
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  // A body with nothing tally reads is a failed read, never a profile whose every field
+  // changed (docs/upstream-shapes.md, "Absent is not changed").
+  if (!hasAnyField(ctx, record, ['org.name', 'org.plan', 'org.settings']) && !('slug' in record || 'id' in record)) {
+    drift.fatal('org', `none of the fields tally reads is in the body; keys seen: ${keysSeen(raw)}`);
+    return { value: org, drift: drift.issues };
+  }
   const name = readField(ctx, record, 'org.name', asText);
   if (name !== undefined) org.name = name;
   const plan = readField(ctx, record, 'org.plan', asText);

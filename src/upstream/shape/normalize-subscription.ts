@@ -5,7 +5,7 @@ import { readFunding } from './funding.js';
 import { describeValue, flattenResource, isRecord } from './json.js';
 import { readLimits } from './limits.js';
 import type { ShapeOptions } from './options.js';
-import { asAny, asText, type ReadContext, readField } from './read.js';
+import { asAny, asText, hasAnyField, keysSeen, type ReadContext, readField } from './read.js';
 
 /** Normalizes a subscription. */
 export function normalizeSubscription(
@@ -20,6 +20,19 @@ export function normalizeSubscription(
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  // A body with nothing tally reads is a failed read, never a subscription whose plan,
+  // limits and funding all changed (docs/upstream-shapes.md, "Absent is not changed").
+  const known = [
+    'subscription.plan',
+    'subscription.limits',
+    'subscription.usage',
+    'subscription.funding',
+    'subscription.fundingMode',
+  ] as const;
+  if (!hasAnyField(ctx, record, known)) {
+    drift.fatal('subscription', `none of the fields tally reads is in the body; keys seen: ${keysSeen(raw)}`);
+    return { value: sub, drift: drift.issues };
+  }
   const plan = readField(ctx, record, 'subscription.plan', asText);
   if (plan !== undefined) sub.plan = plan;
 

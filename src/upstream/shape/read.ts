@@ -125,3 +125,20 @@ export function toBool(v: unknown): boolean | undefined {
   if (FALSE_WORDS.has(s)) return false;
   return undefined;
 }
+
+/** Whether `scope` holds any of `keys` under any of their spellings (an explicit `null` counts). */
+export function hasAnyField(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): boolean {
+  return keys.some((key) => aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined));
+}
+
+/**
+ * The top-level keys of a body, for a drift message: names only, never values, at most 12,
+ * each cut to 40 characters, so a body of any size gives a short, safe line.
+ */
+export function keysSeen(raw: unknown): string {
+  if (!isRecord(raw)) return describeValue(raw);
+  const keys = Object.keys(raw);
+  if (keys.length === 0) return 'none (an empty object)';
+  const shown = keys.slice(0, 12).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k));
+  return `${shown.join(', ')}${keys.length > 12 ? ` and ${keys.length - 12} more` : ''}`;
+}

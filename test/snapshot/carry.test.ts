@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { diff } from '../../src/snapshot/diff.js';
+import { carryProfile, carrySubscription } from '../../src/snapshot/carry.js';
+import type { OrgSnapshot, Subscription } from '../../src/snapshot/model.js';
+
+const AT = Date.UTC(2026, 10, 1);
+const FULL: Subscription = {
+  plan: 'pro',
+  limits: { channels: 10, members: 5 },
+  usage: { channels: 3 },
+  funding: { mode: 'wallet', balance: 12.5, currency: 'USD' },
+};
+
+function snap(subscription: Subscription, at = AT): OrgSnapshot {
+  return {
+    org: 'acme',
+    takenAt: at,
+    subscription: { state: 'complete', at, value: subscription },
+    sessions: {},
+    details: {},
+  } as unknown as OrgSnapshot;
+}
+
+describe('absent is not changed', () => {
+  it.each<[string, Subscription]>([
+    ['no plan', { ...FULL, plan: undefined } as unknown as Subscription],
+    ['no limits group', { ...FULL, limits: {} }],
+    ['no usage group', { ...FULL, usage: {} }],
+    ['no funding at all', { ...FULL, funding: { mode: 'unknown' } }],
+    ['a wallet without its balance', { ...FULL, funding: { mode: 'wallet', currency: 'USD' } }],
+    ['nothing but the plan', { plan: 'pro', limits: {}, usage: {}, funding: { mode: 'unknown' } }],
+  ])('a subscription read with %s keeps the last known values and gives no event', (_name, partial) => {
+    const next = carrySubscription(FULL, partial);
+    expect(next).toEqual(FULL);
+    expect(diff(snap(FULL), snap(next, AT + 1000))).toEqual([]);
+  });
+
+  it('a real change after an absence is reported against the last known value', () => {
+    const gap = carrySubscription(FULL, { ...FULL, plan: undefined } as unknown as Subscription);
+    const back = carrySubscription(gap, { ...FULL, plan: 'free' });
+    const events = diff(snap(gap), snap(back, AT + 2000));
+    expect(events.map((e) => [e.kind, e.from, e.to])).toEqual([['subscription.plan_changed', 'pro', 'free']]);
+  });
+
+  it('keeps what the read did say: a new balance, a new mode, a limit that changed', () => {
+    expect(carrySubscription(FULL, { ...FULL, funding: { mode: 'wallet', balance: 3 } }).funding).toEqual({
+      mode: 'wallet',
+      balance: 3,
+      currency: 'USD',
+    });
+    expect(carrySubscription(FULL, { ...FULL, funding: { mode: 'byok', provider: 'x' } }).funding).toEqual({
+      mode: 'byok',
+      provider: 'x',
+    });
+    expect(carrySubscription(FULL, { ...FULL, limits: { channels: 20 } }).limits).toEqual({ channels: 20 });
+  });
+
+  it('a profile read without name, plan or settings keeps them', () => {
+    const prev = { slug: 'acme', name: 'Acme', plan: 'pro', settings: { language: 'en' } };
+    expect(carryProfile(prev, { slug: 'acme', settings: {} })).toEqual(prev);
+    expect(carryProfile(prev, { slug: 'acme', name: 'Acme Radio', settings: { language: 'de' } })).toEqual({
+      slug: 'acme',
+      name: 'Acme Radio',
+      plan: 'pro',
+      settings: { language: 'de' },
+    });
+  });
+});
