@@ -13,12 +13,23 @@ import { createLogger, type Logger } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 
-const USAGE = `usage: tally run [--config PATH] [--shard I/N] [--stop-timeout SECONDS]
+const USAGE = `usage: tally run [--config PATH] [--shard I/N] [--stop-timeout SECONDS] [--enable-writes]
 
 Runs the daemon: polls every configured org, keeps state in the state directory and
 serves metrics and the JSON API. SIGTERM or SIGINT stop it; SIGHUP (or POST /-/reload)
 reloads the config. --shard I/N takes only a stable share of the orgs (by a hash of the
-slug), so that N replicas with the same config split the fleet.`;
+slug), so that N replicas with the same config split the fleet. --enable-writes lets
+unauthenticated requests use the endpoints that change state (silences, /-/reload), like
+server.enable_writes: true; without it they answer 403 unless server.auth is set.`;
+
+/** Turns on unauthenticated writes when the flag asks (the flag can only open, never close). */
+export function applyEnableWrites(loaded: LoadedConfig, flag: boolean | undefined): LoadedConfig {
+  if (flag !== true) return loaded;
+  return {
+    ...loaded,
+    config: { ...loaded.config, server: { ...loaded.config.server, enable_writes: true } },
+  };
+}
 
 /** Narrows a loaded config to the orgs of the shard (the flag wins over the config's `shard`). */
 export function applyShard(loaded: LoadedConfig, flag: string | undefined): LoadedConfig {
@@ -48,7 +59,12 @@ export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
 export const runCommand: Command = async (args, io) => {
   const parsed = parseCommandArgs(
     args,
-    { config: { type: 'string', short: 'c' }, shard: { type: 'string' }, 'stop-timeout': { type: 'string' } },
+    {
+      config: { type: 'string', short: 'c' },
+      shard: { type: 'string' },
+      'stop-timeout': { type: 'string' },
+      'enable-writes': { type: 'boolean' },
+    },
     USAGE,
     io,
   );
@@ -61,7 +77,9 @@ export const runCommand: Command = async (args, io) => {
   }
   const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
   const shardFlag = parsed.values.shard;
-  const load = async () => applyShard(await loadConfigFile(file, io.env), shardFlag);
+  const writesFlag = parsed.values['enable-writes'];
+  const load = async () =>
+    applyEnableWrites(applyShard(await loadConfigFile(file, io.env), shardFlag), writesFlag);
   let loaded: LoadedConfig;
   try {
     loaded = await load();

@@ -148,7 +148,14 @@ export const serverSchema = z.strictObject({
         .optional(),
     })
     .optional()
-    .meta({ description: 'Protects everything but /-/healthy and /-/ready.' }),
+    .meta({
+      description:
+        'Protects everything but /-/healthy and /-/ready; authenticated requests may also use the write endpoints.',
+    }),
+  enable_writes: z.boolean().default(false).meta({
+    description:
+      'Let unauthenticated requests use the endpoints that change state (silences, /-/reload). Off by default: they answer 403 unless server.auth is set and its credentials are sent. `tally run --enable-writes` turns it on too.',
+  }),
 });
 
 /** The state directory. */

@@ -53,7 +53,7 @@ describe('tally run', () => {
   it('serves, reloads on POST /-/reload and SIGHUP keeping the last good config, and stops with 0', async () => {
     await writeFile(file, config(['alpha']));
     const io = captureIO();
-    const running = runCommand(['--config', file], io);
+    const running = runCommand(['--config', file, '--enable-writes'], io);
     const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
@@ -97,6 +97,13 @@ describe('tally run', () => {
       'the HTTP server',
     );
     expect(await reloadGauge(base)).toBe('1');
+    // Without --enable-writes or server.enable_writes, POST /-/reload is closed and says how to open it.
+    const closed = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(closed.status).toBe(403);
+    expect(((await closed.json()) as { error: { message: string } }).error.message).toContain(
+      '--enable-writes',
+    );
+    expect(io.out()).toContain('"writes":"disabled"');
 
     await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
     io.reload();
