@@ -48,6 +48,8 @@ export interface AppDeps {
   deliveryMetrics?: DeliveryMetrics;
   /** Where the console (`log`) receiver writes. */
   console: Writable;
+  /** How tally's log on `console` is written (default json; the demo's is pretty). */
+  consoleFormat?: 'json' | 'pretty';
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
@@ -106,7 +108,7 @@ export class App implements StatusSource {
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
-      logger: deps.logger.child({ component: 'upstream' }),
+      logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
@@ -129,6 +131,7 @@ export class App implements StatusSource {
       clock: this.deps.clock,
       logger: this.deps.logger,
       console: this.deps.console,
+      ...(this.deps.consoleFormat ? { consoleFormat: this.deps.consoleFormat } : {}),
       metrics: this.deliveryMetrics,
       storeHealth: this.storeHealth,
       stateDir: this.stateDir(),

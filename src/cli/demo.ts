@@ -147,7 +147,8 @@ export const demoCommand: Command = async (args, io) => {
     destination: io.stderr,
     secrets: loaded.secrets,
   });
-  const app = App.create(loaded, { clock: systemClock, logger, console: io.stdout });
+  // stdout is the demo's human feed (its log goes to stderr): readable blocks there.
+  const app = App.create(loaded, { clock: systemClock, logger, console: io.stdout, consoleFormat: 'pretty' });
   app.onEvents((events) => {
     for (const e of events) io.stdout.write(line(e, io.isTTY));
   });

@@ -43,13 +43,19 @@ export function applyShard(loaded: LoadedConfig, flag: string | undefined): Load
 /** Default time allowed for a clean stop. */
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
+/** The format of the log on stdout: `auto` is pretty on a terminal, JSON anywhere else. */
+export function logFormatFor(loaded: LoadedConfig, io: CliIO): 'json' | 'pretty' {
+  const { format } = loaded.config.log;
+  return format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format;
+}
+
 /** Builds the root logger the config asks for, writing to the command's stdout. */
 export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
-  const { level, format } = loaded.config.log;
+  const { level } = loaded.config.log;
   const envLevel = io.env['TALLY_LOG_LEVEL'];
   return createLogger({
     level: (envLevel as typeof level | undefined) ?? level,
-    format: format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format,
+    format: logFormatFor(loaded, io),
     destination: io.stdout,
     secrets: loaded.secrets,
   });
@@ -96,6 +102,7 @@ export const runCommand: Command = async (args, io) => {
     clock: systemClock,
     logger,
     console: io.stdout,
+    consoleFormat: logFormatFor(loaded, io),
     reloadConfig: load,
   });
   return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadOnSignal: true });
