@@ -8,7 +8,7 @@ import { systemClock } from '../core/clock.js';
 import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { inShard, parseShard } from '../config/shard.js';
 import { summarizeConfig } from '../config/summary.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, TallyError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
@@ -108,6 +108,33 @@ export const runCommand: Command = async (args, io) => {
   return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadOnSignal: true });
 };
 
+/**
+ * The one log line of a start that failed: its cause once, in the message (`could not
+ * start: listen EADDRINUSE: address already in use 127.0.0.1:9464`), with the errno
+ * `code` as a field. The error object is not logged as well: its message, stack, errno
+ * and syscall would repeat the cause. Only an error that is neither tally's own nor a
+ * system error (a bug) keeps its stack.
+ */
+export function startFailure(err: unknown): { fields: Record<string, unknown>; msg: string } {
+  const parts: string[] = [];
+  let code: string | undefined;
+  let tally = false;
+  let e: unknown = err;
+  for (let depth = 0; e !== undefined && depth < 5; depth++) {
+    const m = e instanceof Error ? e.message : String(e);
+    if (m !== '' && !parts.some((p) => p.includes(m))) parts.push(m);
+    const c = (e as { code?: unknown } | null)?.code;
+    if (code === undefined && typeof c === 'string') code = c;
+    tally ||= e instanceof TallyError;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  const fields: Record<string, unknown> = {};
+  if (code !== undefined) fields['code'] = code;
+  const expected = code !== undefined || tally;
+  if (!expected && err instanceof Error && err.stack) fields['stack'] = err.stack;
+  return { fields, msg: `could not start: ${parts.join(': ') || 'unknown error'}` };
+}
+
 /** Starts `app`, reloads it on SIGHUP, and stops it when the command's signal fires. */
 export async function runUntilStopped(
   app: App,
@@ -123,7 +150,8 @@ export async function runUntilStopped(
   try {
     await app.start();
   } catch (err) {
-    logger.fatal({ err }, 'could not start');
+    const failure = startFailure(err);
+    logger.fatal(failure.fields, failure.msg);
     await app.stop(o.stopTimeoutMs).catch(() => undefined);
     return 1;
   }
