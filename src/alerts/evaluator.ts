@@ -244,6 +244,7 @@ export class RuleEvaluator {
           // The same entity again while its alert fires: the latest details, a later end.
           firing.annotations = alert.annotations;
           firing.resolveAt = Math.max(firing.resolveAt ?? 0, alert.resolveAt ?? 0);
+          firing.updatedAt = now;
           continue;
         }
         if (tracker.fireEvent(alert)) fired++;

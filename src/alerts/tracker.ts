@@ -26,6 +26,8 @@ export interface TrackedAlert extends Alert {
   resolveAt?: number;
   /** The event's entity (`channel:<id>` …), for `resolve_on`. */
   eventEntity?: string;
+  /** When a later event on the same entity last updated this firing event alert. */
+  updatedAt?: number;
 }
 
 /** Fingerprint: a stable hash of the rule name and the labels that identify the entity. */
