@@ -15,7 +15,7 @@ import type { LogSinkConfig } from './schema.js';
 /** The readable block of `n`: a header line, then one indented entry per alert. */
 export function formatBlock(n: Notification): string {
   const lines = [`── ${subjectLine(n)} ── ${n.receiver} · ${formatTime(n.createdAt)}`];
-  for (const a of n.alerts.map(alertView)) {
+  for (const a of n.alerts.map((a) => alertView(a))) {
     lines.push(`  ${a.status === 'firing' ? '●' : '○'} ${a.status.toUpperCase()}  ${a.summary}`);
     if (a.description) lines.push(`      ${a.description}`);
     const labels = a.labelList.map((l) => `${l.name}=${l.value}`).join(' ');
