@@ -87,6 +87,11 @@ describe('event rules', () => {
         labels,
       }),
     ]);
+    // The update reaches the receiver at the group's next flush (group_interval 1m).
+    const update = e.tick();
+    expect(update.map((n) => [n.status, n.alerts.length, n.alerts[0]!.annotations['event_id']])).toEqual([
+      ['firing', 1, 'v3'],
+    ]);
     const alerts = e.alerts();
     expect(alerts).toHaveLength(1);
     expect(alerts[0]!.labels).toEqual({
