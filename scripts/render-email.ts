@@ -1,11 +1,12 @@
 /**
- * Renders the default alert e-mail (firing and resolved) to PNG with headless Chromium,
- * for docs/images/. Run: `npx tsx scripts/render-email.ts` (needs `chromium` on PATH).
+ * Renders the default alert e-mail (firing and resolved) to PNG with headless Chromium
+ * (Debian's /usr/bin/chromium, or CHROMIUM), driven by playwright-core, for docs/images/.
+ * Run: `npx tsx scripts/render-email.ts [OUT_DIR]`. The e2e test
+ * test/e2e/email-render.test.ts runs it into a temporary directory.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
 import type { Alert, Notification } from '../src/alerts/types.js';
 import { EmailTemplates } from '../src/notify/email/templates.js';
 
@@ -67,37 +68,40 @@ const resolved: Notification = {
   createdAt: T + 22 * 60_000,
 };
 
-const outDir = path.resolve('docs/images');
-const work = mkdtempSync(path.join(tmpdir(), 'tally-render-'));
-try {
+/** The screenshots {@link renderEmails} writes, by file name. */
+export const EMAIL_SHOTS = { 'alert-email.png': firing, 'alert-email-resolved.png': resolved } as const;
+
+/** Renders every mail of {@link EMAIL_SHOTS} to `outDir`; returns the files written. */
+export async function renderEmails(
+  outDir: string,
+  executablePath = process.env['CHROMIUM'] ?? '/usr/bin/chromium',
+): Promise<string[]> {
   const templates = new EmailTemplates();
-  for (const [name, n, height] of [
-    ['alert-email.png', firing, 720],
-    ['alert-email-resolved.png', resolved, 600],
-  ] as const) {
-    const html = path.join(work, `${name}.html`);
-    writeFileSync(html, templates.render(n).html);
-    execFileSync(
-      'chromium',
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--hide-scrollbars',
-        `--user-data-dir=${path.join(work, `profile-${name}`)}`,
-        `--screenshot=${path.join(outDir, name)}`,
-        `--window-size=900,${height}`,
-        `file://${html}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    process.stdout.write(`wrote docs/images/${name}\n`);
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
+  const written: string[] = [];
+  try {
+    const page = await browser.newPage({ viewport: { width: 760, height: 400 }, deviceScaleFactor: 1 });
+    // Nothing from the network: the mail is self-contained, and the page must not fetch.
+    const fetched: string[] = [];
+    await page.route('**/*', (route) => {
+      fetched.push(route.request().url());
+      return route.abort();
+    });
+    for (const [name, n] of Object.entries(EMAIL_SHOTS)) {
+      await page.setContent(templates.render(n).html, { waitUntil: 'load' });
+      const file = path.join(outDir, name);
+      await page.screenshot({ path: file, fullPage: true });
+      written.push(file);
+    }
+    if (fetched.length > 0) throw new Error(`the mail fetched ${fetched.join(', ')}`);
+  } finally {
+    await browser.close();
   }
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  return written;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const out = path.resolve(process.argv[2] ?? 'docs/images');
+  for (const file of await renderEmails(out))
+    process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`);
 }

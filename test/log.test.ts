@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, LOG_LEVELS, scrub } from '../src/core/log.js';
+import { createLogger, LOG_LEVELS, scrub, uniqueKeys } from '../src/core/log.js';
+import { duplicateKeys } from './helpers/json-keys.js';
 
 const TOKEN = 'tok_live_9f8e7d6c5b4a';
 
@@ -36,6 +37,32 @@ describe('logging', () => {
       expect(out).toContain('[REDACTED]');
     },
   );
+
+  it('writes each key once: the innermost binding or call field wins', async () => {
+    const { log, text } = capture('json');
+    const child = log.child({ component: 'app' }).child({ component: 'upstream', org: 'acme' });
+    child.warn({ org: 'beta', endpoint: 'team' }, 'read failed');
+    child.info('plain');
+    await new Promise((r) => setImmediate(r));
+    const lines = text().trim().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(duplicateKeys(l)).toEqual([]);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      level: 'warn',
+      component: 'upstream',
+      org: 'beta',
+      endpoint: 'team',
+      msg: 'read failed',
+    });
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
+      component: 'upstream',
+      org: 'acme',
+      msg: 'plain',
+    });
+    // A line without repeats is passed through as it is.
+    const plain = '{"level":"info","msg":"a, \\"b\\": c"}\n';
+    expect(uniqueKeys(plain)).toBe(plain);
+  });
 
   it('writes JSON lines with a level label and component', async () => {
     const { log, text } = capture('json');

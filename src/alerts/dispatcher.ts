@@ -265,6 +265,9 @@ function needsUpdate(
 ): boolean {
   if (!last) return firing.length > 0;
   if (firing.some((a) => !lastFiring.has(a.fingerprint))) return true;
+  // A later event updated a firing event alert (its details and its end): receivers hear
+  // of it at the group's next flush, so no event is lost and Alertmanager gets the new endsAt.
+  if (firing.some((a) => a.updatedAt !== undefined && a.updatedAt > last.at)) return true;
   // All cleared: say so once (when the receiver was told about any of them).
   if (firing.length === 0) return last.firing.length > 0;
   if (resolved.some((a) => !last.resolved.includes(a.fingerprint))) return true;

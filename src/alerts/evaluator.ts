@@ -191,18 +191,21 @@ export class RuleEvaluator {
       for (const rule of rules) {
         if (!rule.on(e.kind)) continue;
         if (rule.when && !this.test(rule, ctx, e.id)) continue;
-        const fp = fingerprint(rule.name, { org: e.org, event_id: e.id });
-        if (tracker.get(fp)) continue;
-        const eventLabels: Record<string, string> = {};
+        // One alert per rule and entity (Alertmanager semantics): the event's id and
+        // details go to annotations, so grouping, silences and inhibition by entity work,
+        // and a second event on the same entity updates the firing alert.
+        const fp = fingerprint(rule.name, { org: e.org, entity });
+        const existing = tracker.get(fp);
+        if (existing && existing.state === 'pending') continue;
+        const entityLabels: Record<string, string> = {};
         for (const [k, v] of Object.entries(e.labels))
-          if (isLabelName(k) && k !== 'error') eventLabels[k] = v;
+          if (ENTITY_LABELS.has(k) && isLabelName(k) && v !== '') entityLabels[k] = v;
         const base = {
           ...this.deps.orgLabels(e.org),
-          ...eventLabels,
+          ...entityLabels,
           alertname: rule.name,
           severity: rule.severity,
           org: e.org,
-          event_id: e.id,
         };
         const t: Plain = {
           now: new Date(now).toISOString(),
@@ -210,7 +213,8 @@ export class RuleEvaluator {
           value: rule.value ? this.value(rule, ctx) : fromCel(e.to ?? null),
           rule: { name: rule.name, severity: rule.severity, on: e.kind },
         };
-        const labels = this.renderLabels(rule, base, t);
+        const firing = existing?.state === 'firing' ? existing : undefined;
+        const labels = firing ? firing.labels : this.renderLabels(rule, base, t);
         const alert: TrackedAlert = {
           fingerprint: fp,
           labels,
@@ -221,17 +225,28 @@ export class RuleEvaluator {
           rule: rule.name,
           kind: 'event',
           org: e.org,
-          entity: `event:${e.id}`,
+          entity,
           eventEntity: entity,
           // Counted from when tally saw the event, so a late event is still sent.
           resolveAt: Math.max(e.at, now) + rule.resolveAfter,
           ...this.generator(rule, fp, () => ({ ...t, labels })),
         };
-        alert.annotations = this.renderAnnotations(
-          rule,
-          { ...t, labels, alert: alertVars(alert, now) },
-          () => `${describeEvent(e)} (${e.org})`,
-        );
+        const count = Number(firing?.annotations['event_count'] ?? '0') + 1;
+        alert.annotations = {
+          ...eventAnnotations(e, count),
+          ...this.renderAnnotations(
+            rule,
+            { ...t, labels, alert: alertVars(alert, now) },
+            () => `${describeEvent(e)} (${e.org})`,
+          ),
+        };
+        if (firing) {
+          // The same entity again while its alert fires: the latest details, a later end.
+          firing.annotations = alert.annotations;
+          firing.resolveAt = Math.max(firing.resolveAt ?? 0, alert.resolveAt ?? 0);
+          firing.updatedAt = now;
+          continue;
+        }
         if (tracker.fireEvent(alert)) fired++;
       }
     }
@@ -326,4 +341,34 @@ function isGone(a: TrackedAlert, rule: ConditionRule, scope: OrgScope): boolean 
 
 function firstLine(s: string): string {
   return s.split('\n')[0] ?? s;
+}
+
+/** Event labels that name the entity (and its parents); every other event label is a detail. */
+const ENTITY_LABELS: ReadonlySet<string> = new Set([
+  'channel_id',
+  'channel',
+  'session_id',
+  'session',
+  'member_id',
+  'member',
+]);
+
+/**
+ * The details of the event an alert is about, as annotations: id, kind, time, field,
+ * from, to, every event label that is not an entity label (`event_<name>`), and how many
+ * events the firing alert has seen.
+ */
+export function eventAnnotations(e: ChangeEvent, count: number): Record<string, string> {
+  const out: Record<string, string> = {
+    event_id: e.id,
+    event_kind: e.kind,
+    event_at: new Date(e.at).toISOString(),
+  };
+  if (e.field !== undefined) out['event_field'] = e.field;
+  const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+  if (e.from !== undefined && e.from !== null) out['event_from'] = text(e.from);
+  if (e.to !== undefined && e.to !== null) out['event_to'] = text(e.to);
+  for (const [k, v] of Object.entries(e.labels)) if (!ENTITY_LABELS.has(k)) out[`event_${k}`] = v;
+  out['event_count'] = String(count);
+  return out;
 }

@@ -67,6 +67,7 @@ const alertSchema = z.looseObject({
   keepFiringSince: z.number().optional(),
   resolveAt: z.number().optional(),
   eventEntity: z.string().optional(),
+  updatedAt: z.number().optional(),
 });
 const groupSchema = z.looseObject({
   receiver: z.string(),

@@ -16,7 +16,7 @@ export interface TrackedAlert extends Alert {
   rule: string;
   kind: 'condition' | 'event';
   org: string;
-  /** The entity within the org: `org`, `channel:<id>`, `session:<id>`, `member:<id>`, `event:<id>`. */
+  /** The entity within the org: `org`, `channel:<id>`, `session:<id>`, `member:<id>`, `upstream:<org>`. */
   entity: string;
   /** Last time the condition was seen to hold (condition rules). */
   lastTrueAt?: number;
@@ -26,6 +26,8 @@ export interface TrackedAlert extends Alert {
   resolveAt?: number;
   /** The event's entity (`channel:<id>` …), for `resolve_on`. */
   eventEntity?: string;
+  /** When a later event on the same entity last updated this firing event alert. */
+  updatedAt?: number;
 }
 
 /** Fingerprint: a stable hash of the rule name and the labels that identify the entity. */
@@ -112,7 +114,9 @@ export class AlertTracker {
 
   /** Adds an event alert, firing at once; an alert for the same event is not added twice. */
   fireEvent(alert: TrackedAlert): boolean {
-    if (this.byFp.has(alert.fingerprint)) return false;
+    // A resolved alert of the same rule and entity fires again as a new instance.
+    const held = this.byFp.get(alert.fingerprint);
+    if (held && held.state !== 'resolved') return false;
     this.byFp.set(alert.fingerprint, alert);
     return true;
   }
@@ -184,5 +188,6 @@ export function publicAlert(a: TrackedAlert): Alert {
   if (a.startsAt !== undefined) out.startsAt = a.startsAt;
   if (a.endsAt !== undefined) out.endsAt = a.endsAt;
   if (a.generatorURL !== undefined) out.generatorURL = a.generatorURL;
+  if (a.state === 'firing' && a.resolveAt !== undefined) out.expiresAt = a.resolveAt;
   return out;
 }

@@ -27,6 +27,8 @@ export interface Alert {
   endsAt?: number;
   /** Link back to tally (or Grafana) for this alert, when configured. */
   generatorURL?: string;
+  /** When a firing event alert resolves by itself unless another event extends it (ms). */
+  expiresAt?: number;
 }
 
 /** A grouped notification for one receiver: what a sink sends in one message. */

@@ -31,6 +31,8 @@ export interface AlertingDeps {
   logger: Logger;
   /** Where the console (`log`) sink writes. */
   console: Writable;
+  /** How tally's log on `console` is written (see NotifierDeps.consoleFormat). */
+  consoleFormat?: 'json' | 'pretty';
   metrics: DeliveryMetrics;
   storeHealth: StoreHealth;
   stateDir: string;
@@ -67,7 +69,11 @@ export class Alerting {
     private readonly deps: AlertingDeps,
   ) {
     this.log = deps.logger.child({ component: 'alerting' });
-    this.notifiers = createNotifiers(config.receivers, { clock: deps.clock, console: deps.console });
+    this.notifiers = createNotifiers(config.receivers, {
+      clock: deps.clock,
+      console: deps.console,
+      ...(deps.consoleFormat ? { consoleFormat: deps.consoleFormat } : {}),
+    });
     const orgLabels: Record<string, Record<string, string>> = {};
     for (const o of config.orgs) if (o.labels) orgLabels[o.slug] = o.labels;
     this.engine = new AlertEngine({
@@ -77,7 +83,7 @@ export class Alerting {
       maintenance: config.maintenance,
       inhibit: config.inhibit,
       clock: deps.clock,
-      logger: deps.logger.child({ component: 'alerts' }),
+      logger: deps.logger, // the engine binds its component itself
       store: alertStore(deps),
       externalURL: config.server.external_url,
       orgs: config.orgs.map((o) => o.slug),
@@ -99,7 +105,7 @@ export class Alerting {
       notifiers: this.notifiers,
       outbox,
       clock: this.deps.clock,
-      logger: this.deps.logger.child({ component: 'delivery' }),
+      logger: this.deps.logger, // the dispatcher binds its component itself
       metrics: this.deps.metrics,
       options: dispatcherOptions(this.config.delivery, this.config.receivers),
     });

@@ -51,6 +51,8 @@ export interface AppDeps {
   deliveryMetrics?: DeliveryMetrics;
   /** Where the console (`log`) receiver writes. */
   console: Writable;
+  /** How tally's log on `console` is written (default json; the demo's is pretty). */
+  consoleFormat?: 'json' | 'pretty';
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
@@ -99,7 +101,7 @@ export class App implements StatusSource {
     this.drift = new DriftEvents(deps.clock);
     this.client = UpstreamClient.fromConfig(loaded.config, {
       clock: deps.clock,
-      logger: deps.logger.child({ component: 'upstream' }),
+      logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
@@ -120,6 +122,7 @@ export class App implements StatusSource {
       clock: this.deps.clock,
       logger: this.deps.logger,
       console: this.deps.console,
+      ...(this.deps.consoleFormat ? { consoleFormat: this.deps.consoleFormat } : {}),
       metrics: this.deliveryMetrics,
       storeHealth: this.storeHealth,
       stateDir: this.stateDir(),

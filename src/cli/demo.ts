@@ -148,11 +148,13 @@ export const demoCommand: Command = async (args, io) => {
     destination: io.stderr,
     secrets: loaded.secrets,
   });
+  // stdout is the demo's human feed (its log goes to stderr): readable blocks there.
   const app = App.create(loaded, {
     registry: new Registry(),
     clock: systemClock,
     logger,
     console: io.stdout,
+    consoleFormat: 'pretty',
   });
   app.onEvents((events) => {
     for (const e of events) io.stdout.write(line(e, io.isTTY));

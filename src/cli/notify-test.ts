@@ -88,7 +88,8 @@ type SendResult = { ok: true; ms: number } | { ok: false; error: string };
 
 async function sendTest(r: ReceiverConfig, cfg: NotifyConfig, io: CliIO): Promise<SendResult> {
   const clock = systemClock;
-  const notifier = createNotifier(r, { clock, console: io.stdout });
+  // notify-test reports to a person on stdout, so the console receiver writes its block.
+  const notifier = createNotifier(r, { clock, console: io.stdout, consoleFormat: 'pretty' });
   const n = testNotification(r.name, clock.now(), cfg.externalURL);
   const timeoutMs = r.timeout ?? cfg.delivery.timeout;
   const signal = AbortSignal.any([io.signal, AbortSignal.timeout(timeoutMs)]);

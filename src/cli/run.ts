@@ -9,17 +9,28 @@ import { systemClock } from '../core/clock.js';
 import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { inShard, parseShard } from '../config/shard.js';
 import { summarizeConfig } from '../config/summary.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, TallyError } from '../core/errors.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 
-const USAGE = `usage: tally run [--config PATH] [--shard I/N] [--stop-timeout SECONDS]
+const USAGE = `usage: tally run [--config PATH] [--shard I/N] [--stop-timeout SECONDS] [--enable-writes]
 
 Runs the daemon: polls every configured org, keeps state in the state directory and
 serves metrics and the JSON API. SIGTERM or SIGINT stop it; SIGHUP (or POST /-/reload)
 reloads the config. --shard I/N takes only a stable share of the orgs (by a hash of the
-slug), so that N replicas with the same config split the fleet.`;
+slug), so that N replicas with the same config split the fleet. --enable-writes lets
+unauthenticated requests use the endpoints that change state (silences, /-/reload), like
+server.enable_writes: true; without it they answer 403 unless server.auth is set.`;
+
+/** Turns on unauthenticated writes when the flag asks (the flag can only open, never close). */
+export function applyEnableWrites(loaded: LoadedConfig, flag: boolean | undefined): LoadedConfig {
+  if (flag !== true) return loaded;
+  return {
+    ...loaded,
+    config: { ...loaded.config, server: { ...loaded.config.server, enable_writes: true } },
+  };
+}
 
 /** Narrows a loaded config to the orgs of the shard (the flag wins over the config's `shard`). */
 export function applyShard(loaded: LoadedConfig, flag: string | undefined): LoadedConfig {
@@ -33,13 +44,19 @@ export function applyShard(loaded: LoadedConfig, flag: string | undefined): Load
 /** Default time allowed for a clean stop. */
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
+/** The format of the log on stdout: `auto` is pretty on a terminal, JSON anywhere else. */
+export function logFormatFor(loaded: LoadedConfig, io: CliIO): 'json' | 'pretty' {
+  const { format } = loaded.config.log;
+  return format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format;
+}
+
 /** Builds the root logger the config asks for, writing to the command's stdout. */
 export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
-  const { level, format } = loaded.config.log;
+  const { level } = loaded.config.log;
   const envLevel = io.env['TALLY_LOG_LEVEL'];
   return createLogger({
     level: (envLevel as typeof level | undefined) ?? level,
-    format: format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format,
+    format: logFormatFor(loaded, io),
     destination: io.stdout,
     secrets: loaded.secrets,
   });
@@ -49,7 +66,12 @@ export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
 export const runCommand: Command = async (args, io) => {
   const parsed = parseCommandArgs(
     args,
-    { config: { type: 'string', short: 'c' }, shard: { type: 'string' }, 'stop-timeout': { type: 'string' } },
+    {
+      config: { type: 'string', short: 'c' },
+      shard: { type: 'string' },
+      'stop-timeout': { type: 'string' },
+      'enable-writes': { type: 'boolean' },
+    },
     USAGE,
     io,
   );
@@ -62,7 +84,9 @@ export const runCommand: Command = async (args, io) => {
   }
   const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
   const shardFlag = parsed.values.shard;
-  const load = async () => applyShard(await loadConfigFile(file, io.env), shardFlag);
+  const writesFlag = parsed.values['enable-writes'];
+  const load = async () =>
+    applyEnableWrites(applyShard(await loadConfigFile(file, io.env), shardFlag), writesFlag);
   let loaded: LoadedConfig;
   try {
     loaded = await load();
@@ -80,10 +104,38 @@ export const runCommand: Command = async (args, io) => {
     clock: systemClock,
     logger,
     console: io.stdout,
+    consoleFormat: logFormatFor(loaded, io),
     reloadConfig: load,
   });
   return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadOnSignal: true });
 };
+
+/**
+ * The one log line of a start that failed: its cause once, in the message (`could not
+ * start: listen EADDRINUSE: address already in use 127.0.0.1:9464`), with the errno
+ * `code` as a field. The error object is not logged as well: its message, stack, errno
+ * and syscall would repeat the cause. Only an error that is neither tally's own nor a
+ * system error (a bug) keeps its stack.
+ */
+export function startFailure(err: unknown): { fields: Record<string, unknown>; msg: string } {
+  const parts: string[] = [];
+  let code: string | undefined;
+  let tally = false;
+  let e: unknown = err;
+  for (let depth = 0; e !== undefined && depth < 5; depth++) {
+    const m = e instanceof Error ? e.message : String(e);
+    if (m !== '' && !parts.some((p) => p.includes(m))) parts.push(m);
+    const c = (e as { code?: unknown } | null)?.code;
+    if (code === undefined && typeof c === 'string') code = c;
+    tally ||= e instanceof TallyError;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  const fields: Record<string, unknown> = {};
+  if (code !== undefined) fields['code'] = code;
+  const expected = code !== undefined || tally;
+  if (!expected && err instanceof Error && err.stack) fields['stack'] = err.stack;
+  return { fields, msg: `could not start: ${parts.join(': ') || 'unknown error'}` };
+}
 
 /** Starts `app`, reloads it on SIGHUP, and stops it when the command's signal fires. */
 export async function runUntilStopped(
@@ -100,7 +152,8 @@ export async function runUntilStopped(
   try {
     await app.start();
   } catch (err) {
-    logger.fatal({ err }, 'could not start');
+    const failure = startFailure(err);
+    logger.fatal(failure.fields, failure.msg);
     await app.stop(o.stopTimeoutMs).catch(() => undefined);
     return 1;
   }

@@ -131,18 +131,23 @@ export const intervalsSchema = z.strictObject({
 /** Evidence before removal: when a read's removals are suspect and what confirms them. */
 export const removalsSchema = z.strictObject({
   mass_share: z.number().gt(0).max(1).default(0.5).meta({
-    description: 'A read that loses at least this share of a list at once (and at least mass_min items) is suspect.',
+    description:
+      'A read that loses at least this share of a list at once (and at least mass_min items) is suspect.',
   }),
-  mass_min: z.int().min(1).default(3).meta({ description: 'Items a read must lose at once to be suspect by its share.' }),
+  mass_min: z
+    .int()
+    .min(1)
+    .default(3)
+    .meta({ description: 'Items a read must lose at once to be suspect by its share.' }),
   confirm_reads: z
     .int()
     .min(2)
     .max(100)
     .default(3)
-    .meta({ description: 'Reads in a row that must miss the items of a suspect read before they are removed.' }),
-  confirm_after: duration()
-    .prefault('2m')
-    .meta({ description: 'The least time those reads must span.' }),
+    .meta({
+      description: 'Reads in a row that must miss the items of a suspect read before they are removed.',
+    }),
+  confirm_after: duration().prefault('2m').meta({ description: 'The least time those reads must span.' }),
 });
 
 /** The HTTP server: metrics, health and the JSON API. */
@@ -165,7 +170,14 @@ export const serverSchema = z.strictObject({
         .optional(),
     })
     .optional()
-    .meta({ description: 'Protects everything but /-/healthy and /-/ready.' }),
+    .meta({
+      description:
+        'Protects everything but /-/healthy and /-/ready; authenticated requests may also use the write endpoints.',
+    }),
+  enable_writes: z.boolean().default(false).meta({
+    description:
+      'Let unauthenticated requests use the endpoints that change state (silences, /-/reload). Off by default: they answer 403 unless server.auth is set and its credentials are sent. `tally run --enable-writes` turns it on too.',
+  }),
 });
 
 /** The state directory. */

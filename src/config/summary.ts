@@ -38,7 +38,7 @@ export function summarizeConfig(config: Config, source: string): string[] {
       `channels ${formatDuration(iv.channels)}, live sessions ${formatDuration(iv.live_sessions)}, ` +
       `live detail ${formatDuration(iv.live_detail)}, sweep ${formatDuration(iv.sweep)} (jitter ${Math.round(iv.jitter * 100)}%)`,
     `session window: ${formatDuration(config.upstream.window.past)} back, ${formatDuration(config.upstream.window.future)} ahead`,
-    `server: ${config.server.listen}${config.server.auth ? ' (auth on)' : ''}`,
+    `server: ${config.server.listen}${config.server.auth ? ' (auth on; writes need credentials)' : config.server.enable_writes ? ' (writes open)' : ' (writes closed)'}`,
     `state: ${config.state.dir}`,
     `log: ${config.log.level}, ${config.log.format}`,
     `rules: ${config.rules.length} (${config.rules.filter((r) => 'on' in r && r.on !== undefined).length} on events, ${config.rules.filter((r) => !('on' in r && r.on !== undefined)).length} on conditions)`,

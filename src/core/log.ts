@@ -2,6 +2,7 @@
  * Structured logging with pino: JSON by default, pretty on a terminal or when asked.
  * Secrets are removed twice: by path (`redact`) for known fields, and by value for
  * tokens and passwords registered from the config, wherever they appear in a line.
+ * Every line has each key once (see {@link uniqueKeys}).
  */
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
@@ -49,6 +50,34 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * One key once per line. pino appends child bindings and the fields of a call as they
+ * come, so a component that binds `component` under a parent that did, or a call that
+ * passes `org` to a logger bound to it, writes the key twice; JSON.parse keeps the last
+ * (innermost) value and log shippers disagree about which one they keep. The line is
+ * written again with the innermost value, in the position of the first occurrence.
+ */
+export function uniqueKeys(line: string): string {
+  if (!hasRepeatedKey(line)) return line;
+  const end = line.endsWith('\n') ? '\n' : '';
+  try {
+    return `${JSON.stringify(JSON.parse(line))}${end}`;
+  } catch {
+    return line;
+  }
+}
+
+/** Whether a top-level key may repeat: a cheap scan of `,"key":` runs, over-reporting inside strings. */
+function hasRepeatedKey(line: string): boolean {
+  const seen = new Set<string>();
+  for (const m of line.matchAll(/[{,]"((?:[^"\\]|\\.)*)":/g)) {
+    const key = m[1] as string;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
 /** A writable that scrubs every chunk before passing it on. */
 function scrubbing(dest: Writable, secrets: readonly string[]): Writable {
   return new Writable({
@@ -73,6 +102,7 @@ export function createLogger(opts: LoggerOptions): Logger {
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: uniqueKeys },
     },
     dest,
   );

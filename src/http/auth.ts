@@ -1,7 +1,10 @@
 /**
- * Optional authentication of the HTTP server: a bearer token, HTTP basic, or both
- * (either one is accepted). Credentials are compared in constant time: both sides are
- * hashed first, so neither the content nor the length of the secret leaks through timing.
+ * Access control of the HTTP server. Authentication is optional: a bearer token, HTTP
+ * basic, or both (either one is accepted). Credentials are compared in constant time:
+ * both sides are hashed first, so neither the content nor the length of the secret leaks
+ * through timing. Routes that change state (silences, reload) are closed unless writes
+ * are enabled explicitly (`server.enable_writes`, `tally run --enable-writes`) or the
+ * request is authenticated; {@link checkAccess} is the one place that decides.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -67,4 +70,57 @@ export class Authenticator {
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
+}
+
+/** How a route may be reached: health probes are public, reads follow auth, writes are closed by default. */
+export type RouteAccess = 'public' | 'read' | 'write';
+
+/** What the server allows: credentials (when configured) and whether unauthenticated writes are on. */
+export interface AccessPolicy {
+  /** Credentials every non-public route needs; undefined = reads are open. */
+  auth?: Authenticator | undefined;
+  /** Whether write routes answer without authentication (`server.enable_writes`). */
+  writesEnabled: boolean;
+}
+
+/** How to turn writes on, for error messages of the server and the CLI. */
+export const ENABLE_WRITES_HINT =
+  'set server.enable_writes: true (or start with tally run --enable-writes), or configure server.auth and send its credentials';
+
+/** The outcome of {@link checkAccess}: allowed, or the status, code and message to answer with. */
+export type AccessDecision =
+  | { ok: true }
+  | { ok: false; status: 401 | 403; code: string; message: string; headers: Record<string, string[]> };
+
+/**
+ * Decides whether a request may reach a route of kind `access`; `what` names the target
+ * in the message (e.g. `POST /-/reload`). With auth configured every non-public route
+ * needs credentials and an authenticated request may also write; without auth, reads are
+ * open and writes need `writesEnabled`.
+ */
+export function checkAccess(
+  policy: AccessPolicy,
+  access: RouteAccess,
+  headers: IncomingHttpHeaders,
+  what: string,
+): AccessDecision {
+  if (access === 'public') return { ok: true };
+  if (policy.auth) {
+    if (policy.auth.check(headers)) return { ok: true };
+    return {
+      ok: false,
+      status: 401,
+      code: 'unauthorized',
+      message: 'authentication required',
+      headers: { 'www-authenticate': policy.auth.challenges },
+    };
+  }
+  if (access === 'read' || policy.writesEnabled) return { ok: true };
+  return {
+    ok: false,
+    status: 403,
+    code: 'writes_disabled',
+    message: `${what} changes state and writes are disabled: ${ENABLE_WRITES_HINT} (docs/http-api.md)`,
+    headers: {},
+  };
 }

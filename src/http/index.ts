@@ -18,19 +18,28 @@ import { addMetricsRoute, type MetricsRenderer } from './routes-metrics.js';
 import { Router } from './router.js';
 import { HttpServer } from './server.js';
 
-export { Authenticator, authFromConfig, type HttpAuthConfig } from './auth.js';
+export {
+  type AccessDecision,
+  type AccessPolicy,
+  Authenticator,
+  authFromConfig,
+  checkAccess,
+  ENABLE_WRITES_HINT,
+  type HttpAuthConfig,
+  type RouteAccess,
+} from './auth.js';
 export { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body.js';
 export { errorReply, HttpError, type HttpReply, JSON_TYPE, json } from './reply.js';
 export type { EngineSource } from './routes-alerts.js';
 export type { Reload, ReloadOutcome } from './routes-lifecycle.js';
 export type { MetricsRenderer } from './routes-metrics.js';
-export { type Handler, type RequestContext, type RouteOptions, Router } from './router.js';
+export { type Handler, type RequestContext, type RouteOptions, Router, routeAccess } from './router.js';
 export { HttpServer, parseListen } from './server.js';
 
 /** What {@link createHttpServer} needs. */
 export interface HttpDeps {
   /** The `server` config section (secrets already read from their files). */
-  server: { listen: string; auth?: ServerAuthSection | undefined };
+  server: { listen: string; auth?: ServerAuthSection | undefined; enable_writes?: boolean | undefined };
   source: StatusSource;
   metrics: MetricsRenderer;
   clock: Clock;
@@ -57,6 +66,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     listen: deps.server.listen,
     router,
     auth: authFromConfig(deps.server.auth),
+    enableWrites: deps.server.enable_writes,
     logger: deps.logger,
   });
 }

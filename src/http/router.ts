@@ -27,6 +27,19 @@ export type Handler = (ctx: RequestContext) => HttpReply | Promise<HttpReply>;
 export interface RouteOptions {
   /** Served without authentication (health endpoints only). */
   public?: boolean;
+  /**
+   * Whether the route changes state (closed unless writes are enabled or the request is
+   * authenticated). Defaults to true for every method but GET and HEAD, so that a new
+   * mutating route is closed unless it says otherwise.
+   */
+  write?: boolean;
+}
+
+/** The access kind of a route: public, read or write (see {@link RouteOptions.write}). */
+export function routeAccess(method: string, options: RouteOptions): 'public' | 'read' | 'write' {
+  if (options.public === true) return 'public';
+  const m = method.toUpperCase();
+  return (options.write ?? (m !== 'GET' && m !== 'HEAD')) ? 'write' : 'read';
 }
 
 interface Route {

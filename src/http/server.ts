@@ -6,9 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/log.js';
-import { Authenticator, type HttpAuthConfig } from './auth.js';
+import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
-import { Router } from './router.js';
+import { Router, routeAccess } from './router.js';
 
 /** Options of {@link HttpServer}. */
 export interface HttpServerOptions {
@@ -17,6 +17,8 @@ export interface HttpServerOptions {
   router: Router;
   /** Credentials required on every route that is not public; none = open. */
   auth?: HttpAuthConfig | undefined;
+  /** Whether routes that change state answer without authentication (default false). */
+  enableWrites?: boolean | undefined;
   logger: Logger;
 }
 
@@ -37,12 +39,15 @@ export class HttpServer {
   readonly router: Router;
   private readonly server: Server;
   private readonly auth: Authenticator | undefined;
+  /** Who may read and write; status pages and other modules check requests against it too. */
+  readonly access: AccessPolicy;
   private readonly log: Logger;
   private address: string | undefined;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.router = opts.router;
     this.auth = opts.auth ? new Authenticator(opts.auth) : undefined;
+    this.access = { auth: this.auth, writesEnabled: opts.enableWrites === true };
     this.log = opts.logger.child({ component: 'http' });
     this.server = createServer((req, res) => {
       void this.handle(req, res);
@@ -68,8 +73,17 @@ export class HttpServer {
     const addr = this.server.address() as AddressInfo;
     const shown = addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address === '::' ? '::1' : addr.address;
     this.address = addr.family === 'IPv6' ? `http://[${shown}]:${addr.port}` : `http://${shown}:${addr.port}`;
-    this.log.info({ url: this.address, auth: this.auth !== undefined }, 'http server listening');
+    this.log.info(
+      { url: this.address, auth: this.auth !== undefined, writes: this.writesMode() },
+      'http server listening',
+    );
     return { url: this.address };
+  }
+
+  /** How write routes are reached: with credentials, open, or closed (for the start log). */
+  private writesMode(): 'authenticated' | 'enabled' | 'disabled' {
+    if (this.auth) return 'authenticated';
+    return this.access.writesEnabled ? 'enabled' : 'disabled';
   }
 
   /** The base URL once listening. */
@@ -113,13 +127,16 @@ export class HttpServer {
     const url = requestUrl(req.url);
     const method = (req.method ?? 'GET').toUpperCase();
     const match = this.router.match(method, url.pathname);
-    const open = match.kind !== 'none' && match.options.public === true;
-    // Authentication comes before 404: without credentials nobody learns which paths exist.
-    if (!open && this.auth && !this.auth.check(req.headers)) {
-      throw new HttpError(401, 'unauthorized', 'authentication required', {
-        'www-authenticate': this.auth.challenges,
-      });
-    }
+    // Access is decided before 404: without credentials nobody learns which paths exist.
+    // A method the path does not take is answered with 405 like a read: nothing changes.
+    const access =
+      match.kind === 'found'
+        ? routeAccess(method, match.options)
+        : match.kind === 'method' && match.options.public === true
+          ? 'public'
+          : 'read';
+    const decision = checkAccess(this.access, access, req.headers, `${method} ${url.pathname}`);
+    if (!decision.ok) throw new HttpError(decision.status, decision.code, decision.message, decision.headers);
     if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     if (match.kind === 'method') {
       throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`, {

@@ -324,7 +324,8 @@ export class Dispatcher {
     e.nextAttemptAt = nextAttemptAt;
     e.lastError = err.message;
     e.inFlight = false;
-    this.#log.warn(
+    // An error, not a warning: the notification has not reached anyone yet.
+    this.#log.error(
       { receiver: n.receiver, id: e.id, reason: err.reason, error: err.message, attempts, retryInMs: delay },
       'notification attempt failed; will retry',
     );

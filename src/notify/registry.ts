@@ -18,6 +18,12 @@ export interface NotifierDeps {
   clock: Clock;
   /** Where the console sink writes (stdout). */
   console: Writable;
+  /**
+   * How tally's own log on that stream is written: the console sink's `auto` format
+   * writes a JSON record into a JSON stream and a readable block next to pretty lines.
+   * Default `json`.
+   */
+  consoleFormat?: 'json' | 'pretty';
   /** undici dispatcher for the HTTP sinks; each makes its own when absent. */
   httpDispatcher?: Dispatcher;
 }
@@ -33,7 +39,10 @@ export function createNotifier(r: ReceiverConfig, deps: NotifierDeps): Notifier 
     case 'alertmanager':
       return new AlertmanagerNotifier(r.name, r.alertmanager, http);
     case 'log':
-      return new LogNotifier(r.name, r.log, deps.console);
+      return new LogNotifier(r.name, r.log, deps.console, {
+        clock: deps.clock,
+        streamFormat: deps.consoleFormat ?? 'json',
+      });
     default:
       return unreachable(r);
   }

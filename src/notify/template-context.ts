@@ -3,6 +3,7 @@
  * given both as RFC 3339 (`startsAt`) and as readable text (`startsAtText`).
  */
 import type { Alert, Notification } from '../alerts/types.js';
+import { formatDuration } from '../config/units.js';
 import {
   alertLine,
   formatTime,
@@ -27,8 +28,19 @@ export interface AlertView {
   annotations: Record<string, string>;
   /** Labels other than `alertname`, as pairs. */
   labelList: Pair[];
+  /** Labels other than `alertname` that not every alert of the notification shares. */
+  ownLabelList: Pair[];
   alertname: string;
+  /** The firing summary (the `summary` annotation, else name and labels). */
   summary: string;
+  /**
+   * What a reader should see first: the summary while firing; once resolved, what
+   * resolved — the `resolved_summary` annotation, else `<alertname> resolved` with the
+   * labels that tell it apart — never the firing summary again.
+   */
+  headline: string;
+  /** How long it fired, once resolved (`12m`), else empty. */
+  durationText: string;
   description: string;
   startsAt: string | undefined;
   endsAt: string | undefined;
@@ -54,6 +66,8 @@ export interface TemplateContext {
   commonAnnotations: Record<string, string>;
   groupLabelList: Pair[];
   commonLabelList: Pair[];
+  /** The common labels without `alertname`: shown once per message, not per alert. */
+  sharedLabelList: Pair[];
   externalURL: string | undefined;
   alerts: AlertView[];
   firing: AlertView[];
@@ -68,17 +82,28 @@ function pairs(rec: Record<string, string>, skip: readonly string[] = []): Pair[
     .map(([name, value]) => ({ name, value }));
 }
 
-/** One alert's view. */
-export function alertView(a: Alert): AlertView {
+/** One alert's view; `common` are the labels every alert of its notification shares. */
+export function alertView(a: Alert, common: Record<string, string> = {}): AlertView {
   const start = a.startsAt ?? a.activeAt;
+  const resolved = isResolved(a);
+  const alertname = a.labels['alertname'] ?? 'alert';
+  const own = pairs(a.labels, ['alertname']).filter((p) => common[p.name] !== p.value);
+  const tellApart = own.filter((p) => p.name !== 'severity');
+  const headline = resolved
+    ? (a.annotations['resolved_summary'] ??
+      `${alertname} resolved${tellApart.length > 0 ? ` for ${tellApart.map((p) => `${p.name}=${p.value}`).join(', ')}` : ''}`)
+    : alertLine(a);
   return {
-    status: isResolved(a) ? 'resolved' : 'firing',
+    status: resolved ? 'resolved' : 'firing',
     fingerprint: a.fingerprint,
     labels: a.labels,
     annotations: a.annotations,
     labelList: pairs(a.labels, ['alertname']),
+    ownLabelList: own,
     alertname: a.labels['alertname'] ?? '',
     summary: alertLine(a),
+    headline,
+    durationText: resolved && a.endsAt !== undefined ? formatDuration(Math.max(0, a.endsAt - start)) : '',
     description: a.annotations['description'] ?? '',
     startsAt: isoTime(start),
     endsAt: isoTime(a.endsAt),
@@ -90,7 +115,7 @@ export function alertView(a: Alert): AlertView {
 
 /** The template variables of `n`. */
 export function templateContext(n: Notification): TemplateContext {
-  const alerts = n.alerts.map(alertView);
+  const alerts = n.alerts.map((a) => alertView(a, n.alerts.length > 1 ? n.commonLabels : {}));
   return {
     id: n.id,
     receiver: n.receiver,
@@ -105,6 +130,7 @@ export function templateContext(n: Notification): TemplateContext {
     commonAnnotations: n.commonAnnotations,
     groupLabelList: pairs(n.groupLabels),
     commonLabelList: pairs(n.commonLabels),
+    sharedLabelList: n.alerts.length > 1 ? pairs(n.commonLabels, ['alertname']) : [],
     externalURL: n.externalURL,
     alerts,
     firing: alerts.filter((a) => a.status === 'firing'),

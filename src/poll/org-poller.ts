@@ -11,7 +11,15 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import { carryProfile, carrySubscription } from '../snapshot/carry.js';
-import type { Channel, Org, OrgSnapshot, Part, SessionsPart, Subscription, TimeWindow } from '../snapshot/model.js';
+import type {
+  Channel,
+  Org,
+  OrgSnapshot,
+  Part,
+  SessionsPart,
+  Subscription,
+  TimeWindow,
+} from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
@@ -337,8 +345,19 @@ export class OrgPoller {
   private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
-    const suspectBefore = new Set(this.removals.held().filter((h) => h.suspect).map((h) => h.list));
-    const reviewed = this.removals.review(read, this.deps.diff(this.current, taken), this.current, taken, now);
+    const suspectBefore = new Set(
+      this.removals
+        .held()
+        .filter((h) => h.suspect)
+        .map((h) => h.list),
+    );
+    const reviewed = this.removals.review(
+      read,
+      this.deps.diff(this.current, taken),
+      this.current,
+      taken,
+      now,
+    );
     for (const h of this.removals.held()) {
       if (!h.suspect || suspectBefore.has(h.list)) continue;
       this.deps.logger.warn(

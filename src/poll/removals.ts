@@ -168,7 +168,11 @@ export class RemovalCheck {
 /** How many items `list` held in `snap`. */
 function sizeOf(list: ListKey, snap: OrgSnapshot): number {
   const part =
-    list === 'team' ? snap.team : list === 'channels' ? snap.channels : snap.sessions[list.slice('sessions:'.length)];
+    list === 'team'
+      ? snap.team
+      : list === 'channels'
+        ? snap.channels
+        : snap.sessions[list.slice('sessions:'.length)];
   return part?.state === 'complete' ? part.value.length : 0;
 }
 

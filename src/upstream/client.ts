@@ -244,7 +244,7 @@ export class UpstreamClient {
         const err = new UpstreamError(`${what}: ${fatal.field} ${fatal.problem}`, { reason: 'schema' });
         return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
       }
-      return valuePart(this.clock.now(), n.value);
+      return this.settle(org, endpoint, valuePart(this.clock.now(), n.value));
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
       return this.settle(
@@ -289,7 +289,7 @@ export class UpstreamClient {
         );
         return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
       }
-      return valuePart(at, list.items);
+      return this.settle(org, endpoint, valuePart(at, list.items));
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
       return this.settle(
@@ -313,18 +313,36 @@ export class UpstreamClient {
     return new TallyError(`${what}: internal error`, { reason: 'internal', cause: err });
   }
 
-  /** Logs a part that is not complete, and hands it back. */
+  /**
+   * Logs a read that failed or came back incomplete, and hands the part back. The first
+   * failure of an org's endpoint after a good read is a warning; repeats while it keeps
+   * failing are debug (an outage would otherwise flood the log, and the poller's health
+   * tracking reports it once), and the next good read says it recovered.
+   */
   private settle<P extends Part<unknown>>(org: OrgAuth, endpoint: Endpoint, part: P): P {
-    // At info: the outcome is in the Part, and outages are reported once by the poller's
-    // health tracking; a warn per read would flood the log while the API is down.
-    if (part.state !== 'complete') {
-      this.log.info(
-        { org: org.slug, endpoint, state: part.state, reason: part.error.reason, err: part.error.message },
-        part.state === 'failed' ? 'read failed' : 'read incomplete',
-      );
+    const key = `${org.slug}\u0000${endpoint}`;
+    if (part.state === 'complete') {
+      if (this.failing.delete(key)) this.log.info({ org: org.slug, endpoint }, 'reads succeed again');
+      return part;
+    }
+    const line = {
+      org: org.slug,
+      endpoint,
+      state: part.state,
+      reason: part.error.reason,
+      error: part.error.message,
+    };
+    const msg = part.state === 'failed' ? 'read failed' : 'read incomplete';
+    if (this.failing.has(key)) this.log.debug({ ...line, repeated: true }, msg);
+    else {
+      this.failing.add(key);
+      this.log.warn(line, msg);
     }
     return part;
   }
+
+  /** `org\0endpoint` of reads whose last outcome was not complete (for log levels). */
+  private readonly failing = new Set<string>();
 }
 
 /** A drift issue for a response whose list or object could not be found. */

@@ -210,7 +210,7 @@ function gamma(): OrgView {
   return view('gamma', { subscription: { funding: { mode: 'unknown', raw: 'credits' } } });
 }
 
-/** What identifies an alert of each kind of rule. */
+/** What identifies an alert of each kind of rule (an event alert's event is in its annotations). */
 const KEY: Record<Scope, string> = {
   org: 'org',
   channel: 'channel_id',
@@ -396,7 +396,7 @@ route: { receiver: ops }
     expect(
       x
         .alerts()
-        .map((a) => a.labels[KEY.event] ?? '')
+        .map((a) => a.annotations[KEY.event] ?? '')
         .sort(),
     ).toEqual(expected);
   });

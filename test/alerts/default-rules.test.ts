@@ -127,21 +127,6 @@ describe('default condition rules', () => {
       { subscription: { limits: { channels: 10, members: 50 }, usage: { channels: 10, members: 3 } } },
       'acme uses 90% or more of its limit on channels',
     ],
-    [
-      'token_expiring',
-      { tokenExpiresAt: T0 + 5 * 24 * HOUR },
-      'API token of acme expires 2026-03-07 (in 5 days)',
-    ],
-    [
-      'upstream_unreachable',
-      { health: 'unreachable', lastError: 'connect timeout' },
-      'The API is unreachable for acme: connect timeout',
-    ],
-    [
-      'upstream_auth_failed',
-      { health: 'auth_failed', lastError: '401' },
-      'The API refuses the token of acme: 401',
-    ],
   ])('%s', (name, parts, summary) => {
     const { engine: x, clock } = engine(config);
     x.evaluate([view('acme', parts)]);
@@ -152,12 +137,17 @@ describe('default condition rules', () => {
     expect(alerts[0]!.annotations['summary']).toBe(summary);
   });
 
-  it('does not resolve upstream alerts while the health is unknown (right after a restart)', () => {
+  it('leaves the API access concerns to the Prometheus rules: no duplicate alert', () => {
     const { engine: x, clock } = engine(config);
-    x.evaluate([view('acme', { health: 'unreachable' })]);
-    clock.advance(MIN);
-    x.evaluate([view('acme', { health: 'unknown' })]);
-    expect(x.alerts({ state: 'firing' }).map((a) => a.rule)).toEqual(['upstream_unreachable']);
+    const parts = {
+      health: 'unreachable',
+      lastError: 'connect timeout',
+      tokenExpiresAt: T0 + 2 * 24 * HOUR,
+    } as const;
+    x.evaluate([view('acme', parts)]);
+    clock.advance(30 * MIN);
+    x.evaluate([view('acme', { ...parts, at: clock.time })]);
+    expect(x.alerts()).toEqual([]);
   });
 
   it('channel rules see channel fields', () => {

@@ -13,22 +13,26 @@ route:
 describe('event rules', () => {
   it.each<[string, string, ReturnType<typeof event>[], number]>([
     [
-      'fires once per matching event',
+      'fires once per matching entity',
       '    on: session.started',
-      [event('session.started'), event('session.started')],
+      [event('session.started', { entity: 's1' }), event('session.started', { entity: 's2' })],
       2,
     ],
     ['ignores other kinds', '    on: session.started', [event('session.ended'), event('channel.added')], 0],
     [
       'accepts a list of kinds',
       '    on: [member.added, member.removed]',
-      [event('member.added'), event('member.removed')],
+      [event('member.added', { entity: 'm1' }), event('member.removed', { entity: 'm2' })],
       2,
     ],
     [
       'accepts entity wildcards',
       "    on: 'channel.*'",
-      [event('channel.added'), event('channel.renamed'), event('member.added')],
+      [
+        event('channel.added', { entity: 'c1' }),
+        event('channel.renamed', { entity: 'c2' }),
+        event('member.added'),
+      ],
       2,
     ],
     [
@@ -58,6 +62,66 @@ describe('event rules', () => {
     expect(e.alerts({ state: 'firing' })).toHaveLength(expected);
   });
 
+  it('makes one alert of a rule and an entity: later events update its details and its end', () => {
+    const { engine: e, clock } = engine(config('  - name: vis\n    on: channel.visibility_changed'));
+    const labels = { channel: 'News', channel_id: 'c1' };
+    e.onEvents([
+      event('channel.visibility_changed', { id: 'v1', entity: 'c1', from: 'public', to: 'private', labels }),
+    ]);
+    clock.advance(2 * MIN);
+    e.onEvents([
+      event('channel.visibility_changed', {
+        id: 'v2',
+        entity: 'c1',
+        at: T0 + 2 * MIN,
+        from: 'private',
+        to: 'unlisted',
+        labels,
+      }),
+      event('channel.visibility_changed', {
+        id: 'v3',
+        entity: 'c1',
+        at: T0 + 2 * MIN,
+        from: 'unlisted',
+        to: 'public',
+        labels,
+      }),
+    ]);
+    // The update reaches the receiver at the group's next flush (group_interval 1m).
+    const update = e.tick();
+    expect(update.map((n) => [n.status, n.alerts.length, n.alerts[0]!.annotations['event_id']])).toEqual([
+      ['firing', 1, 'v3'],
+    ]);
+    const alerts = e.alerts();
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.labels).toEqual({
+      alertname: 'vis',
+      severity: 'warning',
+      org: 'acme',
+      channel: 'News',
+      channel_id: 'c1',
+    });
+    expect(alerts[0]!.annotations).toMatchObject({
+      event_id: 'v3',
+      event_from: 'unlisted',
+      event_to: 'public',
+      event_count: '3',
+    });
+    expect(alerts[0]!.startsAt).toBe(T0);
+    // The end moved with the last event: 5 minutes after it, not after the first.
+    tickFor(e, clock, 4 * MIN, 10 * SEC);
+    expect(e.alerts()[0]!.state).toBe('firing');
+    tickFor(e, clock, 2 * MIN, 10 * SEC);
+    expect(e.alerts()[0]!.state).toBe('resolved');
+    expect(e.alerts()[0]!.endsAt).toBe(T0 + 7 * MIN);
+    // After it resolved, the next event fires it again.
+    e.onEvents([
+      event('channel.visibility_changed', { id: 'v4', entity: 'c1', at: clock.time, to: 'private', labels }),
+    ]);
+    expect(e.alerts({ state: 'firing' })).toHaveLength(1);
+    expect(e.alerts()[0]!.annotations['event_count']).toBe('1');
+  });
+
   it('labels an event alert with the event labels and renders its summary', () => {
     const { engine: e } = engine(
       config(`  - name: session_went_live
@@ -74,15 +138,22 @@ describe('event rules', () => {
       }),
     ]);
     const [a] = e.alerts();
+    // Labels name the rule and the entity; the event itself is in the annotations.
     expect(a!.labels).toEqual({
       alertname: 'session_went_live',
       severity: 'info',
       org: 'acme',
-      event_id: 'x1',
       channel: 'News',
       channel_id: 'c1',
       session: 'Morning',
       session_id: 's1',
+    });
+    expect(a!.annotations).toMatchObject({
+      event_id: 'x1',
+      event_kind: 'session.started',
+      event_to: 'live',
+      event_error: 'boom',
+      event_count: '1',
     });
     expect(a!.annotations['summary']).toBe('Live on News: Morning (live)');
     expect(a!.startsAt).toBe(T0);
@@ -139,7 +210,7 @@ describe('event rules', () => {
     ]);
     clock.advance(MIN);
     e.onEvents([event('channel.status_changed', { entity: 'c1', at: T0 + MIN, to: 'live' })]);
-    const states = Object.fromEntries(e.alerts().map((a) => [a.labels['event_id'], a.state]));
+    const states = Object.fromEntries(e.alerts().map((a) => [a.annotations['event_id'], a.state]));
     expect(Object.values(states).sort()).toEqual(['firing', 'resolved']);
   });
 });

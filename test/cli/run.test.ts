@@ -1,8 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/run.js';
+import { runCommand, startFailure } from '../../src/cli/run.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { captureIO } from '../helpers/io.js';
 import { waitFor } from '../helpers/wait.js';
@@ -53,7 +54,7 @@ describe('tally run', () => {
   it('serves, reloads on POST /-/reload and SIGHUP keeping the last good config, and stops with 0', async () => {
     await writeFile(file, config(['alpha']));
     const io = captureIO();
-    const running = runCommand(['--config', file], io);
+    const running = runCommand(['--config', file, '--enable-writes'], io);
     const base = await waitFor(
       () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
       'the HTTP server',
@@ -97,6 +98,13 @@ describe('tally run', () => {
       'the HTTP server',
     );
     expect(await reloadGauge(base)).toBe('1');
+    // Without --enable-writes or server.enable_writes, POST /-/reload is closed and says how to open it.
+    const closed = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(closed.status).toBe(403);
+    expect(((await closed.json()) as { error: { message: string } }).error.message).toContain(
+      '--enable-writes',
+    );
+    expect(io.out()).toContain('"writes":"disabled"');
 
     await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
     io.reload();
@@ -138,5 +146,46 @@ describe('tally run', () => {
     const io = captureIO();
     expect(await runCommand(['--config', file, '--shard', '3/2'], io)).toBe(1);
     expect(io.err()).toContain('shard 3/2: I must be from 1 to N');
+  });
+});
+
+describe('a start that fails', () => {
+  it('logs its cause once, in one JSON line, and exits 1', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      await writeFile(file, config(['alpha']).replace('listen: 127.0.0.1:0', `listen: 127.0.0.1:${port}`));
+      const io = captureIO();
+      expect(await runCommand(['--config', file], io)).toBe(1);
+      const fatal = io
+        .out()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l['level'] === 'fatal');
+      expect(fatal).toHaveLength(1);
+      const line = JSON.stringify(fatal[0]);
+      expect(fatal[0]).toMatchObject({
+        code: 'EADDRINUSE',
+        msg: `could not start: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      });
+      expect(line.split('EADDRINUSE').length - 1).toBe(2); // the code field and the message, nothing else
+      expect(line).not.toContain('"stack"');
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+  });
+
+  it('keeps the stack of an error that is a bug', () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    expect(startFailure(bug).fields['stack']).toContain('TypeError');
+    const wrapped = new Error('opening the state directory failed: EACCES: permission denied', {
+      cause: Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }),
+    });
+    expect(startFailure(wrapped).fields).toEqual({ code: 'EACCES' });
+    expect(startFailure(wrapped).msg).toBe(
+      'could not start: opening the state directory failed: EACCES: permission denied',
+    );
   });
 });

@@ -46,7 +46,7 @@ async function setup() {
   x.engine.onEvents([event('session.started', { org: 'globex' })]);
   const source = new FakeSource([]);
   const http = createHttpServer({
-    server: { listen: '127.0.0.1:0' },
+    server: { listen: '127.0.0.1:0', enable_writes: true },
     source,
     metrics: new TallyMetrics({ registry: new Registry(), source }),
     clock: x.clock,

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { createHttpServer, type HttpServer, json } from '../../src/http/index.js';
+import { checkAccess, createHttpServer, type HttpServer, json } from '../../src/http/index.js';
 import { silentLogger } from '../../src/core/log.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from '../metrics/fixtures.js';
@@ -15,10 +15,14 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-async function start(auth?: Parameters<typeof createHttpServer>[0]['server']['auth'], source = sourceOf()) {
+async function start(
+  auth?: Parameters<typeof createHttpServer>[0]['server']['auth'],
+  source = sourceOf(),
+  enableWrites = false,
+) {
   const metrics = new TallyMetrics({ registry: new Registry(), source, defaultMetrics: false });
   const server = createHttpServer({
-    server: { listen: '127.0.0.1:0', auth },
+    server: { listen: '127.0.0.1:0', auth, enable_writes: enableWrites },
     source,
     metrics,
     clock: systemClock,
@@ -79,6 +83,68 @@ describe('authentication', () => {
     expect((await send(`${url}/`, { headers: { authorization: basic('other', 'pa:ss') } })).status).toBe(401);
     expect((await send(`${url}/`, { headers: { authorization: 'Bearer tok-123' } })).status).toBe(200);
     expect((await send(`${url}/`, { headers: { authorization: 'Digest tok-123' } })).status).toBe(401);
+  });
+});
+
+describe('writes', () => {
+  const addWrites = (server: HttpServer) => {
+    let count = 0;
+    server.router.addRoute('POST', '/-/poke', () => json(200, { count: ++count }));
+    server.router.addRoute('DELETE', '/api/v1/things/:id', (ctx) => json(200, { deleted: ctx.params['id'] }));
+    server.router.addRoute('POST', '/api/v1/query', () => json(200, { read: true }), { write: false });
+  };
+
+  it('are closed by default: 403 that says how to enable them; reads stay open', async () => {
+    const { url, server } = await start();
+    addWrites(server);
+    const denied = await send(`${url}/-/poke`, { method: 'POST' });
+    expect(denied.status).toBe(403);
+    expect(denied.headers['content-type']).toBe(JSON_TYPE);
+    const err = (denied.json() as { error: { code: string; message: string } }).error;
+    expect(err.code).toBe('writes_disabled');
+    expect(err.message).toContain('POST /-/poke changes state');
+    expect(err.message).toContain('server.enable_writes: true');
+    expect(err.message).toContain('--enable-writes');
+    expect(err.message).toContain('server.auth');
+    expect((await send(`${url}/api/v1/things/7`, { method: 'DELETE' })).status).toBe(403);
+    // A route that declares itself a read is served, and so is every GET.
+    expect((await send(`${url}/api/v1/query`, { method: 'POST' })).status).toBe(200);
+    expect((await send(`${url}/api/v1/status`)).status).toBe(200);
+    expect((await send(`${url}/metrics`)).status).toBe(200);
+    // A wrong method on a read route is still a 405, not a 403.
+    expect((await send(`${url}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('open when enabled explicitly', async () => {
+    const { url, server } = await start(undefined, sourceOf(), true);
+    addWrites(server);
+    const ok = await send(`${url}/-/poke`, { method: 'POST' });
+    expect(ok.status).toBe(200);
+    expect(ok.json()).toEqual({ count: 1 });
+    expect((await send(`${url}/api/v1/things/7`, { method: 'DELETE' })).json()).toEqual({ deleted: '7' });
+  });
+
+  it('open to authenticated requests when auth is configured, 401 without credentials', async () => {
+    const { url, server } = await start({ basic: { username: 'ops', password: 'pw-1234' } });
+    addWrites(server);
+    const anonymous = await send(`${url}/-/poke`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="tally", charset="UTF-8"');
+    const ok = await send(`${url}/-/poke`, {
+      method: 'POST',
+      headers: { authorization: basic('ops', 'pw-1234') },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('checkAccess decides the same way for other modules (status pages)', async () => {
+    const { server } = await start({ bearer_token: 'tok-abcd' });
+    expect(checkAccess(server.access, 'read', {}, 'GET /').ok).toBe(false);
+    expect(checkAccess(server.access, 'read', { authorization: 'Bearer tok-abcd' }, 'GET /').ok).toBe(true);
+    expect(checkAccess(server.access, 'public', {}, 'GET /-/healthy').ok).toBe(true);
+    const closed = checkAccess({ writesEnabled: false }, 'write', {}, 'POST /x');
+    expect(closed).toMatchObject({ ok: false, status: 403, code: 'writes_disabled' });
+    expect(checkAccess({ writesEnabled: true }, 'write', {}, 'POST /x').ok).toBe(true);
   });
 });
 
@@ -159,7 +225,7 @@ describe('routing', () => {
   });
 
   it('takes routes from other modules, with JSON bodies under a size cap', async () => {
-    const { url, server } = await start();
+    const { url, server } = await start(undefined, sourceOf(), true);
     server.router.addRoute('POST', '/api/v1/echo/:id', async (ctx) =>
       json(201, { id: ctx.params['id'], got: await ctx.json(64) }),
     );

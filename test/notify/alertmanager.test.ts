@@ -94,6 +94,14 @@ describe('alertmanager sink', () => {
     expect(toPostableAlerts([a], NOW, 1000)[0]!.labels).toEqual(expected);
   });
 
+  it('gives a firing event alert its own end as endsAt, when sooner than the validity', () => {
+    const soon = { ...firingAlert('c'), expiresAt: NOW + 60_000 };
+    const late = { ...firingAlert('d'), expiresAt: NOW + 10 * 60 * 60_000 };
+    const [a, b] = toPostableAlerts([soon, late], NOW, 4 * 60_000);
+    expect(a!.endsAt).toBe(new Date(NOW + 60_000).toISOString());
+    expect(b!.endsAt).toBe(new Date(NOW + 4 * 60_000).toISOString());
+  });
+
   it('succeeds when at least one Alertmanager accepts', async () => {
     const up = await rx();
     am = notifier([`http://127.0.0.1:${await closedPort()}`, up.url]);

@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EmailNotifier } from '../../src/notify/email/email.js';
+import { EmailNotifier, messageIdOf } from '../../src/notify/email/email.js';
+import { deliveryId } from '../../src/notify/outbox.js';
 import { type EmailConfig, emailSchema } from '../../src/notify/email/schema.js';
 import { DeliveryError } from '../../src/notify/notifier.js';
 import { testNotification } from '../../src/notify/test-notification.js';
@@ -88,6 +89,63 @@ describe('email sink against a real SMTP server', () => {
     expect(mail.parsed.html).toContain('#2e7d32');
     expect(mail.parsed.html).not.toContain('#c62828');
     expect(mail.parsed.text).toContain('Resolved (2):');
+  });
+
+  it('threads every mail of one alert group: Message-ID, In-Reply-To, References', async () => {
+    smtp = await startSmtp();
+    notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));
+    // Notification ids as the alert dispatcher makes them: <group>-<sequence>.
+    const group = [
+      firingNotification({ id: 'a1b2c3-1' }, 1),
+      firingNotification({ id: 'a1b2c3-2' }, 3),
+      resolvedNotification({ id: 'a1b2c3-3' }, 3),
+    ];
+    for (const n of group) await send(n, deliveryId(n.id, n.receiver));
+    await send(firingNotification({ id: 'ffee99-1' }, 1), deliveryId('ffee99-1', 'ops'));
+    const [first, second, third, other] = smtp.mails.map((m) => m.parsed);
+    const id = (nid: string) => messageIdOf(nid, 'ops', 'example.com');
+    expect(first!.messageId).toBe(id('a1b2c3-1'));
+    expect(first!.inReplyTo).toBeUndefined();
+    expect(first!.references).toBeUndefined();
+    expect(second!.messageId).toBe(id('a1b2c3-2'));
+    expect(second!.inReplyTo).toBe(id('a1b2c3-1'));
+    expect(second!.references).toBe(id('a1b2c3-1'));
+    expect(third!.inReplyTo).toBe(id('a1b2c3-2'));
+    expect(String(third!.references).split(/\s+/)).toEqual([id('a1b2c3-1'), id('a1b2c3-2')]);
+    // Another group starts its own thread.
+    expect(other!.inReplyTo).toBeUndefined();
+  });
+
+  it('says what resolved, and shows the labels every alert shares once', async () => {
+    smtp = await startSmtp();
+    notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));
+    await send(resolvedNotification({}, 2));
+    const text = smtp.mails[0]!.parsed.text ?? '';
+    const html = String(smtp.mails[0]!.parsed.html || '');
+    // Not the firing summary again: what resolved, and how long it lasted.
+    expect(text).not.toContain('went offline');
+    expect(html).not.toContain('went offline');
+    expect(text).toContain('- ChannelOffline resolved for channel=news-1');
+    expect(text).toContain('lasted 15m: 2025-03-01 14:05:09 UTC to 2025-03-01 14:20:09 UTC');
+    expect(html).toContain('ChannelOffline resolved for channel=news-2');
+    expect(html).toContain('after 15m');
+    // org and severity are common: once per mail, not in every alert.
+    // (the subject line on top names the group: org=acme is there once more)
+    expect(
+      text
+        .split('\n')
+        .slice(1)
+        .join('\n')
+        .match(/org=acme/g),
+    ).toHaveLength(1);
+    expect(text).toContain('Labels of every alert: org=acme, severity=critical');
+    expect(html.match(/severity=critical/g)).toHaveLength(1);
+    // A rule's own wording wins.
+    smtp.mails.length = 0;
+    const custom = resolvedNotification({}, 1);
+    custom.alerts[0]!.annotations['resolved_summary'] = 'Channel news-1 is back on air';
+    await send(custom);
+    expect(smtp.mails[0]!.parsed.text).toContain('- Channel news-1 is back on air');
   });
 
   it('keeps the HTML self-contained: inline styles, no external assets or scripts', async () => {

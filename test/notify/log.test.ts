@@ -1,6 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
 import { formatBlock, LogNotifier } from '../../src/notify/log/log.js';
+import { duplicateKeys } from '../helpers/json-keys.js';
 import { logSinkSchema } from '../../src/notify/log/schema.js';
 import { runNotifierContract } from './contract.js';
 import { firingNotification, resolvedNotification } from './helpers/fixtures.js';
@@ -30,7 +32,10 @@ runNotifierContract('log', {
   async setup(mode) {
     const { out, lines } = stream(mode === 'permanent' ? 'ok' : mode);
     return {
-      notifier: new LogNotifier('console', logSinkSchema.parse({}), out),
+      notifier: new LogNotifier('console', logSinkSchema.parse({}), out, {
+        clock: systemClock,
+        streamFormat: 'json',
+      }),
       delivered: () => lines.length,
       close: async () => {
         out.destroy();
@@ -55,14 +60,48 @@ describe('console sink', () => {
     expect(formatBlock(resolvedNotification({}, 1))).toContain('○ RESOLVED  Channel news-1 went offline');
   });
 
-  it('writes tally JSON lines with format: json', async () => {
+  async function capture(
+    format: 'auto' | 'json' | 'text',
+    streamFormat: 'json' | 'pretty',
+    resolved = false,
+  ) {
     const out = new PassThrough();
     let text = '';
     out.on('data', (c: Buffer) => {
       text += c.toString();
     });
-    const n = new LogNotifier('console', logSinkSchema.parse({ format: 'json' }), out);
-    await n.send(firingNotification(), { signal: AbortSignal.timeout(1000), idempotencyKey: 'k' });
-    expect(JSON.parse(text)).toMatchObject({ version: '1', status: 'firing', counts: { firing: 3 } });
+    const n = new LogNotifier('console', logSinkSchema.parse({ format }), out, {
+      clock: { now: () => Date.parse('2025-03-01T14:05:20Z') } as typeof systemClock,
+      streamFormat,
+    });
+    const notification = resolved ? resolvedNotification({}, 2) : firingNotification();
+    await n.send(notification, { signal: AbortSignal.timeout(1000), idempotencyKey: 'k' });
+    return text;
+  }
+
+  it('writes one JSON log record per notification into a JSON log (the default)', async () => {
+    const text = await capture('auto', 'json');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.slice(0, -1)).not.toContain('\n');
+    expect(duplicateKeys(text.trim())).toEqual([]);
+    const record = JSON.parse(text) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      level: 'info',
+      time: '2025-03-01T14:05:20.000Z',
+      component: 'notification',
+      receiver: 'ops',
+      status: 'firing',
+      firing: 3,
+      msg: expect.stringMatching(/^\[FIRING:3\]/),
+      notification: { version: '1', status: 'firing', counts: { firing: 3 } },
+    });
+    expect(Object.keys(record).slice(0, 3)).toEqual(['level', 'time', 'component']);
+    const resolved = JSON.parse(await capture('json', 'pretty', true)) as Record<string, unknown>;
+    expect(resolved).toMatchObject({ status: 'resolved', firing: 0, notification: { status: 'resolved' } });
+  });
+
+  it('writes the readable block next to a pretty log, or when asked', async () => {
+    expect(await capture('auto', 'pretty')).toMatch(/^── \[FIRING:3\]/);
+    expect(await capture('text', 'json')).toMatch(/^── \[FIRING:3\]/);
   });
 });

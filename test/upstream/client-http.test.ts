@@ -127,7 +127,11 @@ describe('response bodies', () => {
     ['an unknown content-encoding', { 'content-encoding': 'x-weird' }, Buffer.from('{}')],
     ['a coding list with an unknown member', { 'content-encoding': 'identity, compress' }, Buffer.from('{}')],
     ['a gzip body that is not gzip', { 'content-encoding': 'gzip' }, Buffer.from('not gzip at all')],
-    ['a brotli body that is not brotli', { 'content-encoding': 'br' }, Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3])],
+    [
+      'a brotli body that is not brotli',
+      { 'content-encoding': 'br' },
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 1, 2, 3]),
+    ],
   ])('fails the read on %s, naming the endpoint, and nothing escapes', async (_name, headers, body) => {
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -145,17 +149,20 @@ describe('response bodies', () => {
     ['an empty object', {}],
     ['only keys tally does not read', { unrelated: 1, other: { nested: true } }],
     ['an envelope holding null', { data: null }],
-  ])('fails a subscription or profile read that is %s, naming the keys seen and no value', async (_n, body) => {
-    const s = await serve((_req, res) => json(res, 200, body));
-    const c = client(s.origin);
-    for (const part of [await c.fetchSubscription(ACME), await c.fetchOrg(ACME)]) {
-      expect(part.state).toBe('failed');
-      if (part.state !== 'failed') continue;
-      expect(part.error.reason).toMatch(/schema|malformed/);
-      expect(part.error.message).toMatch(/^GET \/v1\/acme/);
-      expect(part.error.message).not.toContain('true');
-    }
-  });
+  ])(
+    'fails a subscription or profile read that is %s, naming the keys seen and no value',
+    async (_n, body) => {
+      const s = await serve((_req, res) => json(res, 200, body));
+      const c = client(s.origin);
+      for (const part of [await c.fetchSubscription(ACME), await c.fetchOrg(ACME)]) {
+        expect(part.state).toBe('failed');
+        if (part.state !== 'failed') continue;
+        expect(part.error.reason).toMatch(/schema|malformed/);
+        expect(part.error.message).toMatch(/^GET \/v1\/acme/);
+        expect(part.error.message).not.toContain('true');
+      }
+    },
+  );
 
   it('retries malformed JSON, then fails with reason malformed', async () => {
     const s = await serve((_req, res) => {

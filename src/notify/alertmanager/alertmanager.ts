@@ -4,7 +4,9 @@
  * gossiped between cluster members, but every firing alert is pushed again each
  * `resend_interval` (see {@link AlertmanagerResender}), which fills in a member that
  * missed one push. Resolved alerts carry their `endsAt`; firing alerts carry
- * `endsAt = now + 4 × resend_interval`, so they resolve by themselves if tally goes away.
+ * `endsAt = now + 4 × resend_interval` (an event alert: its own end when sooner), so they
+ * resolve by themselves if tally goes away. Labels identify the alert (rule and entity),
+ * never one event; the event's details are annotations.
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { Alert, Notification } from '../../alerts/types.js';
@@ -47,7 +49,10 @@ export function toPostableAlerts(
 ): PostableAlert[] {
   return alerts.map((a) => {
     const startsAt = a.startsAt ?? a.activeAt;
-    const endsAt = isResolved(a) ? Math.max(a.endsAt ?? now, startsAt) : now + validityMs;
+    // A firing event alert ends when tally would resolve it (unless a later push extends
+    // it), so Alertmanager resolves it on time even if tally is gone by then.
+    const holds = a.expiresAt === undefined ? now + validityMs : Math.min(a.expiresAt, now + validityMs);
+    const endsAt = isResolved(a) ? Math.max(a.endsAt ?? now, startsAt) : Math.max(holds, startsAt);
     const labels = cleanLabels(a.labels);
     if (test) labels['tally_test'] = 'true';
     const out: PostableAlert = {

@@ -70,7 +70,7 @@ export class AlertmanagerResender {
       if (this.#stop.signal.aborted) return;
       const reason = err instanceof DeliveryError ? err.reason : 'unknown';
       this.#deps.metrics.failed(n.name, 'alertmanager', reason);
-      this.#log.warn(
+      this.#log.error(
         { receiver: n.name, reason, error: describeError(err) },
         'resend of firing alerts failed',
       );

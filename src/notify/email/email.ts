@@ -2,12 +2,15 @@
  * The e-mail sink: one message per notification to every recipient of the receiver,
  * over SMTP (STARTTLS, implicit TLS or plain), with optional authentication. The
  * `Message-ID` is derived from the delivery id, so a message sent twice after a crash
- * carries the same id and mail clients can fold the duplicates.
+ * carries the same id and mail clients can fold the duplicates. Every later mail of an
+ * alert group answers the one before it (`In-Reply-To`) and names the group's first
+ * (`References`), so mail clients show a group — firing, updates, resolved — as one thread.
  */
 import nodemailer, { type Mail } from 'nodemailer';
 import type { Notification } from '../../alerts/types.js';
 import { VERSION } from '../../core/version.js';
 import { abortError, DeliveryError, type Notifier, type SendContext, transportError } from '../notifier.js';
+import { deliveryId } from '../outbox.js';
 import type { EmailConfig } from './schema.js';
 import { EmailTemplates } from './templates.js';
 
@@ -66,6 +69,8 @@ export class EmailNotifier implements Notifier {
       );
     }
     const cfg = this.#cfg;
+    const domain = domainOf(cfg.from);
+    const thread = threadHeaders(n, domain);
     try {
       await this.#transport.sendMail({
         from: cfg.from,
@@ -74,7 +79,8 @@ export class EmailNotifier implements Notifier {
         subject: rendered.subject,
         text: rendered.text,
         html: rendered.html,
-        messageId: `<${ctx.idempotencyKey}@${domainOf(cfg.from)}>`,
+        messageId: `<${ctx.idempotencyKey}@${domain}>`,
+        ...(thread ? { inReplyTo: thread.inReplyTo, references: thread.references } : {}),
         date: new Date(n.createdAt),
         headers: {
           ...cfg.headers,
@@ -149,6 +155,30 @@ export class EmailNotifier implements Notifier {
     }
     return text;
   }
+}
+
+/** The `Message-ID` tally gives the mail of notification `id` to `receiver`. */
+export function messageIdOf(notificationId: string, receiver: string, domain: string): string {
+  return `<${deliveryId(notificationId, receiver)}@${domain}>`;
+}
+
+/**
+ * `In-Reply-To` (the group's previous mail) and `References` (its first, then the
+ * previous) of a notification; undefined for a group's first mail. A notification id is
+ * `<group>-<sequence>` (see the alert dispatcher), so earlier ids of the group are known
+ * without keeping any state.
+ */
+export function threadHeaders(
+  n: Notification,
+  domain: string,
+): { inReplyTo: string; references: string[] } | undefined {
+  const m = /^(.+)-(\d+)$/.exec(n.id);
+  if (!m || n.test) return undefined;
+  const seq = Number(m[2]);
+  if (!Number.isSafeInteger(seq) || seq <= 1) return undefined;
+  const root = messageIdOf(`${m[1]}-1`, n.receiver, domain);
+  const previous = messageIdOf(`${m[1]}-${seq - 1}`, n.receiver, domain);
+  return { inReplyTo: previous, references: previous === root ? [root] : [root, previous] };
 }
 
 /** The domain of an address (`a@b.example` or `A <a@b.example>`), for the Message-ID. */

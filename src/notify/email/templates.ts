@@ -1,8 +1,9 @@
 /**
  * The e-mail's subject, text and HTML bodies, rendered from liquid templates over
- * {@link templateContext}. The defaults below list every alert of the group; firing and
- * resolved differ in the subject tag and the HTML colours. The HTML is self-contained:
- * inline styles only, no images, fonts or stylesheets from elsewhere.
+ * {@link templateContext}. The defaults below list every alert of the group; the labels
+ * all alerts share are shown once, each alert shows only its own. A resolved alert says
+ * what resolved and how long it lasted, not its firing summary again. The HTML is
+ * self-contained: inline styles only, no images, fonts or stylesheets from elsewhere.
  */
 import type { Notification } from '../../alerts/types.js';
 import { type CompiledTemplate, compileTemplate, createLiquid } from '../liquid.js';
@@ -16,6 +17,8 @@ export const DEFAULT_TEXT = `{{ statusTag }} {{ title }}
 {% if test %}
 This is a test notification sent by \`tally notify-test\`. No alert is firing.
 {% endif %}
+{%- for l in sharedLabelList %}{% if forloop.first %}
+Labels of every alert: {% else %}, {% endif %}{{ l.name }}={{ l.value }}{% endfor %}
 {%- if firing.size > 0 %}
 Firing ({{ firing.size }}):
 {% for a in firing %}
@@ -24,7 +27,7 @@ Firing ({{ firing.size }}):
   {{ a.description }}
 {%- endif %}
   since {{ a.startsAtText }}
-{%- for l in a.labelList %}{% if forloop.first %}
+{%- for l in a.ownLabelList %}{% if forloop.first %}
   labels: {% else %}, {% endif %}{{ l.name }}={{ l.value }}{% endfor %}
 {%- if a.generatorURL %}
   {{ a.generatorURL }}
@@ -34,9 +37,9 @@ Firing ({{ firing.size }}):
 {%- if resolved.size > 0 %}
 Resolved ({{ resolved.size }}):
 {% for a in resolved %}
-- {{ a.summary }}
-  {{ a.startsAtText }} to {{ a.endsAtText }}
-{%- for l in a.labelList %}{% if forloop.first %}
+- {{ a.headline }}
+  lasted {{ a.durationText }}: {{ a.startsAtText }} to {{ a.endsAtText }}
+{%- for l in a.ownLabelList %}{% if forloop.first %}
   labels: {% else %}, {% endif %}{{ l.name }}={{ l.value }}{% endfor %}
 {%- if a.generatorURL %}
   {{ a.generatorURL }}
@@ -81,21 +84,26 @@ export const DEFAULT_HTML = `<!DOCTYPE html>
 {%- if resolved.size > 0 %}<span style="color:#2e7d32;font-weight:600;">{{ resolved.size }} resolved</span>{% endif %}
 {%- assign shown = 0 %}{% for l in groupLabelList %}{% if l.name != "alertname" %}{% if shown == 0 %} &middot; {% else %}, {% endif %}{{ l.name }}=<b>{{ l.value }}</b>{% assign shown = shown | plus: 1 %}{% endif %}{% endfor %}
 </td></tr>
+{%- if sharedLabelList.size > 0 %}
+<tr><td style="padding:6px 24px 0 24px;font-size:12px;color:#57606a;">Labels of every alert:
+{%- for l in sharedLabelList %} <span style="display:inline-block;background:{{ tint }};color:#1f2328;border-radius:10px;padding:2px 8px;margin:0 4px 4px 0;font-size:12px;font-family:SFMono-Regular,Consolas,'Liberation Mono',monospace;">{{ l.name }}={{ l.value }}</span>{% endfor %}
+</td></tr>
+{%- endif %}
 {%- for a in alerts %}
 {%- if a.status == "firing" %}{% assign c = "#c62828" %}{% assign bg = "#fdecea" %}{% else %}{% assign c = "#2e7d32" %}{% assign bg = "#e8f5e9" %}{% endif %}
 <tr><td style="padding:8px 24px;">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border:1px solid #d0d7de;border-left:4px solid {{ c }};border-radius:6px;">
 <tr><td style="padding:12px 16px;">
 <div style="font-size:12px;font-weight:700;color:{{ c }};text-transform:uppercase;letter-spacing:0.04em;">{{ a.status }}{% if a.labels.severity %} &middot; <span style="color:#57606a;">{{ a.labels.severity }}</span>{% endif %}</div>
-<div style="font-size:16px;font-weight:600;margin-top:4px;">{{ a.summary }}</div>
-{%- if a.description != "" %}
+<div style="font-size:16px;font-weight:600;margin-top:4px;">{{ a.headline }}</div>
+{%- if a.description != "" and a.status == "firing" %}
 <div style="font-size:14px;color:#444c56;margin-top:6px;line-height:1.45;">{{ a.description }}</div>
 {%- endif %}
 <div style="margin-top:10px;">
-{%- for l in a.labelList %}<span style="display:inline-block;background:{{ bg }};color:#1f2328;border-radius:10px;padding:2px 8px;margin:0 4px 4px 0;font-size:12px;font-family:SFMono-Regular,Consolas,'Liberation Mono',monospace;">{{ l.name }}={{ l.value }}</span>{% endfor %}
+{%- for l in a.ownLabelList %}<span style="display:inline-block;background:{{ bg }};color:#1f2328;border-radius:10px;padding:2px 8px;margin:0 4px 4px 0;font-size:12px;font-family:SFMono-Regular,Consolas,'Liberation Mono',monospace;">{{ l.name }}={{ l.value }}</span>{% endfor %}
 </div>
 <div style="font-size:13px;color:#57606a;margin-top:6px;">
-{%- if a.status == "firing" %}Firing since {{ a.startsAtText }}{% else %}Resolved {{ a.endsAtText }} (since {{ a.startsAtText }}){% endif %}
+{%- if a.status == "firing" %}Firing since {{ a.startsAtText }}{% else %}Resolved {{ a.endsAtText }} after {{ a.durationText }} (firing since {{ a.startsAtText }}){% endif %}
 {%- if a.generatorURL %} &middot; <a href="{{ a.generatorURL }}" style="color:#0969da;text-decoration:none;white-space:nowrap;">View details &rsaquo;</a>{% endif %}
 </div>
 </td></tr>

@@ -1,9 +1,11 @@
 /**
- * The console sink: writes a readable block per notification to a stream (stdout in the
- * demo, a buffer in tests), or tally's JSON payload as one line.
+ * The console sink: writes each notification to a stream (stdout, a buffer in tests)
+ * either as one JSON log record — the same keys as tally's own log lines, so a JSON log
+ * stream stays one object per line — or as a readable block for a terminal.
  */
 import type { Writable } from 'node:stream';
 import type { Notification } from '../../alerts/types.js';
+import type { Clock } from '../../core/clock.js';
 import { abortError, DeliveryError, type Notifier, type SendContext } from '../notifier.js';
 import { formatTime, subjectLine } from '../summary.js';
 import { alertView } from '../template-context.js';
@@ -13,7 +15,7 @@ import type { LogSinkConfig } from './schema.js';
 /** The readable block of `n`: a header line, then one indented entry per alert. */
 export function formatBlock(n: Notification): string {
   const lines = [`── ${subjectLine(n)} ── ${n.receiver} · ${formatTime(n.createdAt)}`];
-  for (const a of n.alerts.map(alertView)) {
+  for (const a of n.alerts.map((a) => alertView(a))) {
     lines.push(`  ${a.status === 'firing' ? '●' : '○'} ${a.status.toUpperCase()}  ${a.summary}`);
     if (a.description) lines.push(`      ${a.description}`);
     const labels = a.labelList.map((l) => `${l.name}=${l.value}`).join(' ');
@@ -26,22 +28,50 @@ export function formatBlock(n: Notification): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The JSON log record of `n` at `now`: `level`, `time`, `component` and `msg` as in
+ * tally's log, then the receiver, status, group key and tally payload v1. Each key once.
+ */
+export function logRecord(n: Notification, now: number): Record<string, unknown> {
+  return {
+    level: 'info',
+    time: new Date(now).toISOString(),
+    component: 'notification',
+    receiver: n.receiver,
+    status: n.status,
+    group_key: n.groupKey,
+    firing: n.alerts.filter((a) => alertView(a).status === 'firing').length,
+    msg: subjectLine(n),
+    notification: tallyPayload(n),
+  };
+}
+
+/** What a {@link LogNotifier} needs besides its config and stream. */
+export interface LogNotifierDeps {
+  clock: Clock;
+  /** How tally's own log on the same stream is written; decides the `auto` format. */
+  streamFormat: 'json' | 'pretty';
+}
+
 /** Writes notifications to a stream. */
 export class LogNotifier implements Notifier {
   readonly type = 'log' as const;
   readonly name: string;
-  readonly #cfg: LogSinkConfig;
+  readonly #format: 'json' | 'text';
   readonly #out: Writable;
+  readonly #clock: Clock;
 
-  constructor(name: string, cfg: LogSinkConfig, out: Writable) {
+  constructor(name: string, cfg: LogSinkConfig, out: Writable, deps: LogNotifierDeps) {
     this.name = name;
-    this.#cfg = cfg;
+    this.#format = cfg.format === 'auto' ? (deps.streamFormat === 'json' ? 'json' : 'text') : cfg.format;
     this.#out = out;
+    this.#clock = deps.clock;
   }
 
   /** Writes `n` once; resolves when the stream took it. */
   async send(n: Notification, ctx: SendContext): Promise<void> {
-    const text = this.#cfg.format === 'json' ? `${JSON.stringify(tallyPayload(n))}\n` : formatBlock(n);
+    const text =
+      this.#format === 'json' ? `${JSON.stringify(logRecord(n, this.#clock.now()))}\n` : formatBlock(n);
     if (ctx.signal.aborted) throw abortError(ctx.signal, `log ${this.name}`);
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(abortError(ctx.signal, `log ${this.name}`));

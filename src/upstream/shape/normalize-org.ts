@@ -22,7 +22,10 @@ export function normalizeOrg(
   const record = flattenResource(raw);
   // A body with nothing tally reads is a failed read, never a profile whose every field
   // changed (docs/upstream-shapes.md, "Absent is not changed").
-  if (!hasAnyField(ctx, record, ['org.name', 'org.plan', 'org.settings']) && !('slug' in record || 'id' in record)) {
+  if (
+    !hasAnyField(ctx, record, ['org.name', 'org.plan', 'org.settings']) &&
+    !('slug' in record || 'id' in record)
+  ) {
     drift.fatal('org', `none of the fields tally reads is in the body; keys seen: ${keysSeen(raw)}`);
     return { value: org, drift: drift.issues };
   }

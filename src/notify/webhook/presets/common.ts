@@ -10,7 +10,7 @@ export const MAX_LISTED = 10;
 
 /** Firing alerts first, then resolved, at most {@link MAX_LISTED}, and how many were left out. */
 export function listedAlerts(n: Notification): { shown: AlertView[]; more: number } {
-  const views = n.alerts.map(alertView);
+  const views = n.alerts.map((a) => alertView(a));
   const ordered = [
     ...views.filter((a) => a.status === 'firing'),
     ...views.filter((a) => a.status !== 'firing'),
