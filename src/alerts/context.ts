@@ -10,6 +10,7 @@ import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
 import type { OrgView } from '../core/status.js';
 import type { Plain } from './cel-types.js';
 import type { WalletHistory } from './wallet.js';
+import { setOwn } from '../core/own.js';
 
 /** One entity of a `for_each` kind: its key, labels and variables. */
 export interface Entity {
@@ -76,7 +77,7 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
     const usagePct: Record<string, number> = {};
     for (const [k, limit] of Object.entries(sub.limits)) {
       const used = sub.usage[k];
-      if (used !== undefined && limit > 0) usagePct[k] = (used / limit) * 100;
+      if (used !== undefined && limit > 0) setOwn(usagePct, k, (used / limit) * 100);
     }
     const f = sub.funding;
     const funding: Plain =

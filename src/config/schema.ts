@@ -139,14 +139,9 @@ export const removalsSchema = z.strictObject({
     .min(1)
     .default(3)
     .meta({ description: 'Items a read must lose at once to be suspect by its share.' }),
-  confirm_reads: z
-    .int()
-    .min(2)
-    .max(100)
-    .default(3)
-    .meta({
-      description: 'Reads in a row that must miss the items of a suspect read before they are removed.',
-    }),
+  confirm_reads: z.int().min(2).max(100).default(3).meta({
+    description: 'Reads in a row that must miss the items of a suspect read before they are removed.',
+  }),
   confirm_after: duration().prefault('2m').meta({ description: 'The least time those reads must span.' }),
 });
 

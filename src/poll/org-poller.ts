@@ -25,6 +25,7 @@ import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
+import { setOwn } from '../core/own.js';
 
 /** Follow-up reads of one poll that go out at high priority; the rest are normal. */
 const URGENT_FOLLOW_UPS = 10;
@@ -380,7 +381,7 @@ export class OrgPoller {
       if (e.kind === 'channel.added') {
         // A channel that appears after the baseline starts from an empty list, so its
         // existing sessions are reported as added rather than silently taken in.
-        sessions[chId] = { state: 'complete', at: e.at, value: [], window: this.window() };
+        setOwn(sessions, chId, { state: 'complete', at: e.at, value: [], window: this.window() });
       }
       if (e.kind === 'channel.removed') {
         const gone = sessions[chId];
@@ -436,7 +437,7 @@ function pruneDetails(
   }
   const out: OrgSnapshot['details'] = {};
   for (const [id, part] of Object.entries(details)) {
-    if (keep.has(id) || live.has(id)) out[id] = part;
+    if (keep.has(id) || live.has(id)) setOwn(out, id, part);
   }
   return out;
 }

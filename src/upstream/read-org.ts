@@ -16,6 +16,7 @@ import {
 import { isLiveStatus } from '../snapshot/status.js';
 import type { Priority } from './budget.js';
 import type { FetchOptions, OrgAuth, UpstreamClient } from './client.js';
+import { setOwn } from '../core/own.js';
 
 /** Options of {@link UpstreamClient.readAll}. */
 export interface ReadAllOptions {
@@ -64,7 +65,11 @@ export async function readOrg(
   const step = Math.max(1, Math.ceil(ids.length / 10));
   let done = 0;
   await eachLimited(ids, o.concurrency, async (id) => {
-    sessions[id] = await reader.fetchSessions(org, id, { ...fo, ...(o.window ? { window: o.window } : {}) });
+    setOwn(
+      sessions,
+      id,
+      await reader.fetchSessions(org, id, { ...fo, ...(o.window ? { window: o.window } : {}) }),
+    );
     done += 1;
     if (done % step === 0 || done === ids.length)
       progress(`${org.slug}: ${head}, ${done}/${ids.length} channels`);
@@ -73,7 +78,7 @@ export async function readOrg(
   const live = liveSessionIds(sessions);
   const details: Record<string, Part<SessionDetail>> = {};
   await eachLimited(live, o.concurrency, async (id) => {
-    details[id] = await reader.fetchSessionDetail(org, id, fo);
+    setOwn(details, id, await reader.fetchSessionDetail(org, id, fo));
   });
   if (live.length > 0) {
     progress(
