@@ -8,7 +8,8 @@
  *
  * A value under a secret key (see {@link SECRET_KEYS}) is never printed in a problem.
  */
-import { readFile } from 'node:fs/promises';
+import { constants as fsConstants, type Stats } from 'node:fs';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Document,
@@ -109,7 +110,15 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
     failedPaths.add(formatPath(p));
     report(p, msg);
   });
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (err) {
+    // Aliases of aliases that expand past the limit (a "billion laughs" document).
+    throw new ConfigError(opts.source, [
+      `invalid YAML: ${firstLine((err as Error).message).toLowerCase()}: aliases would expand to more than ${MAX_ALIAS_COUNT} nodes${at(firstNestedAlias(doc))}`,
+    ]);
+  }
   const secrets: string[] = [];
   await resolveSecretFiles(raw, [], opts.baseDir, secrets, (p, msg) => {
     failedPaths.add(formatPath(p));
@@ -135,6 +144,29 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
   const config = parsed.data;
   collectSecrets(config, secrets);
   return { config, secrets: [...new Set(secrets)], path: opts.source };
+}
+
+/** Alias expansions a config may use; a config needs a handful, an attack needs millions. */
+const MAX_ALIAS_COUNT = 100;
+
+/** Where the first alias to a node that itself holds aliases is (where expansion multiplies). */
+function firstNestedAlias(doc: Document): number | undefined {
+  let first: number | undefined;
+  let any: number | undefined;
+  visit(doc, {
+    Alias(_key, alias) {
+      any ??= alias.range?.[0];
+      const target = alias.resolve(doc);
+      let nested = false;
+      if (target) visit(target as never, { Alias: () => ((nested = true), visit.BREAK) });
+      if (nested && first === undefined) {
+        first = alias.range?.[0];
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return first ?? any;
 }
 
 /**
@@ -312,18 +344,57 @@ async function resolveSecretFiles(
       continue;
     }
     if (typeof file !== 'string' || file === '') continue; // the schema reports the type
-    try {
-      const value = (await readFile(path.resolve(baseDir, file), 'utf8')).trim();
-      if (value === '') problem([...p, fileKey], `file ${file} is empty`);
-      else {
-        obj[key] = value;
-        secrets.push(value);
-      }
-    } catch (err) {
-      problem([...p, fileKey], `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    const read = await readSecretFile(path.resolve(baseDir, file));
+    if ('problem' in read) problem([...p, fileKey], `${file}: ${read.problem}`);
+    else if (read.value === '') problem([...p, fileKey], `file ${file} is empty`);
+    else {
+      obj[key] = read.value;
+      secrets.push(read.value);
     }
   }
   for (const [k, v] of Object.entries(obj)) await resolveSecretFiles(v, [...p, k], baseDir, secrets, problem);
+}
+
+/** A secret file larger than this is refused: secrets are short, and reading must stay bounded. */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+/**
+ * Reads a secret file: a regular file of at most {@link MAX_SECRET_FILE_BYTES}. It is
+ * opened without blocking, so a FIFO, a device or a directory is refused at once instead
+ * of hanging `tally check` or the start.
+ */
+async function readSecretFile(file: string): Promise<{ value: string } | { problem: string }> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const st = await handle.stat();
+    if (!st.isFile()) return { problem: `not a regular file (${fileKind(st)}); a secret must be a file` };
+    if (st.size > MAX_SECRET_FILE_BYTES) {
+      return {
+        problem: `larger than ${MAX_SECRET_FILE_BYTES / 1024} KiB (${st.size} bytes); a secret file holds one secret`,
+      };
+    }
+    const buf = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    if (bytesRead > MAX_SECRET_FILE_BYTES)
+      return { problem: `larger than ${MAX_SECRET_FILE_BYTES / 1024} KiB` };
+    return { value: buf.subarray(0, bytesRead).toString('utf8').trim() };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
+    return { problem: `cannot read it: ${why}` };
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 type Report = (p: readonly PathSeg[], msg: string, key?: boolean, shift?: number) => void;
@@ -370,6 +441,8 @@ function describeIssue(issue: z.core.$ZodIssue, p: PathSeg[], report: Report, sh
   else if (issue.code === 'invalid_format' && msg.startsWith('Invalid')) msg = `expected ${issue.format}`;
   else if (issue.code === 'too_small' && msg.startsWith('Too small'))
     msg = `must be at least ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : issue.origin === 'array' ? ' items' : ''}`;
+  else if (issue.code === 'invalid_key')
+    msg = p.at(-2) === 'headers' ? 'not a valid HTTP header name' : 'invalid key';
   else if (issue.code === 'too_big' && msg.startsWith('Too big'))
     msg = `must be at most ${String(issue.maximum)}`;
   report(p, `${msg}${found}`, false, shift);
@@ -385,9 +458,13 @@ const SECRET_KEY_SET: ReadonlySet<string> = new Set(SECRET_KEYS);
 function foundText(input: unknown, p: readonly PathSeg[]): string {
   if (input === undefined) return '';
   const last = p.at(-1);
-  if (typeof last === 'string' && SECRET_KEY_SET.has(last) && input !== null)
+  // Header values often carry credentials (API keys, bearer tokens): treated as secrets.
+  const underHeaders = p.at(-2) === 'headers' || last === 'headers';
+  if (((typeof last === 'string' && SECRET_KEY_SET.has(last)) || underHeaders) && input !== null)
     return `, found ${kindOf(input)} (value hidden)`;
-  return `, found ${JSON.stringify(redactSecrets(input))?.slice(0, 80)}`;
+  const shown = JSON.stringify(redactSecrets(input))?.slice(0, 80);
+  // A URL's user and password are credentials too.
+  return `, found ${shown?.replace(/\/\/[^/@\s"]*@/g, '//<redacted>@')}`;
 }
 
 function kindOf(v: unknown): string {
@@ -403,7 +480,7 @@ function redactSecrets(v: unknown): unknown {
   return Object.fromEntries(
     Object.entries(v).map(([k, x]) => [
       k,
-      SECRET_KEY_SET.has(k) && x != null ? '(hidden)' : redactSecrets(x),
+      (SECRET_KEY_SET.has(k) || k === 'headers') && x != null ? '(hidden)' : redactSecrets(x),
     ]),
   );
 }

@@ -53,7 +53,17 @@ export const filtersSchema = z.strictObject({
 
 /** The upstream API: where it is and how hard tally may use it. */
 export const upstreamSchema = z.strictObject({
-  base_url: httpUrl().meta({ description: 'Base URL of the API; paths are /v1/{org}/…' }),
+  base_url: httpUrl()
+    .refine((u) => {
+      const url = new URL(u);
+      return url.username === '' && url.password === '';
+    }, 'must not carry a user or password: the token is the only credential, given by orgs[].token or token_file')
+    .refine((u) => {
+      const url = new URL(u);
+      return url.search === '' && !u.includes('?');
+    }, 'must not carry a query: tally builds every query itself')
+    .refine((u) => !u.includes('#'), 'must not carry a fragment')
+    .meta({ description: 'Base URL of the API; paths are /v1/{org}/…' }),
   budget_per_minute: z
     .int()
     .min(1)

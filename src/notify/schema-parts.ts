@@ -24,5 +24,12 @@ export const httpUrl = () =>
 /** Extra HTTP headers; names are checked, values are sent as written. */
 export const headerMap = () =>
   z
-    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name'), z.string())
+    .record(
+      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name'),
+      // RFC 9110 field values: visible characters, spaces and tabs; never CR, LF or NUL,
+      // which would end the header or be refused at every delivery.
+      z
+        .string()
+        .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value: no CR, LF, NUL or other control characters'),
+    )
     .meta({ description: 'Extra HTTP headers sent with every request.' });

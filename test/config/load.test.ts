@@ -91,7 +91,7 @@ describe('parseConfig', () => {
     [
       'an unreadable token file',
       'upstream:\n  base_url: http://x\norgs:\n  - slug: a\n    token_file: nope\n',
-      'orgs[0].token_file: cannot read nope: ENOENT (line 5, column 17)',
+      'orgs[0].token_file: nope: cannot read it: file not found (line 5, column 17)',
     ],
     [
       'an empty token file',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -141,5 +142,65 @@ describe('config problems never show a secret', () => {
   it('shows a value that is not a secret', async () => {
     const problems = await problemsOf(`${head}orgs: [{ slug: a, token: t, token_expires_at: 12345 }]\n`);
     expect(problems.join('\n')).toContain('found 12345');
+  });
+});
+
+describe('secret files are regular files of bounded size, read without blocking', () => {
+  const tokenFile = (file: string) => `${head}orgs:\n  - slug: a\n    token_file: ${JSON.stringify(file)}\n`;
+
+  it.each([
+    ['a FIFO', 'fifo', 'not a regular file (a FIFO)'],
+    ['a directory', '.', 'not a regular file (a directory)'],
+    ['a device', '/dev/zero', 'not a regular file (a device)'],
+    ['a file over 64 KiB', 'big', 'larger than 64 KiB'],
+    ['a missing file', 'nope', 'cannot read it: file not found'],
+  ])('refuses %s at once, naming the key', async (_what, file, words) => {
+    if (file === 'fifo') execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    if (file === 'big') await writeFile(path.join(dir, 'big'), 'x'.repeat(70_000));
+    const started = Date.now();
+    const problems = await problemsOf(tokenFile(file));
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('orgs[0].token_file:');
+    expect(problems[0]).toContain(words);
+  });
+});
+
+describe('headers, URLs and YAML that once got through or said too much', () => {
+  const hook = (headers: string) =>
+    receiver(`    webhook:\n      url: http://hooks.example/x\n      headers: ${headers}\n`);
+
+  it.each([
+    ['a CR/LF in a header value', hook(`{ X-Api-Key: "key-SECRET-1\\r\\nX-Evil: 1" }`), 'no CR, LF, NUL'],
+    ['a NUL in a header value', hook(`{ X-Api-Key: "key-SECRET-1\\0" }`), 'no CR, LF, NUL'],
+    ['a header value of the wrong type', hook('{ X-Api-Key: 12345678 }'), 'expected string'],
+    ['a header name with a space', hook('{ "Bad Name": key-SECRET-1 }'), 'not a valid HTTP header name'],
+  ])('%s is refused at check without echoing the value', async (_what, text, words) => {
+    const problems = await problemsOf(text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(words);
+    expect(problems[0]).toMatch(/\(line \d+, column \d+\)$/);
+    expect(problems.join('\n')).not.toContain('SECRET');
+    expect(problems.join('\n')).not.toContain('12345678');
+  });
+
+  it.each([
+    ['a user and password', 'http://me:pw-SECRET@api.example/', 'must not carry a user or password'],
+    ['a query', 'http://api.example/?key=1', 'must not carry a query'],
+    ['a fragment', 'http://api.example/#x', 'must not carry a fragment'],
+  ])('a base_url with %s is refused, with any password hidden', async (_what, url, words) => {
+    const problems = await problemsOf(`upstream:\n  base_url: "${url}"\n${org}`);
+    expect(problems.some((p) => p.startsWith('upstream.base_url:') && p.includes(words))).toBe(true);
+    expect(problems.join('\n')).not.toContain('pw-SECRET');
+  });
+
+  it('a YAML alias bomb is refused at once, with a position', async () => {
+    const level = (name: string, of: string) => `${name}: &${name} [${Array(9).fill(of).join(', ')}]\n`;
+    const text = `${level('a', '"x"')}${level('b', '*a')}${level('c', '*b')}${level('d', '*c')}${level('e', '*d')}${level('f', '*e')}${head}${org}`;
+    const started = Date.now();
+    const problems = await problemsOf(text);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^invalid YAML: .*aliases would expand .* \(line 3, column \d+\)$/);
   });
 });
