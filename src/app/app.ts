@@ -6,6 +6,7 @@
  * side's view), drift-events.ts (drift as events), state-writer.ts (durable writes),
  * alerting.ts and alerting-slot.ts (the alerting half a reload swaps).
  */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Registry } from 'prom-client';
@@ -21,11 +22,13 @@ import type { DeliveryMetrics } from '../notify/metrics.js';
 import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
+import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
 import { EventLog } from '../store/event-log.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
+import { QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
@@ -100,6 +103,7 @@ export class App implements StatusSource {
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.drift = new DriftEvents(deps.clock);
     this.client = UpstreamClient.fromConfig(loaded.config, {
+      memory: new QueryMemory((all) => this.saveLearned(all)),
       clock: deps.clock,
       logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),
@@ -161,13 +165,14 @@ export class App implements StatusSource {
       running: () => this.started,
     });
     await this.alerting.start();
+    await this.loadLearned();
     const orgs = await this.resume(this.config.orgs);
     this.poller = new Poller(
       {
         orgs,
         intervals: this.config.intervals,
         window: this.config.upstream.window,
-        perPage: this.config.upstream.shape.per_page,
+        perPage: this.config.upstream.shape.per_page ?? 100,
         capacity: () => this.client.budget.capacityPerMinute(),
         reserveForHigh: (requests) => this.client.budget.reserveForHigh(requests),
         removals: {
@@ -406,6 +411,26 @@ export class App implements StatusSource {
   }
 
   // ---- internals -----------------------------------------------------------------------
+
+  /** Where what the upstream client learned about the server's queries is kept. */
+  private learnedFile(): string {
+    return path.join(this.stateDir(), 'upstream', 'learned-queries.json');
+  }
+
+  private async loadLearned(): Promise<void> {
+    const read = await readJsonFile(this.learnedFile()).catch(() => ({ status: 'missing' as const }));
+    if (read.status === 'ok') this.client.memory.load(read.value);
+    else if (read.status === 'corrupt')
+      this.log.warn({ problem: read.problem }, 'learned queries unreadable; learning again');
+  }
+
+  /** Saves what the client learned; a failed write only means learning it again after a restart. */
+  private saveLearned(all: Record<string, unknown>): void {
+    const file = this.learnedFile();
+    void mkdir(path.dirname(file), { recursive: true })
+      .then(() => writeFileAtomic(file, `${JSON.stringify(all, null, 2)}\n`))
+      .catch((err: unknown) => this.log.warn({ err }, 'could not save learned queries'));
+  }
 
   private stateDir(): string {
     return path.resolve(this.config.state.dir);

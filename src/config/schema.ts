@@ -32,7 +32,10 @@ export const shapeSchema = z
     cursor_param: z.string().min(1).default('cursor'),
     page_param: z.string().min(1).default('page'),
     per_page_param: z.string().min(1).default('per_page'),
-    per_page: z.int().min(1).max(1000).default(100),
+    per_page: z.int().min(1).max(1000).optional().meta({
+      description:
+        'Page size to ask for (default 100, adapted to what the server takes); set, it is never changed.',
+    }),
     fields: shapeFieldKeys
       .optional()
       .meta({ description: "Extra aliases per model field, e.g. { 'channel.status': [state] }." }),
@@ -55,13 +58,11 @@ export const filtersSchema = z.strictObject({
 export const upstreamSchema = z.strictObject({
   base_url: httpUrl()
     .refine((u) => {
+      if (!URL.canParse(u)) return true; // the URL check above reports it
       const url = new URL(u);
       return url.username === '' && url.password === '';
     }, 'must not carry a user or password: the token is the only credential, given by orgs[].token or token_file')
-    .refine((u) => {
-      const url = new URL(u);
-      return url.search === '' && !u.includes('?');
-    }, 'must not carry a query: tally builds every query itself')
+    .refine((u) => !u.includes('?'), 'must not carry a query: tally builds every query itself')
     .refine((u) => !u.includes('#'), 'must not carry a fragment')
     .meta({ description: 'Base URL of the API; paths are /v1/{org}/…' }),
   budget_per_minute: z

@@ -45,6 +45,7 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
+import { type AdaptContext, QueryMemory } from './adapt.js';
 
 export type { Priority } from './budget.js';
 
@@ -86,6 +87,10 @@ export interface UpstreamClientOptions {
   budgetTuning?: Partial<Omit<BudgetOptions, 'perMinute' | 'clock' | 'maxInFlight'>> | undefined;
   /** Same-origin redirects followed per request (default 3). */
   maxRedirects?: number | undefined;
+  /** What queries each org's endpoints take, learned and persisted (adapt.ts); default: learned in memory. */
+  memory?: QueryMemory | undefined;
+  /** The page size is set in the config, so adaptation never changes it. */
+  fixedPerPage?: boolean | undefined;
 }
 
 /** Reads organizations from the API, safely and within one budget. */
@@ -118,6 +123,7 @@ export class UpstreamClient {
       maxBodyBytes: opts.maxBodyBytes,
       userAgent: opts.userAgent ?? `tally/${VERSION}`,
     });
+    this.memory = opts.memory ?? new QueryMemory();
     this.requester = new Requester({
       transport: this.transport,
       budget: this.budget,
@@ -135,7 +141,13 @@ export class UpstreamClient {
   /** Builds the client from the `upstream` config section. */
   static fromConfig(
     config: Config,
-    deps: { clock: Clock; logger: Logger; observer?: UpstreamObserver | undefined; rng?: () => number },
+    deps: {
+      clock: Clock;
+      logger: Logger;
+      observer?: UpstreamObserver | undefined;
+      rng?: () => number;
+      memory?: QueryMemory | undefined;
+    },
   ): UpstreamClient {
     const u = config.upstream;
     return new UpstreamClient({
@@ -152,6 +164,8 @@ export class UpstreamClient {
         deadlineMs: u.retries.deadline,
       },
       shape: shapeFromConfig(u.shape),
+      fixedPerPage: u.shape.per_page !== undefined,
+      memory: deps.memory,
       filters: u.filters,
       window: { pastMs: u.window.past, futureMs: u.window.future },
       userAgent: u.user_agent,
@@ -161,6 +175,9 @@ export class UpstreamClient {
       rng: deps.rng,
     });
   }
+
+  /** What the client learned about the queries each org's endpoints take. */
+  readonly memory: QueryMemory;
 
   /** Reads the org's profile, settings and plan. */
   fetchOrg(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Org>> {
@@ -222,6 +239,17 @@ export class UpstreamClient {
     return new URL(`${this.basePath}/${path}`, this.transport.origin);
   }
 
+  private adaptContext(): AdaptContext {
+    const sh = this.opts.shape;
+    const f = this.opts.filters;
+    return {
+      perPageParam: sh.perPageParam ?? 'per_page',
+      pagingParams: new Set([sh.cursorParam ?? 'cursor', sh.pageParam ?? 'page']),
+      timeParams: new Set([f.from_param, f.to_param]),
+      fixedPerPage: this.opts.fixedPerPage ?? false,
+    };
+  }
+
   private ctx(org: OrgAuth, endpoint: Endpoint, o: FetchOptions): RequestContext {
     return { org: org.slug, token: org.token, endpoint, priority: o.priority ?? 'normal', signal: o.signal };
   }
@@ -272,6 +300,12 @@ export class UpstreamClient {
         url,
         shape: this.opts.shape,
         maxPages: this.opts.maxPages,
+        adapt: { memory: this.memory, ctx: this.adaptContext() },
+        onAdapt: (what) =>
+          this.log.warn(
+            { org: org.slug, endpoint, what },
+            'the server refused a query; asking again with a safer one',
+          ),
       });
       const list = normalizeItems(endpoint, read.items, normalize);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
@@ -358,7 +392,7 @@ export function shapeFromConfig(s: Config['upstream']['shape']): ShapeOptions {
     cursorParam: s.cursor_param,
     pageParam: s.page_param,
     perPageParam: s.per_page_param,
-    perPage: s.per_page,
+    ...(s.per_page === undefined ? {} : { perPage: s.per_page }),
     ...(s.fields === undefined ? {} : { fields: s.fields as NonNullable<ShapeOptions['fields']> }),
   };
 }

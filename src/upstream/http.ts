@@ -183,26 +183,69 @@ function statusError(
   });
 }
 
-/** Reads `{ error: { code, message } }` (or `{ code, message }`) from an error body, best effort. */
+/**
+ * Reads what an error body says, best effort: `{ error: { code, message } }`,
+ * `{ code, message }`, problem+json (`title`, `detail`, `errors` as a list or a map by
+ * field), or plain text. Request adaptation reads these words for a parameter or a
+ * maximum (adapt.ts).
+ */
 async function readErrorDetail(
   body: Readable,
   headers: Record<string, string | string[] | undefined>,
   token: string,
 ): Promise<{ code?: string; message?: string }> {
+  let text: string;
   try {
-    const bytes = await readBody(body, headers, ERROR_BODY_BYTES, 5000, 'error body');
-    const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
-    const root = asRecord(parsed);
-    const err = asRecord(root?.['error']) ?? root;
-    const out: { code?: string; message?: string } = {};
-    const code = err?.['code'] ?? (typeof root?.['error'] === 'string' ? root['error'] : undefined);
-    const message = err?.['message'] ?? err?.['detail'];
-    if (typeof code === 'string' || typeof code === 'number') out.code = clean(String(code), token);
-    if (typeof message === 'string') out.message = clean(message, token);
-    return out;
+    text = (await readBody(body, headers, ERROR_BODY_BYTES, 5000, 'error body')).toString('utf8');
   } catch {
     return {};
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch {
+    const plain = text.trim();
+    return plain === '' || plain.startsWith('<') ? {} : { message: clean(plain, token) };
+  }
+  const root = asRecord(parsed);
+  const err = asRecord(root?.['error']) ?? root;
+  const out: { code?: string; message?: string } = {};
+  const code = err?.['code'] ?? (typeof root?.['error'] === 'string' ? root['error'] : undefined);
+  if (typeof code === 'string' || typeof code === 'number') out.code = clean(String(code), token);
+  const parts = [err?.['message'], err?.['title'], err?.['detail']].filter(
+    (x): x is string => typeof x === 'string' && x !== '',
+  );
+  parts.push(...fieldErrors(err?.['errors'] ?? root?.['errors']));
+  const message = [...new Set(parts)].join('; ');
+  if (message !== '') out.message = clean(message, token);
+  return out;
+}
+
+/** `field: message` lines of an `errors` list or map, as problem+json and many APIs give them. */
+function fieldErrors(errors: unknown): string[] {
+  const out: string[] = [];
+  const text = (v: unknown): string =>
+    typeof v === 'string' ? v : Array.isArray(v) ? v.filter((x) => typeof x === 'string').join(', ') : '';
+  if (Array.isArray(errors)) {
+    for (const e of errors.slice(0, 10)) {
+      const r = asRecord(e);
+      if (!r) {
+        if (typeof e === 'string') out.push(e);
+        continue;
+      }
+      const field = r['field'] ?? r['param'] ?? r['parameter'] ?? r['name'] ?? r['pointer'] ?? r['loc'];
+      const msg = text(r['message'] ?? r['detail'] ?? r['msg'] ?? r['reason']);
+      out.push(
+        [typeof field === 'string' ? field : Array.isArray(field) ? field.join('.') : '', msg]
+          .filter(Boolean)
+          .join(': '),
+      );
+    }
+  } else {
+    const r = asRecord(errors);
+    if (r) for (const [field, v] of Object.entries(r).slice(0, 10)) out.push(`${field}: ${text(v)}`);
+  }
+  return out.filter((x) => x !== '');
 }
 
 /** Shortens an upstream string and removes the token should the server echo it. */

@@ -5,6 +5,14 @@
  * to another origin, a loop, totals that say more than was read — makes the list
  * incomplete, with the items read so far; it is never returned as complete.
  */
+import {
+  type AdaptContext,
+  applyLearned,
+  type Learned,
+  MAX_ADAPTATIONS,
+  type QueryMemory,
+  saferQuery,
+} from './adapt.js';
 import { UpstreamError } from './errors.js';
 import { describePath, type JsonResponse } from './http.js';
 import type { RequestContext, Requester } from './requester.js';
@@ -38,6 +46,10 @@ export interface ListRequest extends RequestContext {
   url: URL;
   shape: ShapeOptions;
   maxPages: number;
+  /** Adapts the first page's query to what the server takes (adapt.ts); absent: never. */
+  adapt?: { memory: QueryMemory; ctx: AdaptContext } | undefined;
+  /** Told of each safer query tried and of what was learned. */
+  onAdapt?: ((what: string, change: Learned) => void) | undefined;
 }
 
 /** Sets `params` on a copy of `url`. */
@@ -52,8 +64,14 @@ export function withParams(url: URL, params: Record<string, string>): URL {
  * when the request's signal is aborted.
  */
 export async function readList(requester: Requester, req: ListRequest): Promise<ListRead> {
+  const adapt = req.adapt;
+  const remembered = adapt?.memory.get(req.org, req.endpoint);
   let url = withParams(req.url, firstPageParams(req.shape));
-  const perPage = req.shape.perPage ?? DEFAULT_PER_PAGE;
+  if (adapt) url = applyLearned(url, remembered, adapt.ctx);
+  let learned: Learned = remembered ?? {};
+  let adaptations = 0;
+  const perPageParam = req.shape.perPageParam ?? 'per_page';
+  const perPage = Number(url.searchParams.get(perPageParam)) || (req.shape.perPage ?? DEFAULT_PER_PAGE);
   const items: unknown[] = [];
   const visited = new Set<string>();
   const state = { page: 1, perPage, seen: 0 };
@@ -74,8 +92,24 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       page = readListPage(req.endpoint, res.body, res.headers, url, req.shape, state);
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
-      return done(asUpstreamError(err, what));
+      const e = asUpstreamError(err, what);
+      // A refused first query: ask again with a safer one (adapt.ts).
+      if (pages === 0 && adapt && (e.status === 400 || e.status === 422) && adaptations < MAX_ADAPTATIONS) {
+        const next = saferQuery(url, e, learned, adapt.ctx);
+        if (next) {
+          adaptations += 1;
+          req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);
+          url = next.url;
+          learned = next.learned;
+          state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
+          continue;
+        }
+        // Nothing safer is left: what was learned before no longer works either.
+        if (remembered) adapt.memory.forget(req.org, req.endpoint);
+      }
+      return done(e);
     }
+    if (pages === 0 && adapt && adaptations > 0) adapt.memory.set(req.org, req.endpoint, learned);
     pages += 1;
     visited.add(url.href);
     if (page.note !== undefined) note = page.note;

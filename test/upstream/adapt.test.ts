@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import { UpstreamError } from '../../src/upstream/errors.js';
+import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+
+// Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
+// with a safer one, what worked is remembered per org and endpoint, a configured page size
+// is never changed, and 401/403 adapt nothing.
+
+const ACME = { slug: 'acme', token: 'tok-adapt-0001' };
+const CHANNELS = Array.from({ length: 120 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, status: 'offline' }));
+const ctx = {
+  perPageParam: 'per_page',
+  pagingParams: new Set(['cursor', 'page']),
+  timeParams: new Set(['from', 'to']),
+  fixedPerPage: false,
+};
+const err = (status: number, words: string) =>
+  new UpstreamError(`GET /v1/acme/channels: ${status} request failed (upstream: ${words})`, {
+    reason: 'http_4xx',
+    status,
+  });
+
+describe('saferQuery', () => {
+  const url = new URL(
+    'http://api.test/v1/acme/channels?per_page=100&status=live&from=2030-01-07T09%3A00%3A00.000Z',
+  );
+  it.each<[string, string, string | undefined]>([
+    [
+      'a stated maximum',
+      'per_page must be at most 50',
+      'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'a range',
+      'limit: must be between 1 and 25',
+      'per_page=25&status=live&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    ['nothing but the name', 'invalid per_page', 'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z'],
+    [
+      'an unknown filter',
+      'unknown query parameter "status"',
+      'per_page=100&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    ['a time it cannot parse', "invalid date format for 'from'", 'per_page=100&status=live&from=1894006800'],
+    ['nothing at all', '', 'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z'],
+  ])('reads %s', (_what, words, query) => {
+    const next = saferQuery(url, err(400, words), {}, ctx);
+    expect(next?.url.search.slice(1)).toBe(query);
+  });
+
+  it('halves down to the floor, then leaves the page size out, then drops the filters, then gives up', () => {
+    let u = new URL('http://api.test/v1/acme/channels?per_page=40&from=x');
+    const seen: string[] = [];
+    let learned = {};
+    for (let i = 0; i < 10; i++) {
+      const next = saferQuery(u, err(422, ''), learned, ctx);
+      if (!next) break;
+      seen.push(next.url.search);
+      u = next.url;
+      learned = next.learned;
+    }
+    expect(seen).toEqual(['?per_page=20&from=x', '?per_page=10&from=x', '?from=x', '']);
+  });
+
+  it('never touches a configured page size', () => {
+    const refused = err(400, 'per_page must be at most 50');
+    expect(saferQuery(url, refused, {}, { ...ctx, fixedPerPage: true })).toBeUndefined();
+    const next = saferQuery(url, err(400, ''), {}, { ...ctx, fixedPerPage: true });
+    expect(next?.url.searchParams.get('per_page')).toBe('100');
+  });
+});
+
+describe('a client against servers that refuse its queries', () => {
+  let server: Loopback | undefined;
+  let client: UpstreamClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  /** Channels paged by page numbers, refusing page sizes over `max` in the server's words. */
+  function capped(max: number, refuse: (res: ServerResponse, size: number) => void) {
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.headers.authorization !== `Bearer ${ACME.token}`)
+        return json(res, 401, { error: 'unauthorized' });
+      const size = Number(url.searchParams.get('per_page') ?? 20);
+      if (size > max) return refuse(res, size);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const items = CHANNELS.slice((page - 1) * size, page * size);
+      json(res, 200, { data: items, meta: { page, per_page: size, total: CHANNELS.length } });
+    };
+  }
+
+  it.each<[string, (res: ServerResponse, size: number) => void]>([
+    [
+      'problem+json naming the maximum',
+      (res) =>
+        json(
+          res,
+          400,
+          { type: 'about:blank', title: 'Bad Request', detail: 'per_page must be at most 50' },
+          {
+            'content-type': 'application/problem+json',
+          },
+        ),
+    ],
+    [
+      'an errors list by field',
+      (res) =>
+        json(res, 422, { errors: [{ field: 'per_page', message: 'must be less than or equal to 50' }] }),
+    ],
+    [
+      'plain text',
+      (res) => res.writeHead(400, { 'content-type': 'text/plain' }).end('per_page too large (max 50)'),
+    ],
+    ['nothing at all', (res) => res.writeHead(400).end()],
+  ])('reads every channel from a server that caps the page size and says so in %s', async (_what, refuse) => {
+    server = await startServer(capped(50, refuse));
+    const saved: unknown[] = [];
+    const memory = new QueryMemory((all) => saved.push(all));
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(part.state === 'complete' && part.value).toHaveLength(120);
+    const learned = memory.get('acme', 'channels')?.perPage;
+    expect(learned).toBeLessThanOrEqual(50);
+    expect(saved).toHaveLength(1);
+    // The next read asks for the learned size at once.
+    const before = server.received.length;
+    await client.fetchChannels(ACME);
+    expect(server.received[before]?.url).toContain(`per_page=${learned}`);
+    expect(server.received.slice(before).every((r) => !r.url.includes('per_page=100'))).toBe(true);
+  });
+
+  it('keeps a configured page size, and the read fails loudly instead', async () => {
+    server = await startServer(
+      capped(50, (res) => json(res, 400, { detail: 'per_page must be at most 50' })),
+    );
+    const logs = captureLogger();
+    client = new UpstreamClient(
+      clientOptions(server.origin, logs.logger, { shape: { perPage: 100 }, fixedPerPage: true }),
+    );
+    const part = await client.fetchChannels(ACME);
+    expect(part.state).toBe('failed');
+    expect(part.state === 'failed' && part.error.message).toContain('per_page must be at most 50');
+  });
+
+  it('adapts nothing on a 401', async () => {
+    server = await startServer(capped(50, (res) => json(res, 400, {})));
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    const part = await client.fetchChannels({ slug: 'acme', token: 'tok-wrong-0002' });
+    expect(part.state).toBe('failed');
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('drops a filter the server refuses, and remembers it', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('from')) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('unknown parameter: from');
+        return;
+      }
+      json(res, 200, {
+        data: [{ id: 's1', status: 'scheduled', title: 'x', scheduled_at: new Date().toISOString() }],
+      });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchSessions(ACME, 'c1');
+    expect(part.state).toBe('complete');
+    expect(memory.get('acme', 'sessions')?.drop).toContain('from');
+    const before = server.received.length;
+    expect((await client.fetchSessions(ACME, 'c2')).state).toBe('complete');
+    expect(server.received.length - before).toBe(1);
+  });
+
+  it('learns again when what it learned stops working', async () => {
+    let max = 50;
+    server = await startServer(capped(1000, () => {}));
+    // Replace the handler's cap by hand: first 50, later 20.
+    await server.close();
+    server = await startServer((req, res) => {
+      capped(max, (r) => json(r, 400, { detail: `per_page must be at most ${max}` }))(req, res);
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(memory.get('acme', 'channels')?.perPage).toBe(50);
+    max = 20;
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(memory.get('acme', 'channels')?.perPage).toBe(20);
+  });
+
+  it('fails, naming the endpoint, when the server refuses every query', async () => {
+    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    const logs = captureLogger();
+    client = new UpstreamClient(clientOptions(server.origin, logs.logger));
+    const part = await client.fetchChannels(ACME);
+    expect(part.state).toBe('failed');
+    expect(part.state === 'failed' && part.error.message).toMatch(/^GET \/v1\/acme\/channels/);
+    expect(server.received.length).toBeLessThanOrEqual(1 + 6);
+    expect(logs.text()).toContain('the server refused a query');
+  });
+});
