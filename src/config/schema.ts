@@ -134,7 +134,11 @@ export const intervalsSchema = z.strictObject({
     .meta({ description: 'Session list of live or just-changed channels.' }),
   live_detail: duration().prefault('1m').meta({ description: 'Detail of live sessions.' }),
   sweep: duration().prefault('15m').meta({
-    description: 'Target time to read every channel’s sessions once (the planner may need longer).',
+    description:
+      'Slowest acceptable time to read every channel’s sessions once; the sweep spends all spare budget and is usually much faster (the planner may need longer when the budget is short).',
+  }),
+  sweep_min: duration().prefault('15s').meta({
+    description: 'Least time between two sweep reads of one channel’s sessions, so a small org is not read in a loop.',
   }),
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });

@@ -39,6 +39,12 @@ export interface PlanIntervals {
   live_sessions: number;
   live_detail: number;
   sweep: number;
+  /**
+   * Least time between two sweep reads of one channel's sessions (default 15 s, never
+   * more than `sweep`): the sweep spends all the budget left, but reads no channel more
+   * often than this.
+   */
+  sweep_min?: number;
 }
 
 /** Input of {@link plan}. */
@@ -114,8 +120,12 @@ export function plan(input: PlanInput): Plan {
   hot /= hotStretch;
 
   const left = Math.max(usable * minSweepShare, usable - fixed - hot);
-  const targetPace = sweepNeed / (iv.sweep / MINUTE);
-  const sweep = Math.min(left, targetPace);
+  // Work-conserving: the sweep spends every request the fixed and hot reads leave, so a
+  // change only the sweep can see is found as soon as the budget allows; the configured
+  // sweep interval is the slowest pace promised, not a ceiling. Only the per-channel
+  // minimum interval caps it, so a small org is not read in a tight loop.
+  const minEvery = Math.min(iv.sweep, Math.max(1000, iv.sweep_min ?? 15_000));
+  const sweep = Math.min(left, sweepNeed * (MINUTE / minEvery));
   const sweepBoundMs = sweepNeed === 0 ? 0 : Math.ceil((sweepNeed / Math.max(sweep, 1e-9)) * MINUTE);
   if (sweepNeed > 0 && sweepBoundMs > iv.sweep * 1.001) {
     notes.push(

@@ -24,7 +24,16 @@ const org = (o: Partial<OrgLoad> = {}): OrgLoad => ({
 describe('plan', () => {
   it.each([
     // name, budget, orgs, expected sweep reads/min, expected bound (s), stretch
-    ['one small org sweeps at its target pace', 240, [org()], 100 / 15, 900, 1],
+    // Fixed reads of one org: 0.1 + 0.2 + 0.2 (profile, team, subscription) + 2 (channel list).
+    [
+      'one org of 100 channels sweeps with all the budget the other reads leave',
+      240,
+      [org()],
+      240 * 0.9 - 2.5,
+      (100 / (240 * 0.9 - 2.5)) * 60,
+      1,
+    ],
+    ['a small org is swept no faster than every channel every 15 s', 240, [org({ channels: 8 })], 8 * 4, 15, 1],
     [
       '5000 channels take what is left',
       240,
