@@ -16,7 +16,7 @@ import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
 import { CelEnvironments } from './cel.js';
-import { Dispatcher, type Flushed } from './dispatcher.js';
+import { AlertGrouper, type Flushed } from './grouper.js';
 import { RuleEvaluator } from './evaluator.js';
 import { type MaintenanceView, MaintenanceWindows } from './maintenance.js';
 import { Muting } from './muting.js';
@@ -41,6 +41,7 @@ import { Templates } from './templates.js';
 import { AlertTracker, publicAlert } from './tracker.js';
 import type { Alert, Notification } from './types.js';
 import { WalletHistory } from './wallet.js';
+import { byCodeUnits } from '../core/order.js';
 
 /** Resolved alerts stay listed this long after their last notification. */
 const RESOLVED_RETENTION_MS = 15 * 60_000;
@@ -105,7 +106,7 @@ export class AlertEngine {
   private readonly conditionRules: ConditionRule[];
   private readonly eventRules: EventRule[];
   private readonly tracker = new AlertTracker();
-  private readonly dispatcher: Dispatcher;
+  private readonly grouper: AlertGrouper;
   private readonly silenceSet: Silences;
   private readonly windows: MaintenanceWindows;
   private readonly wallet: WalletHistory;
@@ -129,7 +130,7 @@ export class AlertEngine {
     this.ruleByName = new Map(this.rules.map((r) => [r.name, r]));
     this.conditionRules = this.rules.filter((r): r is ConditionRule => r.kind === 'condition');
     this.eventRules = this.rules.filter((r): r is EventRule => r.kind === 'event');
-    this.dispatcher = new Dispatcher(opts.route ? compileRoute(opts.route) : undefined);
+    this.grouper = new AlertGrouper(opts.route ? compileRoute(opts.route) : undefined);
     if (!opts.route && this.rules.length > 0)
       this.log.warn('no route configured: alerts are tracked, not sent');
     this.silenceSet = new Silences(opts.silences ?? [], opts.newId);
@@ -169,7 +170,7 @@ export class AlertEngine {
     }
     const s = checked.state;
     this.tracker.restore(s.alerts);
-    const dropped = this.dispatcher.restore(s.groups);
+    const dropped = this.grouper.restore(s.groups);
     const skipped = this.silenceSet.restore(s.silences);
     this.wallet.restore(s.wallets);
     this.muting.restore(s.upstream ?? {});
@@ -232,14 +233,14 @@ export class AlertEngine {
     const now = this.clock.now();
     // Pruned before flushing, so an alert sent in this round is still there if the
     // hand-over fails and the round is rolled back.
-    for (const fp of this.tracker.prune(now - RESOLVED_RETENTION_MS, (f) => this.dispatcher.holds(f))) {
-      this.dispatcher.forget(fp);
+    for (const fp of this.tracker.prune(now - RESOLVED_RETENTION_MS, (f) => this.grouper.holds(f))) {
+      this.grouper.forget(fp);
       this.dirty = true;
     }
     if (this.tracker.resolveDue(now) > 0) this.dirty = true;
-    this.dispatcher.sync(this.tracker.all(), now);
+    this.grouper.sync(this.tracker.all(), now);
     this.muting.annotate(this.tracker.all());
-    const flushed = this.dispatcher.flush(now, {
+    const flushed = this.grouper.flush(now, {
       alert: (fp) => this.tracker.get(fp),
       muted: (a) => this.muting.of(a, now).muted,
       sendResolved: (a) => this.ruleByName.get(a.rule)?.sendResolved ?? true,
@@ -260,7 +261,7 @@ export class AlertEngine {
       if (filter.state !== undefined && a.state !== filter.state) continue;
       if (filter.org !== undefined && a.org !== filter.org) continue;
       if (filter.fingerprint !== undefined && a.fingerprint !== filter.fingerprint) continue;
-      const receivers = this.dispatcher.receiversOf(a);
+      const receivers = this.grouper.receiversOf(a);
       if (filter.receiver !== undefined && !receivers.includes(filter.receiver)) continue;
       const m = this.muting.of(a, now);
       out.push({
@@ -275,7 +276,7 @@ export class AlertEngine {
       (x, y) =>
         order[x.state] - order[y.state] ||
         (y.startsAt ?? y.activeAt) - (x.startsAt ?? x.activeAt) ||
-        x.fingerprint.localeCompare(y.fingerprint),
+        byCodeUnits(x.fingerprint, y.fingerprint),
     );
   }
 
@@ -285,7 +286,7 @@ export class AlertEngine {
    * notification, so a resend never runs ahead of `group_wait` or past a silence.
    */
   resendable(receiver: string): AlertView[] {
-    const sent = this.dispatcher.sentFiring(receiver);
+    const sent = this.grouper.sentFiring(receiver);
     return this.alerts({ state: 'firing', receiver }).filter(
       (a) => sent.has(a.fingerprint) && a.silenced_by.length === 0 && a.inhibited_by.length === 0,
     );
@@ -338,7 +339,7 @@ export class AlertEngine {
       version: ALERT_STATE_VERSION,
       savedAt: this.clock.now(),
       alerts: [...this.tracker.all()].map((a) => structuredClone(a)),
-      groups: this.dispatcher.toJSON(),
+      groups: this.grouper.toJSON(),
       silences: this.silenceSet.apiSilences(),
       wallets: this.wallet.toJSON(),
       upstream: this.muting.toJSON(),
@@ -426,9 +427,7 @@ export class AlertEngine {
 
   /** When something is next due by itself (a group to flush, an event alert to resolve). */
   nextDueAt(): number | undefined {
-    const times = [this.dispatcher.nextFlushAt(), this.tracker.nextResolveAt()].filter(
-      (t) => t !== undefined,
-    );
+    const times = [this.grouper.nextFlushAt(), this.tracker.nextResolveAt()].filter((t) => t !== undefined);
     return times.length === 0 ? undefined : Math.min(...times);
   }
 

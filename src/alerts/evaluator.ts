@@ -6,7 +6,7 @@
  * logged at most once per rule every few minutes; it never stops the pass.
  */
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { formatDuration } from '../config/units.js';
+import { formatDuration } from '../core/units.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { describeEvent } from '../snapshot/describe.js';

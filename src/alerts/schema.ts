@@ -6,7 +6,7 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { duration } from '../config/zod-units.js';
+import { duration } from '../core/zod-units.js';
 import { EVENT_KINDS } from '../snapshot/events.js';
 import { isLabelName, parseMatcher } from './matchers.js';
 import { checkRule, RESERVED_LABELS } from './rules.js';

@@ -7,9 +7,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FieldProblem } from '../core/errors.js';
-import { parseDuration } from '../config/units.js';
+import { parseDuration } from '../core/units.js';
 import { type CompiledMatcher, compileMatchers, matchesAll } from './matchers.js';
 import { matcherSchema, type SilenceConfig } from './schema.js';
+import { byCodeUnits } from '../core/order.js';
 
 /** A silence as stored and listed (times in ms). */
 export interface Silence {
@@ -174,7 +175,7 @@ export class Silences {
   /** Every silence with its status, newest first. */
   list(now: number): SilenceView[] {
     return [...this.items.values()]
-      .sort((a, b) => b.created_at - a.created_at || a.id.localeCompare(b.id))
+      .sort((a, b) => b.created_at - a.created_at || byCodeUnits(a.id, b.id))
       .map((s) => view(s, now));
   }
 

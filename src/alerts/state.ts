@@ -4,7 +4,7 @@
  * the API, and wallet balance history. One JSON document with a format version.
  */
 import { z } from 'zod';
-import type { GroupState } from './dispatcher.js';
+import type { GroupState } from './grouper.js';
 import type { Silence } from './silences.js';
 import type { TrackedAlert } from './tracker.js';
 import type { BalanceSample } from './wallet.js';

@@ -8,7 +8,7 @@ import type { Alerting } from './alerting.js';
 import type { AlertEngine } from '../alerts/engine.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
-import type { Dispatcher } from '../notify/dispatcher.js';
+import type { DeliveryWorker } from '../notify/delivery.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
 
@@ -40,8 +40,8 @@ export class AlertingSlot {
     return this.swapping;
   }
 
-  /** The dispatcher of the running half, once started. */
-  delivery(): Dispatcher | undefined {
+  /** The delivery worker of the running half, once started. */
+  delivery(): DeliveryWorker | undefined {
     return this.current.delivery();
   }
 

@@ -1,6 +1,6 @@
 /**
  * The alerting half of the composition root: the alert engine fed by change events and
- * snapshots, and the delivery dispatcher behind its durable outbox (plus Alertmanager
+ * snapshots, and the delivery worker behind its durable outbox (plus Alertmanager
  * re-sends). Built from a Config by {@link App}; nothing here touches `process`.
  */
 import path from 'node:path';
@@ -13,12 +13,12 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import { AlertmanagerNotifier } from '../notify/alertmanager/alertmanager.js';
 import { AlertmanagerResender } from '../notify/alertmanager/resender.js';
-import { Dispatcher } from '../notify/dispatcher.js';
+import { DeliveryWorker } from '../notify/delivery.js';
 import type { DeliveryMetrics } from '../notify/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import { type DeliveryItem, parseDeliveryItem } from '../notify/outbox.js';
 import { closeNotifiers, createNotifiers } from '../notify/registry.js';
-import { dispatcherOptions } from '../notify/schema.js';
+import { deliveryOptions } from '../notify/schema.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
 import { JsonStateFile } from '../store/json-file.js';
@@ -59,7 +59,7 @@ function alertStore(deps: AlertingDeps): AlertStore {
 /** The alert engine and delivery, started and stopped together. */
 export class Alerting {
   readonly engine: AlertEngine;
-  private dispatcher: Dispatcher | undefined;
+  private worker: DeliveryWorker | undefined;
   private resender: AlertmanagerResender | undefined;
   private readonly notifiers: Notifier[];
   private readonly log: Logger;
@@ -101,15 +101,15 @@ export class Alerting {
       validate: parseDeliveryItem,
       health: this.deps.storeHealth,
     });
-    this.dispatcher = new Dispatcher({
+    this.worker = new DeliveryWorker({
       notifiers: this.notifiers,
       outbox,
       clock: this.deps.clock,
-      logger: this.deps.logger, // the dispatcher binds its component itself
+      logger: this.deps.logger, // the delivery worker binds its component itself
       metrics: this.deps.metrics,
-      options: dispatcherOptions(this.config.delivery, this.config.receivers),
+      options: deliveryOptions(this.config.delivery, this.config.receivers),
     });
-    await this.dispatcher.start();
+    await this.worker.start();
     await this.engine.load();
     await this.engine.start();
     const am = this.notifiers.filter((n): n is AlertmanagerNotifier => n instanceof AlertmanagerNotifier);
@@ -136,21 +136,21 @@ export class Alerting {
     this.engine.evaluate(views);
   }
 
-  /** The dispatcher, once started (for status and metrics). */
-  delivery(): Dispatcher | undefined {
-    return this.dispatcher;
+  /** The delivery worker, once started (for status and metrics). */
+  delivery(): DeliveryWorker | undefined {
+    return this.worker;
   }
 
   /** Stops the engine (saving its state), then lets delivery finish for up to `graceMs`. */
   async stop(graceMs: number): Promise<void> {
     await this.resender?.stop();
     await this.engine.stop().catch((err: unknown) => this.log.error({ err }, 'saving alert state failed'));
-    await this.dispatcher?.stop(graceMs);
+    await this.worker?.stop(graceMs);
     await closeNotifiers(this.notifiers);
   }
 
   private async deliver(notifications: Notification[]): Promise<void> {
-    if (!this.dispatcher) throw new Error('delivery is not started');
-    for (const n of notifications) await this.dispatcher.enqueue(n);
+    if (!this.worker) throw new Error('delivery is not started');
+    for (const n of notifications) await this.worker.enqueue(n);
   }
 }

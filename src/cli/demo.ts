@@ -9,7 +9,7 @@ import path from 'node:path';
 import { App } from '../app/app.js';
 import { systemClock } from '../core/clock.js';
 import { parseConfig } from '../config/load.js';
-import { parseDuration } from '../config/units.js';
+import { parseDuration } from '../core/units.js';
 import { createLogger } from '../core/log.js';
 import { startSimulator } from '../sim/index.js';
 import { describeEvent } from '../snapshot/describe.js';

@@ -15,6 +15,7 @@ import { isLiveStatus } from '../snapshot/status.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
+import { byCodeUnits } from '../core/order.js';
 
 const USAGE = `usage: tally once [--config PATH] [--json]
 
@@ -183,6 +184,6 @@ function counts(words: readonly string[]): string {
   if (words.length === 0) return '';
   const by = new Map<string, number>();
   for (const w of words) by.set(w, (by.get(w) ?? 0) + 1);
-  const sorted = [...by].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const sorted = [...by].sort((a, b) => b[1] - a[1] || byCodeUnits(a[0], b[0]));
   return ` (${sorted.map(([w, n]) => `${w} ${n}`).join(', ')})`;
 }

@@ -16,7 +16,7 @@ import { type ReplayInput, simulate } from '../alerts/simulate.js';
 import type { Notification } from '../alerts/types.js';
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { parseDuration } from '../config/units.js';
+import { parseDuration } from '../core/units.js';
 import { ConfigError, TallyError } from '../core/errors.js';
 import { silentLogger } from '../core/log.js';
 import { diff } from '../snapshot/diff.js';

@@ -158,7 +158,14 @@ function firstNestedAlias(doc: Document): number | undefined {
       any ??= alias.range?.[0];
       const target = alias.resolve(doc);
       let nested = false;
-      if (target) visit(target as never, { Alias: () => ((nested = true), visit.BREAK) });
+      if (target) {
+        visit(target as never, {
+          Alias: () => {
+            nested = true;
+            return visit.BREAK;
+          },
+        });
+      }
       if (nested && first === undefined) {
         first = alias.range?.[0];
         return visit.BREAK;

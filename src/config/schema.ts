@@ -9,9 +9,9 @@ import { z } from 'zod';
 import { alertingFields, routeReceiverPaths } from '../alerts/schema.js';
 import { deliverySchema, receiversSchema } from '../notify/schema.js';
 import { parseShard } from './shard.js';
-import { duration, size } from './zod-units.js';
+import { duration, size } from '../core/zod-units.js';
 
-export { duration, size } from './zod-units.js';
+export { duration, size } from '../core/zod-units.js';
 
 const httpUrl = () =>
   z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).meta({ format: 'uri' });
@@ -138,7 +138,8 @@ export const intervalsSchema = z.strictObject({
       'Slowest acceptable time to read every channel’s sessions once; the sweep spends all spare budget and is usually much faster (the planner may need longer when the budget is short).',
   }),
   sweep_min: duration().prefault('15s').meta({
-    description: 'Least time between two sweep reads of one channel’s sessions, so a small org is not read in a loop.',
+    description:
+      'Least time between two sweep reads of one channel’s sessions, so a small org is not read in a loop.',
   }),
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });

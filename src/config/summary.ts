@@ -3,7 +3,7 @@
  * daemon's start-up line.
  */
 import type { Config } from './schema.js';
-import { formatDuration } from './units.js';
+import { formatDuration } from '../core/units.js';
 
 /** Removes credentials and query strings from a URL before it is shown. */
 export function safeUrl(url: string): string {

@@ -1,5 +1,5 @@
 /**
- * Time comes in through this interface (DESIGN.md invariant 8), so that tests and the
+ * Time comes in through this interface (docs/architecture.md, invariant 8), so that tests and the
  * simulator can run scenarios fast and deterministically.
  */
 

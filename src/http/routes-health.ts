@@ -1,7 +1,7 @@
 /**
  * Liveness and readiness. Both are public (never behind auth) so that orchestrators can
  * probe them. Liveness answers while the process serves and never looks at the upstream
- * (DESIGN.md invariant 7); readiness waits for the first complete read of every org and
+ * (docs/architecture.md, invariant 7); readiness waits for the first complete read of every org and
  * says why not without naming orgs, since it is public.
  */
 import type { StatusSource } from '../core/status.js';

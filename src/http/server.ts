@@ -1,6 +1,6 @@
 /**
  * The HTTP server (node:http): authentication, routing, error replies. It only reads
- * (DESIGN.md: nothing downstream calls back upstream); routes live in the router, which
+ * (docs/architecture.md: nothing downstream calls back upstream); routes live in the router, which
  * other modules extend.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

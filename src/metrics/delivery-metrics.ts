@@ -1,5 +1,5 @@
 /**
- * Metrics of notification delivery, fed by the dispatcher through its DeliveryMetrics
+ * Metrics of notification delivery, fed by the delivery worker through its DeliveryMetrics
  * interface (src/notify/metrics.ts): sent, failed by reason, dropped by reason, attempt
  * latency, and per receiver the outbox backlog and the age of its oldest notification.
  */
@@ -62,7 +62,7 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
     });
   }
 
-  /** Called at scrape time to refresh the backlog gauges (the dispatcher's reportBacklog). */
+  /** Called at scrape time to refresh the backlog gauges (the delivery worker's reportBacklog). */
   refresh: (() => void) | undefined;
 
   /** Starts every receiver's series at zero, so that rates and alerts see them before the first send. */

@@ -1,10 +1,10 @@
 /**
- * What the dispatcher reports about delivery, as plain method calls. The metrics
+ * What the delivery worker reports about delivery, as plain method calls. The metrics
  * component implements it on prom-client; tests record the calls.
  */
 import type { DropReason, SinkType } from './notifier.js';
 
-/** Receives delivery measurements from the dispatcher. */
+/** Receives delivery measurements from the delivery worker. */
 export interface DeliveryMetrics {
   /** A notification was accepted by its receiver. */
   sent(receiver: string, sink: SinkType): void;

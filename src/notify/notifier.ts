@@ -1,7 +1,7 @@
 /**
  * What every sink implements, and the one error type they throw. A sink sends once and
  * throws a {@link DeliveryError}; it never sleeps, retries or touches metrics: the
- * dispatcher does that, once, for all sinks (STYLE.md 1).
+ * delivery worker does that, once, for all sinks (docs/architecture.md, "Delivery").
  */
 import type { Notification } from '../alerts/types.js';
 import { TallyError } from '../core/errors.js';
@@ -9,7 +9,7 @@ import { TallyError } from '../core/errors.js';
 /** The kinds of receiver tally can deliver to; one folder per kind under `src/notify/`. */
 export type SinkType = 'email' | 'webhook' | 'alertmanager' | 'log';
 
-/** What the dispatcher hands a sink with each attempt. */
+/** What the delivery worker hands a sink with each attempt. */
 export interface SendContext {
   /** Aborted when the attempt times out or tally stops; the sink gives up at once. */
   signal: AbortSignal;
@@ -48,7 +48,7 @@ export type DeliveryReason =
   | 'write'
   | 'unknown';
 
-/** Why the dispatcher gave up on a notification without delivering it. */
+/** Why the delivery worker gave up on a notification without delivering it. */
 export type DropReason = DeliveryReason | 'expired' | 'max_attempts' | 'unknown_receiver';
 
 /** Reasons that are worth another attempt when the sink does not say otherwise. */
@@ -87,7 +87,7 @@ export class DeliveryError extends TallyError {
 
 /**
  * The error for an attempt whose signal fired: the signal's own reason when it is a
- * {@link DeliveryError} (the dispatcher's timeout), else `timeout` for a timeout signal
+ * {@link DeliveryError} (the delivery worker's timeout), else `timeout` for a timeout signal
  * and `aborted` for anything else.
  */
 export function abortError(signal: AbortSignal, where: string): DeliveryError {

@@ -1,5 +1,5 @@
 /**
- * The durable queue the dispatcher delivers from, as the dispatcher sees it. The state
+ * The durable queue the delivery worker delivers from, as the delivery worker sees it. The state
  * directory's `Outbox<T>` (src/store) implements it; tests may use any other. An entry is
  * durable once `put` resolves and stays until `ack`, so a crash between the two means the
  * notification is sent again after the restart (at-least-once), under the same id.
@@ -13,7 +13,7 @@ export type { OutboxEntry, OutboxPatch };
 /** A value, or a promise of it: the store may answer synchronously or not. */
 export type Awaitable<T> = T | Promise<T>;
 
-/** The outbox operations the dispatcher uses. */
+/** The outbox operations the delivery worker uses. */
 export interface OutboxPort<T> {
   /** Stores `item` under `id` durably before resolving; putting an existing id keeps one entry. */
   put(id: string, item: T): Awaitable<unknown>;
@@ -25,7 +25,7 @@ export interface OutboxPort<T> {
   ack(id: string): Awaitable<unknown>;
 }
 
-/** What the dispatcher stores per entry: the notification, which names its receiver. */
+/** What the delivery worker stores per entry: the notification, which names its receiver. */
 export interface DeliveryItem {
   notification: Notification;
 }

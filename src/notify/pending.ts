@@ -1,5 +1,5 @@
 /**
- * The dispatcher's in-memory view of the outbox: which entries wait, which are in flight,
+ * The delivery worker's in-memory view of the outbox: which entries wait, which are in flight,
  * which are due now. Pure (time comes in as an argument), so ordering is tested directly.
  *
  * Within one receiver and group, notifications go out in the order they were created:

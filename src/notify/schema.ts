@@ -8,9 +8,9 @@
  * switches on exhaustively.
  */
 import { z } from 'zod';
-import { duration } from '../config/zod-units.js';
+import { duration } from '../core/zod-units.js';
 import { type AlertmanagerConfig, alertmanagerSchema } from './alertmanager/schema.js';
-import type { DispatcherOptions } from './dispatcher.js';
+import type { DeliveryOptions } from './delivery.js';
 import { type EmailConfig, emailSchema } from './email/schema.js';
 import { type LogSinkConfig, logSinkSchema } from './log/schema.js';
 import type { SinkType } from './notifier.js';
@@ -80,7 +80,7 @@ export const receiversSchema = z
   })
   .meta({ description: 'Where notifications go: e-mail, webhooks, Alertmanager, the console.' });
 
-/** The `delivery` section: how the dispatcher retries and for how long. */
+/** The `delivery` section: how the delivery worker retries and for how long. */
 export const deliverySchema = z
   .strictObject({
     timeout: duration().prefault('10s').meta({ description: 'Longest one delivery attempt may take.' }),
@@ -112,11 +112,11 @@ export const deliverySchema = z
 /** A validated `delivery` section. */
 export type DeliveryConfig = z.output<typeof deliverySchema>;
 
-/** The dispatcher's options from the `delivery` section and each receiver's own timeout. */
-export function dispatcherOptions(
+/** The delivery worker's options from the `delivery` section and each receiver's own timeout. */
+export function deliveryOptions(
   delivery: DeliveryConfig,
   receivers: readonly ReceiverConfig[],
-): DispatcherOptions {
+): DeliveryOptions {
   const receiverTimeoutsMs: Record<string, number> = {};
   for (const r of receivers) if (r.timeout !== undefined) receiverTimeoutsMs[r.name] = r.timeout;
   return {

@@ -3,7 +3,7 @@
  * given both as RFC 3339 (`startsAt`) and as readable text (`startsAtText`).
  */
 import type { Alert, Notification } from '../alerts/types.js';
-import { formatDuration } from '../config/units.js';
+import { formatDuration } from '../core/units.js';
 import {
   alertLine,
   formatTime,

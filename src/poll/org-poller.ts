@@ -5,7 +5,7 @@
  *
  * A part that failed or came back incomplete never replaces a complete one: the last
  * complete value stays the base of the next diff, so nothing that changed during an
- * outage is lost and nothing is "removed" by a failure (DESIGN.md invariant 1).
+ * outage is lost and nothing is "removed" by a failure (docs/architecture.md, invariant 1).
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';

@@ -14,6 +14,7 @@
  * the fixed reads alone do not fit in the rest are their intervals stretched too. The
  * channel list is what shows a channel going live, so it is the last to slow down.
  */
+import { byCodeUnits } from '../core/order.js';
 
 /** What the planner knows about one org. */
 export interface OrgLoad {
@@ -171,8 +172,8 @@ export function nextToSweep(entries: Iterable<SweepEntry>, n: number): SweepEntr
   all.sort(
     (a, b) =>
       (a.lastReadAt ?? Number.NEGATIVE_INFINITY) - (b.lastReadAt ?? Number.NEGATIVE_INFINITY) ||
-      a.org.localeCompare(b.org) ||
-      a.channelId.localeCompare(b.channelId),
+      byCodeUnits(a.org, b.org) ||
+      byCodeUnits(a.channelId, b.channelId),
   );
   return all.slice(0, Math.max(0, n));
 }

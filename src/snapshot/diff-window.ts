@@ -1,5 +1,5 @@
 /**
- * The window rule (DESIGN.md invariant 2): session lists are read for a time window, so a
+ * The window rule (docs/architecture.md, invariant 2): session lists are read for a time window, so a
  * session can leave or enter a list only because the window moved. These helpers say
  * whether a session belongs in a window at all.
  */

@@ -5,7 +5,7 @@
  *
  * Rules (docs/events.md has them for users):
  * - a part is compared only when it was fetched completely in both snapshots; a part that
- *   is absent, failed or incomplete on either side yields nothing (DESIGN.md invariant 1);
+ *   is absent, failed or incomplete on either side yields nothing (docs/architecture.md, invariant 1);
  * - a session that left or entered a list only because the window moved is neither
  *   removed nor added (invariant 2, see `diff-window.ts`);
  * - every event's `at` is the fetch time of the part of `next` that showed it.

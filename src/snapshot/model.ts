@@ -3,7 +3,7 @@
  * answers in. The upstream client produces it, the poller assembles snapshots of it,
  * `diff` compares two of them, metrics and the JSON API read it.
  *
- * Every part of a snapshot carries its own fetch outcome and time (DESIGN.md
+ * Every part of a snapshot carries its own fetch outcome and time (docs/architecture.md,
  * invariant 1): a failed or incomplete fetch is never mistaken for an empty list.
  * Times are milliseconds since the Unix epoch; absent values are omitted, never `null`.
  */

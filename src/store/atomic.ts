@@ -1,5 +1,5 @@
 /**
- * Atomic, durable file replacement (DESIGN.md invariant 6): write a temp file in the same
+ * Atomic, durable file replacement (docs/architecture.md, invariant 6): write a temp file in the same
  * directory, fsync it, rename it over the target, fsync the directory. A reader, or a
  * process restarted after a crash, sees either the old content or the new, never a mix.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbox: notifications waiting to be delivered (DESIGN.md invariant 6). One file per
+ * The outbox: notifications waiting to be delivered (docs/architecture.md, invariant 6). One file per
  * entry under `outbox/`, written atomically before `put` resolves and removed only on
  * `ack`, so an entry survives crashes and restarts until a sink has taken it. Entries keep
  * their caller-given id, which doubles as the idempotency key downstream.

@@ -1,6 +1,6 @@
 /**
  * The request budget: one per process, since every org shares the process's IP and the
- * API allows 300 requests per minute per IP (DESIGN.md invariant 5). Pure bookkeeping
+ * API allows 300 requests per minute per IP (docs/architecture.md, invariant 5). Pure bookkeeping
  * over the injected clock; the HTTP layer asks it before every request and tells it
  * about every 429.
  *

@@ -17,10 +17,9 @@ import type {
   SessionDetail,
   SessionsPart,
   Subscription,
-  TimeWindow,
 } from '../snapshot/model.js';
 import { VERSION } from '../core/version.js';
-import { type BudgetOptions, type Priority, RequestBudget } from './budget.js';
+import { type BudgetOptions, RequestBudget } from './budget.js';
 import { DriftReporter } from './drift-reporter.js';
 import { UpstreamError } from './errors.js';
 import { describePath, type HttpTimeouts, HttpTransport } from './http.js';
@@ -46,23 +45,11 @@ import {
   type ShapeOptions,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory } from './adapt.js';
+import type { Fetcher, FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
 
-/** An org and the token that reads it. */
-export interface OrgAuth {
-  slug: string;
-  token: string;
-}
-
-/** Per-read options. */
-export interface FetchOptions {
-  priority?: Priority;
-  signal?: AbortSignal;
-}
-
-/** Options of a session-list read. */
-export type SessionsOptions = FetchOptions & { window?: TimeWindow; statuses?: string[] };
+export type { FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
 /** Everything an {@link UpstreamClient} is built from. */
 export interface UpstreamClientOptions {
@@ -94,7 +81,7 @@ export interface UpstreamClientOptions {
 }
 
 /** Reads organizations from the API, safely and within one budget. */
-export class UpstreamClient {
+export class UpstreamClient implements Fetcher {
   /** The process-wide request budget (for metrics and the planner). */
   readonly budget: RequestBudget;
   private readonly transport: HttpTransport;

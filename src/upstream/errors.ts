@@ -1,5 +1,5 @@
 /**
- * Errors of the upstream client, classified once (STYLE.md 6): every failure of a read
+ * Errors of the upstream client, classified once (docs/architecture.md, "Errors"): every failure of a read
  * becomes an {@link UpstreamError} with a short stable `reason` (a metric label and the
  * `PartError.reason` of the part), `retryable`, and a message that names the request by
  * method and path only — never the origin's credentials, never a header, never the token.

@@ -2,7 +2,7 @@
  * One HTTP exchange with the API, and nothing else: no budget, no retries, no redirects
  * followed (the caller decides). One undici `Pool` bound to the origin of `base_url`, so
  * a request to any other origin cannot even be expressed; the bearer token goes into a
- * header of requests on that pool only (DESIGN.md invariant 4).
+ * header of requests on that pool only (docs/architecture.md, invariant 4).
  *
  * Bodies are decompressed (gzip, br, deflate) with node:zlib and capped: past
  * `maxBodyBytes` of compressed or decompressed bytes the stream is destroyed and the

@@ -1,7 +1,7 @@
 /**
  * From what was read to a {@link Part}: normalizing records through the shape layer and
  * deciding complete / incomplete / failed. A record that cannot be identified makes its
- * list incomplete, since whether it was removed cannot be told (DESIGN.md invariant 1).
+ * list incomplete, since whether it was removed cannot be told (docs/architecture.md, invariant 1).
  */
 import type { TallyError } from '../core/errors.js';
 import type { Part, PartError } from '../snapshot/model.js';

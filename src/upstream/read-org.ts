@@ -15,10 +15,10 @@ import {
 } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
 import type { Priority } from './budget.js';
-import type { FetchOptions, OrgAuth, UpstreamClient } from './client.js';
+import type { Fetcher, FetchOptions, OrgAuth } from './types.js';
 import { setOwn } from '../core/own.js';
 
-/** Options of {@link UpstreamClient.readAll}. */
+/** Options of `UpstreamClient.readAll`. */
 export interface ReadAllOptions {
   signal?: AbortSignal | undefined;
   /** Called with a one-line progress report now and then. */
@@ -31,14 +31,9 @@ export interface ReadAllOptions {
   window?: TimeWindow | undefined;
 }
 
-type Reader = Pick<
-  UpstreamClient,
-  'fetchOrg' | 'fetchTeam' | 'fetchSubscription' | 'fetchChannels' | 'fetchSessions' | 'fetchSessionDetail'
->;
-
 /** Reads everything of one org; rejects only when aborted. */
 export async function readOrg(
-  reader: Reader,
+  reader: Fetcher,
   org: OrgAuth,
   o: ReadAllOptions & { concurrency: number; clock: Clock },
 ): Promise<OrgSnapshot> {

@@ -1,7 +1,7 @@
 /**
  * One logical GET: through the budget, with retries, following a few same-origin
  * redirects by hand, reporting every exchange to the observer. A redirect to another
- * origin is refused before anything is sent there (DESIGN.md invariant 4).
+ * origin is refused before anything is sent there (docs/architecture.md, invariant 4).
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Member } from '../../src/snapshot/model.js';
 import { engine, MIN, summary, T0, tickFor, view } from './helpers.js';
+import { byCodeUnits } from '../../src/core/order.js';
 
 const RULES = `
 rules:
@@ -33,7 +34,7 @@ describe('for_each: member', () => {
     x.evaluate([view('acme', { team: [ann, bob, cy] }), view('beta', { team: [{ ...cy, id: 'm9' }] })]);
     const alerts = x.alerts().map((a) => ({ rule: a.rule, state: a.state, labels: a.labels }));
     expect(
-      alerts.sort((a, b) => `${a.rule}${a.labels['org']}`.localeCompare(`${b.rule}${b.labels['org']}`)),
+      alerts.sort((a, b) => byCodeUnits(`${a.rule}${a.labels['org']}`, `${b.rule}${b.labels['org']}`)),
     ).toEqual([
       {
         rule: 'admin_without_email',

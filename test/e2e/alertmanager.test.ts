@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
 import { eventually, freePort } from './harness/prometheus.js';
+import { byCodeUnits } from '../../src/core/order.js';
 
 const BINARY = ['prometheus-alertmanager', 'alertmanager'].find((b) => {
   try {
@@ -134,7 +135,7 @@ function received(hook: HttpReceiver): [string, string, string[]][] {
   });
 }
 
-const byOrg = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => a[0].localeCompare(b[0]);
+const byOrg = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => byCodeUnits(a[0], b[0]);
 
 describe.skipIf(!BINARY)('Alertmanager HA: two tally replicas → an Alertmanager cluster', () => {
   let dir: string;

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariant 4, end to end through `tally run` as it is deployed: a token read from
+ * docs/architecture.md, invariant 4, end to end through `tally run` as it is deployed: a token read from
  * a `token_file` goes to the API's origin only and appears nowhere else — not in any log
  * line at trace level (with 5xx answers, a token of another org, cross-origin paging links
  * and redirects provoking error paths), not in /metrics, the JSON API or the state

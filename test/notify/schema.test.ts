@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { deliverySchema, dispatcherOptions, receiversSchema } from '../../src/notify/schema.js';
+import { deliverySchema, deliveryOptions, receiversSchema } from '../../src/notify/schema.js';
 
 const EXAMPLE = `
 - name: ops-mail
@@ -43,7 +43,7 @@ describe('receivers config', () => {
     const am = receivers[2]!;
     if (am.type !== 'alertmanager') throw new Error('not alertmanager');
     expect(am.alertmanager.resend_interval).toBe(60_000);
-    expect(dispatcherOptions(deliverySchema.parse({}), receivers)).toEqual({
+    expect(deliveryOptions(deliverySchema.parse({}), receivers)).toEqual({
       timeoutMs: 10_000,
       receiverTimeoutsMs: { chat: 30_000 },
       concurrency: 4,

@@ -33,7 +33,14 @@ describe('plan', () => {
       (100 / (240 * 0.9 - 2.5)) * 60,
       1,
     ],
-    ['a small org is swept no faster than every channel every 15 s', 240, [org({ channels: 8 })], 8 * 4, 15, 1],
+    [
+      'a small org is swept no faster than every channel every 15 s',
+      240,
+      [org({ channels: 8 })],
+      8 * 4,
+      15,
+      1,
+    ],
     [
       '5000 channels take what is left',
       240,

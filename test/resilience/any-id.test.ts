@@ -23,7 +23,7 @@ const world = {
 /** Sessions start in an hour, inside the window tally reads. */
 const at = new Date(Date.now() + 3_600_000).toISOString();
 
-function answer(url: URL, res: ServerResponse): void {
+function answer(url: URL, res: ServerResponse) {
   const path = decodeURIComponent(url.pathname);
   if (path === '/v1/demo') return json(res, 200, { slug: 'demo', name: 'Demo', plan: 'pro', settings: {} });
   if (path === '/v1/demo/team')

@@ -148,7 +148,7 @@ export function otherStatus(current: unknown): 'live' | 'idle' | 'offline' {
 export type Breakage = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A proxy in front of the simulator (tally's base_url points at `url`). */
-export interface Proxy {
+export interface BreakingProxy {
   url: string;
   close(): Promise<void>;
 }
@@ -161,7 +161,7 @@ export interface Proxy {
 export async function startProxy(
   target: Simulator,
   broken: (req: IncomingMessage) => Breakage | undefined,
-): Promise<Proxy> {
+): Promise<BreakingProxy> {
   let origin = '';
   const server = createServer((req, res) => {
     const breakage = broken(req);

@@ -15,7 +15,7 @@ import {
   baselineDone,
   dataEvents,
   otherStatus,
-  type Proxy,
+  type BreakingProxy,
   sleep,
   startProxy,
   startTally,
@@ -43,7 +43,7 @@ const ROWS: [name: string, path: RegExp, breakage: Breakage][] = [
 ];
 
 let sim: Simulator | undefined;
-let proxy: Proxy | undefined;
+let proxy: BreakingProxy | undefined;
 let tally: Tally | undefined;
 let cleanup: (() => Promise<void>) | undefined;
 

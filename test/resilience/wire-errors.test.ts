@@ -14,7 +14,7 @@ import {
   baselineDone,
   dataEvents,
   otherStatus,
-  type Proxy,
+  type BreakingProxy,
   sleep,
   startProxy,
   startTally,
@@ -70,7 +70,7 @@ const ROWS: [name: string, breakage: Breakage][] = [
 ];
 
 let sim: Simulator | undefined;
-let proxy: Proxy | undefined;
+let proxy: BreakingProxy | undefined;
 let tally: Tally | undefined;
 let cleanup: (() => Promise<void>) | undefined;
 

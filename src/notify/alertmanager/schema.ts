@@ -4,7 +4,7 @@
  * groups, silences, routes and deduplicates them.
  */
 import { z } from 'zod';
-import { duration } from '../../config/zod-units.js';
+import { duration } from '../../core/zod-units.js';
 import { headerMap, httpUrl } from '../schema-parts.js';
 
 /** An Alertmanager receiver. */

@@ -16,7 +16,7 @@ import { EmailTemplates } from './templates.js';
 
 /** Options of {@link EmailNotifier} beyond its config. */
 export interface EmailNotifierOptions {
-  /** Backstop for each SMTP stage (ms); the dispatcher's timeout normally ends an attempt first. */
+  /** Backstop for each SMTP stage (ms); the delivery worker's timeout normally ends an attempt first. */
   socketTimeoutMs?: number;
 }
 
@@ -48,7 +48,7 @@ export class EmailNotifier implements Notifier {
       connectionTimeout: backstop,
       greetingTimeout: backstop,
       socketTimeout: backstop,
-      // nodemailer would otherwise log through its own logger; tally logs in the dispatcher.
+      // nodemailer would otherwise log through its own logger; tally logs in the delivery worker.
       logger: false,
     });
   }

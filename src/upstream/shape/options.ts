@@ -3,7 +3,7 @@
  * whose answers the defaults do not fit. Every option is optional.
  */
 import type { Endpoint } from './endpoints.js';
-import type { FieldKey } from './fields.js';
+import type { FieldKey } from './field-aliases.js';
 
 /** How the next page of a list is found. `auto` tries every known style in a fixed order. */
 export type PagingMode = 'auto' | 'link' | 'cursor' | 'page' | 'none';

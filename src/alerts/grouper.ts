@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { type CompiledRoute, groupKey, groupLabels, matchRoutes } from './route.js';
 import { publicAlert, type TrackedAlert } from './tracker.js';
 import type { Alert, Notification } from './types.js';
+import { byCodeUnits } from '../core/order.js';
 
 /** The last notification of a group: when, and which alerts it reported firing and resolved. */
 export interface SentEntry {
@@ -64,7 +65,7 @@ interface Placement {
 }
 
 /** Groups alerts and decides when each group is sent. */
-export class Dispatcher {
+export class AlertGrouper {
   private readonly groups = new Map<string, Group>();
   private readonly placements = new Map<string, Placement[]>();
   private readonly routes = new Map<string, CompiledRoute>();
@@ -174,7 +175,7 @@ export class Dispatcher {
     if (firing.length === 0 && resolved.length === 0) return undefined;
     g.seq += 1;
     const byStart = (x: TrackedAlert, y: TrackedAlert) =>
-      (x.startsAt ?? x.activeAt) - (y.startsAt ?? y.activeAt) || labelKey(x).localeCompare(labelKey(y));
+      (x.startsAt ?? x.activeAt) - (y.startsAt ?? y.activeAt) || byCodeUnits(labelKey(x), labelKey(y));
     const alerts = [...firing.sort(byStart), ...resolved.sort(byStart)].map(publicAlert);
     const n: Notification = {
       id: `${groupHash(g)}-${g.seq}`,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Notification } from '../../src/alerts/types.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createLogger, silentLogger } from '../../src/core/log.js';
-import { Dispatcher, type DispatcherOptions } from '../../src/notify/dispatcher.js';
+import { DeliveryWorker, type DeliveryOptions } from '../../src/notify/delivery.js';
 import {
   type DeliveryItem,
   deliveryId,
@@ -25,7 +25,7 @@ import {
 import { type HttpReceiver, startHttpReceiver } from './helpers/http-receiver.js';
 import { MemoryOutbox } from './helpers/memory-outbox.js';
 
-const OPTIONS: DispatcherOptions = {
+const OPTIONS: DeliveryOptions = {
   timeoutMs: 2000,
   concurrency: 4,
   maxAgeMs: 60_000,
@@ -36,7 +36,7 @@ const OPTIONS: DispatcherOptions = {
 
 interface Rig {
   rx: HttpReceiver;
-  dispatcher: Dispatcher;
+  dispatcher: DeliveryWorker;
   outbox: MemoryOutbox<DeliveryItem>;
   metrics: RecordedMetrics;
   log: () => string;
@@ -53,7 +53,7 @@ afterEach(async () => {
 });
 
 async function rig(
-  opts: Partial<DispatcherOptions> = {},
+  opts: Partial<DeliveryOptions> = {},
   outbox = new MemoryOutbox<DeliveryItem>(),
 ): Promise<Rig> {
   const rx = await startHttpReceiver();
@@ -64,7 +64,7 @@ async function rig(
   dest.on('data', (c: Buffer) => {
     logText += c.toString();
   });
-  const dispatcher = new Dispatcher({
+  const dispatcher = new DeliveryWorker({
     notifiers: [notifier],
     outbox,
     clock: systemClock,
@@ -86,7 +86,7 @@ async function logged(log: () => string, text: string): Promise<string> {
 }
 const ids = (rx: HttpReceiver) => rx.requests.map((q) => (JSON.parse(q.body) as { id: string }).id);
 
-describe('Dispatcher', () => {
+describe('DeliveryWorker', () => {
   it('stores before the first attempt, sends with the stable id, removes after acceptance', async () => {
     const r = await rig();
     await r.dispatcher.start();
@@ -237,9 +237,9 @@ describe('Dispatcher', () => {
           clock: systemClock,
           validate: parseDeliveryItem,
         });
-      // The store's outbox is what the dispatcher is written against.
+      // The store's outbox is what the delivery worker is written against.
       const outbox: OutboxPort<DeliveryItem> = await open();
-      const d1 = new Dispatcher({
+      const d1 = new DeliveryWorker({
         notifiers: [first.notifier],
         outbox,
         clock: systemClock,
@@ -264,7 +264,7 @@ describe('Dispatcher', () => {
       expect(reopened.list().every((e) => e.attempts >= 1 && e.lastError?.includes('HTTP 503'))).toBe(true);
 
       const second = await rig({}, new MemoryOutbox());
-      const d2 = new Dispatcher({
+      const d2 = new DeliveryWorker({
         notifiers: [second.notifier],
         outbox: reopened,
         clock: systemClock,

@@ -25,7 +25,7 @@ import {
 import { type PendingEntry, PendingSet, type ReceiverBacklog } from './pending.js';
 
 /** Delivery settings (the `delivery:` config section, in milliseconds). */
-export interface DispatcherOptions {
+export interface DeliveryOptions {
   /** Longest one attempt may take, unless the receiver sets its own. */
   timeoutMs: number;
   /** Per-receiver attempt timeouts, by receiver name. */
@@ -41,14 +41,14 @@ export interface DispatcherOptions {
   deadLetterLimit: number;
 }
 
-/** What the dispatcher is built from. */
-export interface DispatcherDeps {
+/** What the delivery worker is built from. */
+export interface DeliveryDeps {
   notifiers: Iterable<Notifier>;
   outbox: OutboxPort<DeliveryItem>;
   clock: Clock;
   logger: Logger;
   metrics: DeliveryMetrics;
-  options: DispatcherOptions;
+  options: DeliveryOptions;
   /** Uniform in [0, 1); injected so that tests get fixed delays. */
   random?: () => number;
 }
@@ -78,13 +78,13 @@ export interface PendingView {
 }
 
 /** Delivers from the outbox; `start()` resumes what a previous run left pending. */
-export class Dispatcher {
+export class DeliveryWorker {
   readonly #notifiers: ReadonlyMap<string, Notifier>;
   readonly #outbox: OutboxPort<DeliveryItem>;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #metrics: DeliveryMetrics;
-  readonly #opts: DispatcherOptions;
+  readonly #opts: DeliveryOptions;
   readonly #random: () => number;
   readonly #pending = new PendingSet();
   readonly #deadLetters: DeadLetter[] = [];
@@ -95,7 +95,7 @@ export class Dispatcher {
   #started = false;
   #stopped = false;
 
-  constructor(deps: DispatcherDeps) {
+  constructor(deps: DeliveryDeps) {
     this.#notifiers = new Map([...deps.notifiers].map((n) => [n.name, n]));
     this.#outbox = deps.outbox;
     this.#clock = deps.clock;
@@ -138,7 +138,7 @@ export class Dispatcher {
 
   /** Loads what the outbox holds from a previous run and starts delivering. */
   async start(): Promise<void> {
-    if (this.#stopped) throw new Error('a stopped dispatcher cannot be started again; build a new one');
+    if (this.#stopped) throw new Error('a stopped delivery worker cannot be started again; build a new one');
     if (this.#started) return;
     this.#started = true;
     const entries: readonly OutboxEntry<unknown>[] = await this.#outbox.list();

@@ -1,0 +1,118 @@
+/**
+ * Where each model field is looked for in a record, before any operator alias: dot paths
+ * tried in order, the first usable value wins. Paths are written in snake_case; other
+ * casings match them too (see `prop` in json.ts). No imports: the shape options name
+ * these keys, and fields.ts reads them with the options.
+ */
+
+/** Built-in aliases per model field. */
+export const FIELD_ALIASES = {
+  'org.name': ['name', 'display_name', 'title', 'organization_name', 'org_name'],
+  'org.plan': ['plan', 'plan.name', 'plan.id', 'plan_name', 'subscription.plan', 'tier'],
+  'org.settings': ['settings', 'preferences', 'config'],
+
+  'member.id': ['id', 'user_id', 'member_id', 'uuid', 'key', 'slug', 'user.id', 'email'],
+  'member.name': ['name', 'display_name', 'full_name', 'user.name', 'username'],
+  'member.email': ['email', 'email_address', 'user.email'],
+  'member.role': ['role', 'role.name', 'roles[0]', 'roles[0].name', 'permission', 'access_level'],
+
+  'subscription.plan': ['plan', 'plan.name', 'plan.id', 'plan_name', 'tier'],
+  'subscription.limits': ['limits', 'quotas', 'plan.limits', 'entitlements'],
+  'subscription.usage': ['usage', 'used', 'consumption'],
+  'subscription.funding': ['ai_funding', 'funding', 'ai.funding', 'ai_billing'],
+  'subscription.fundingMode': ['ai_funding_mode', 'funding_mode', 'ai_funding_type', 'funding_type'],
+  'funding.mode': ['mode', 'type', 'source', 'kind', 'method'],
+  'funding.balance': ['wallet.balance', 'balance', 'wallet_balance', 'wallet.amount', 'credits'],
+  'funding.balanceMinor': [
+    'wallet.balance_cents',
+    'balance_cents',
+    'wallet_balance_cents',
+    'wallet.amount_cents',
+  ],
+  'funding.currency': ['wallet.currency', 'currency', 'wallet_currency', 'balance.currency'],
+  'funding.provider': ['byok.provider', 'provider', 'byok_provider', 'key.provider'],
+  'funding.keyStatus': ['byok.key_status', 'key_status', 'byok.status', 'key.status', 'byok_key_status'],
+  'limit.name': ['name', 'key', 'id', 'resource', 'metric', 'type'],
+  'limit.limit': ['limit', 'max', 'maximum', 'quota', 'allowed', 'included', 'value'],
+  'limit.used': ['used', 'usage', 'current', 'consumed', 'count'],
+
+  'channel.id': ['id', 'uuid', 'key', 'slug', 'channel_id'],
+  'channel.name': ['name', 'title', 'display_name'],
+  'channel.status': ['status', 'state', 'live_status', 'stream_status'],
+  'channel.live': ['live', 'is_live', 'online', 'is_online', 'on_air'],
+  'channel.visibility': ['visibility', 'privacy', 'access', 'audience'],
+  'channel.public': ['is_public', 'public'],
+  'channel.private': ['is_private', 'private'],
+
+  'session.id': ['id', 'uuid', 'key', 'slug', 'session_id', 'broadcast_id'],
+  'session.channelId': ['channel_id', 'channel.id', 'channel', 'channel_slug'],
+  'session.title': ['title', 'name', 'topic', 'display_name', 'subject'],
+  'session.status': ['status', 'state'],
+  'session.scheduledAt': [
+    'scheduled_at',
+    'scheduled_for',
+    'scheduled_start',
+    'scheduled_start_time',
+    'start_time',
+    'starts_at',
+    'start_at',
+    'planned_start',
+  ],
+  'session.startedAt': ['started_at', 'actual_start', 'actual_start_time', 'live_at', 'went_live_at'],
+  'session.endedAt': ['ended_at', 'finished_at', 'end_time', 'actual_end', 'actual_end_time', 'stopped_at'],
+
+  'detail.questions': ['questions', 'qna', 'qa'],
+  'detail.questionsCount': [
+    'questions_count',
+    'question_count',
+    'num_questions',
+    'counts.questions',
+    'stats.questions',
+    'totals.questions',
+  ],
+  'detail.announcements': ['announcements', 'notices'],
+  'detail.announcementsCount': [
+    'announcements_count',
+    'announcement_count',
+    'num_announcements',
+    'counts.announcements',
+    'stats.announcements',
+    'totals.announcements',
+  ],
+  'detail.speakers': ['speakers', 'hosts', 'panelists'],
+  'detail.speakersCount': [
+    'speakers_count',
+    'speaker_count',
+    'num_speakers',
+    'counts.speakers',
+    'stats.speakers',
+    'totals.speakers',
+  ],
+  'detail.reactions': ['reactions', 'reaction_counts', 'reactions_by_kind'],
+  'detail.reactionsCount': [
+    'reactions_count',
+    'reaction_count',
+    'total_reactions',
+    'num_reactions',
+    'counts.reactions',
+    'stats.reactions',
+    'totals.reactions',
+  ],
+  'detail.aiStatus': ['ai.status', 'ai.state', 'ai_status', 'ai_state'],
+  'detail.aiEnabled': ['ai.enabled', 'ai.is_enabled', 'ai_enabled', 'ai.active'],
+
+  'question.id': ['id', 'uuid', 'key', 'question_id'],
+  'question.text': ['text', 'body', 'question', 'content', 'message', 'title'],
+  'question.at': ['asked_at', 'created_at', 'posted_at', 'timestamp', 'at', 'time'],
+  'announcement.id': ['id', 'uuid', 'key', 'announcement_id'],
+  'announcement.text': ['text', 'body', 'message', 'content', 'title'],
+  'announcement.at': ['posted_at', 'published_at', 'created_at', 'timestamp', 'at', 'time'],
+  'speaker.id': ['id', 'user_id', 'user.id', 'speaker_id', 'uuid', 'key', 'slug'],
+  'speaker.name': ['name', 'display_name', 'full_name', 'user.name', 'username', 'text'],
+  'speaker.at': ['joined_at', 'started_at', 'created_at', 'timestamp', 'at'],
+  'reaction.kind': ['kind', 'type', 'emoji', 'name', 'reaction'],
+  'reaction.count': ['count', 'total', 'n', 'value'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A model field tally reads, e.g. `channel.status`. */
+export type FieldKey = keyof typeof FIELD_ALIASES;

@@ -1,0 +1,43 @@
+/**
+ * The upstream client's contract, as its callers see it: who reads (an org and its
+ * token), per-read options, and one read per part of a snapshot. The client implements
+ * {@link Fetcher}; the poller and `readOrg` depend on this file only.
+ */
+import type {
+  Channel,
+  Member,
+  Org,
+  Part,
+  SessionDetail,
+  SessionsPart,
+  Subscription,
+  TimeWindow,
+} from '../snapshot/model.js';
+import type { Priority } from './budget.js';
+
+export type { Priority };
+
+/** An org and the token that reads it. */
+export interface OrgAuth {
+  slug: string;
+  token: string;
+}
+
+/** Per-read options. */
+export interface FetchOptions {
+  priority?: Priority;
+  signal?: AbortSignal;
+}
+
+/** Options of a session-list read. */
+export type SessionsOptions = FetchOptions & { window?: TimeWindow; statuses?: string[] };
+
+/** Reads of every part of an org's snapshot; they report failure in the Part, never by throwing. */
+export interface Fetcher {
+  fetchOrg(org: OrgAuth, o?: FetchOptions): Promise<Part<Org>>;
+  fetchTeam(org: OrgAuth, o?: FetchOptions): Promise<Part<Member[]>>;
+  fetchSubscription(org: OrgAuth, o?: FetchOptions): Promise<Part<Subscription>>;
+  fetchChannels(org: OrgAuth, o?: FetchOptions): Promise<Part<Channel[]>>;
+  fetchSessions(org: OrgAuth, channelId: string, o?: SessionsOptions): Promise<SessionsPart>;
+  fetchSessionDetail(org: OrgAuth, sessionId: string, o?: FetchOptions): Promise<Part<SessionDetail>>;
+}
