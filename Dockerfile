@@ -38,8 +38,9 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /src/dist ./dist
 COPY schema ./schema
 
-# The state directory (state.dir: /var/lib/tally in the config) belongs to the unprivileged
-# user tally runs as; mount a volume there so snapshots, the event log and the outbox survive.
+# The state directory belongs to the unprivileged user tally runs as; mount a volume there
+# so snapshots, the event log and the outbox survive. TALLY_STATE_DIR makes it the state
+# directory of any config that does not set state.dir; /app stays root-owned and read-only.
 RUN groupadd --system --gid 10001 tally \
  && useradd --system --uid 10001 --gid tally --home-dir /var/lib/tally --shell /usr/sbin/nologin tally \
  && mkdir -p /var/lib/tally /etc/tally \
@@ -48,6 +49,7 @@ RUN groupadd --system --gid 10001 tally \
 VOLUME ["/var/lib/tally"]
 
 ENV TALLY_CONFIG=/etc/tally/config.yaml \
+    TALLY_STATE_DIR=/var/lib/tally \
     TALLY_PORT=9464
 USER tally:tally
 EXPOSE 9464

@@ -372,6 +372,9 @@ CONFIG_IN_IMAGE=${IMAGE_ENV[TALLY_CONFIG]:-}
 [ -n "$CONFIG_IN_IMAGE" ] || fail "the runtime stage sets no TALLY_CONFIG"
 STATE_IN_IMAGE=$(dockerfile volumes "$FINAL" | head -1)
 [ -n "$STATE_IN_IMAGE" ] || fail "the runtime stage declares no VOLUME for the state directory"
+# A config without state.dir (as a stranger writes one) must land in the volume.
+[ "${IMAGE_ENV[TALLY_STATE_DIR]:-}" = "$STATE_IN_IMAGE" ] ||
+  fail "the runtime stage's TALLY_STATE_DIR (${IMAGE_ENV[TALLY_STATE_DIR]:-unset}) is not its VOLUME $STATE_IN_IMAGE"
 SIM_PORT=$(free_port)
 TALLY_PORT=$(free_port)
 CLOSED_PORT=$(free_port)
@@ -381,6 +384,7 @@ image_env() {
   for k in "${!IMAGE_ENV[@]}"; do
     case $k in
     TALLY_CONFIG) printf '%s\0' "TALLY_CONFIG=$RT$CONFIG_IN_IMAGE" ;;
+    TALLY_STATE_DIR) printf '%s\0' "TALLY_STATE_DIR=$RT${IMAGE_ENV[TALLY_STATE_DIR]}" ;;
     TALLY_PORT) printf '%s\0' "TALLY_PORT=$TALLY_PORT" ;;
     *) printf '%s\0' "$k=${IMAGE_ENV[$k]}" ;;
     esac
@@ -420,7 +424,8 @@ printf 'demo-token\n' >"$(dirname "$RT$CONFIG_IN_IMAGE")/demo-token"
 chown "$RUN_UID:$RUN_GID" "$(dirname "$RT$CONFIG_IN_IMAGE")/demo-token"
 chmod 0400 "$(dirname "$RT$CONFIG_IN_IMAGE")/demo-token"
 cat >"$RT$CONFIG_IN_IMAGE" <<EOF
-# written by scripts/docker-repro.sh; in the image: state.dir $STATE_IN_IMAGE
+# written by scripts/docker-repro.sh: no state.dir, as a first config is written; the
+# image's TALLY_STATE_DIR puts the state in its volume ($STATE_IN_IMAGE)
 upstream:
   base_url: http://127.0.0.1:$SIM_PORT
 orgs:
@@ -429,14 +434,12 @@ orgs:
 intervals: { org: 5s, team: 5s, subscription: 5s, channels: 1s, live_sessions: 1s, live_detail: 2s, sweep: 10s }
 server:
   listen: 127.0.0.1:$TALLY_PORT
-state:
-  dir: $STATE
 log:
   level: info
   format: json
 EOF
 chmod 0644 "$RT$CONFIG_IN_IMAGE"
-note "TALLY_CONFIG=$CONFIG_IN_IMAGE → $RT$CONFIG_IN_IMAGE; state.dir $STATE_IN_IMAGE → $STATE"
+note "TALLY_CONFIG=$CONFIG_IN_IMAGE → $RT$CONFIG_IN_IMAGE; TALLY_STATE_DIR $STATE_IN_IMAGE → $STATE"
 
 step "the simulator from the same build: <image> sim --port $SIM_PORT"
 start sim sim --port "$SIM_PORT" --org demo --seed 3 --channels 4 --sessions 3

@@ -90,7 +90,7 @@ export const FALLBACK_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'server.auth.basic.password_file': 'File holding the password.',
   state: 'The state directory: snapshots, event log, outbox and alert state (state.md).',
   'state.dir':
-    'Path of the state directory; `/var/lib/tally` in the container image (its volume). One tally per directory.',
+    'Path of the state directory. When unset: the environment variable `TALLY_STATE_DIR` (set to `/var/lib/tally`, the volume, in the container image), else `./.tally-state`. One tally per directory.',
   'state.events': 'Retention of the event log.',
   'state.events.max_bytes':
     'Size the retained event log may reach; the oldest segments are dropped beyond it (0: no limit).',

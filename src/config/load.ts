@@ -119,6 +119,7 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
       `invalid YAML: ${firstLine((err as Error).message).toLowerCase()}: aliases would expand to more than ${MAX_ALIAS_COUNT} nodes${at(firstNestedAlias(doc))}`,
     ]);
   }
+  defaultStateDir(raw, opts.env['TALLY_STATE_DIR']);
   const secrets: string[] = [];
   await resolveSecretFiles(raw, [], opts.baseDir, secrets, (p, msg) => {
     failedPaths.add(formatPath(p));
@@ -144,6 +145,25 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
   const config = parsed.data;
   collectSecrets(config, secrets);
   return { config, secrets: [...new Set(secrets)], path: opts.source };
+}
+
+/**
+ * `TALLY_STATE_DIR` is the state directory when the config does not name one: the
+ * container image sets it to its volume, so a config without `state.dir` works there as
+ * it does anywhere else (docs/operations.md).
+ */
+function defaultStateDir(raw: unknown, fromEnv: string | undefined): void {
+  if (fromEnv === undefined || fromEnv === '' || raw === null || typeof raw !== 'object') return;
+  const root = raw as Record<string, unknown>;
+  const state = root['state'];
+  if (state === undefined || state === null) root['state'] = { dir: fromEnv };
+  else if (
+    typeof state === 'object' &&
+    !Array.isArray(state) &&
+    (state as Record<string, unknown>)['dir'] === undefined
+  ) {
+    (state as Record<string, unknown>)['dir'] = fromEnv;
+  }
 }
 
 /** Alias expansions a config may use; a config needs a handful, an attack needs millions. */

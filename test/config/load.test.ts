@@ -202,3 +202,23 @@ describe('JSON Schema', () => {
     expect(schema.properties.upstream.properties.timeouts.properties.connect.default).toBe('5s');
   });
 });
+
+describe('TALLY_STATE_DIR', () => {
+  const minimal = 'upstream:\n  base_url: http://x\norgs:\n  - slug: a\n    token: t\n';
+  const load = (text: string, env: Record<string, string>) =>
+    parseConfig(text, { source: 'tally.yaml', env, baseDir: '/tmp' }).then((l) => l.config.state.dir);
+
+  it('is the state directory of a config that names none (the container image sets it to its volume)', async () => {
+    expect(await load(minimal, { TALLY_STATE_DIR: '/var/lib/tally' })).toBe('/var/lib/tally');
+    expect(await load(`${minimal}state: { events: { max_age: 1d } }\n`, { TALLY_STATE_DIR: '/v' })).toBe(
+      '/v',
+    );
+  });
+
+  it('gives way to state.dir in the config, and to nothing when unset', async () => {
+    expect(await load(`${minimal}state: { dir: /data }\n`, { TALLY_STATE_DIR: '/var/lib/tally' })).toBe(
+      '/data',
+    );
+    expect(await load(minimal, {})).toBe('./.tally-state');
+  });
+});
