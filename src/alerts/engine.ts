@@ -113,6 +113,8 @@ export class AlertEngine {
   private readonly evaluator: RuleEvaluator;
   private readonly muting: Muting;
   private loaded = false;
+  /** Sequence number of the last logged event applied (see replayCursor). */
+  private cursor: number | undefined;
   private dirty = false;
   private lastSave = 0;
   private running = false;
@@ -174,6 +176,7 @@ export class AlertEngine {
     const skipped = this.silenceSet.restore(s.silences);
     this.wallet.restore(s.wallets);
     this.muting.restore(s.upstream ?? {});
+    if (s.cursor !== undefined) this.cursor = s.cursor;
     // Alerts of rules or orgs that were removed from the config end now.
     const now = this.clock.now();
     const watched = this.opts.orgs && new Set(this.opts.orgs);
@@ -194,9 +197,43 @@ export class AlertEngine {
     );
   }
 
-  /** Applies event rules to new change events; upstream events also drive inhibition. */
+  /**
+   * The event log's sequence number of the last event applied: saved with the alert state,
+   * so a start applies again exactly the logged events this state has not seen.
+   */
+  replayCursor(): number | undefined {
+    return this.cursor;
+  }
+
+  /** Starts the cursor at `seq` (a first start, or a state saved before cursors existed). */
+  setCursor(seq: number): void {
+    this.cursor = seq;
+    this.dirty = true;
+  }
+
+  /**
+   * Applies logged events again after a start: those after the cursor, each once (events
+   * at or before it were applied before the state was saved). Returns how many applied.
+   */
+  replay(events: readonly ChangeEvent[]): number {
+    const cursor = this.cursor;
+    const fresh = events.filter(
+      (e) => cursor === undefined || (seqOf(e) ?? Number.POSITIVE_INFINITY) > cursor,
+    );
+    this.onEvents(fresh);
+    return fresh.length;
+  }
+
+  /**
+   * Applies event rules to new change events; upstream events also drive inhibition. The
+   * cursor moves to the highest log sequence number seen.
+   */
   onEvents(events: readonly ChangeEvent[]): void {
     if (events.length === 0) return;
+    for (const e of events) {
+      const seq = seqOf(e);
+      if (seq !== undefined && (this.cursor === undefined || seq > this.cursor)) this.cursor = seq;
+    }
     for (const e of [...events].sort((a, b) => a.at - b.at)) {
       this.muting.event(e);
       if (e.kind === 'wallet.balance_changed' && typeof e.to === 'number')
@@ -343,6 +380,7 @@ export class AlertEngine {
       silences: this.silenceSet.apiSilences(),
       wallets: this.wallet.toJSON(),
       upstream: this.muting.toJSON(),
+      ...(this.cursor === undefined ? {} : { cursor: this.cursor }),
     };
   }
 
@@ -436,4 +474,10 @@ export class AlertEngine {
     if (this.dirty) next = Math.min(next, this.lastSave + SAVE_EVERY_MS);
     return Math.max(0, next - now);
   }
+}
+
+/** The event log's sequence number of an event, when it came from the log. */
+function seqOf(e: ChangeEvent): number | undefined {
+  const seq = (e as ChangeEvent & { seq?: unknown }).seq;
+  return typeof seq === 'number' ? seq : undefined;
 }

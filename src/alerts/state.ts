@@ -23,6 +23,11 @@ export interface AlertStateFile {
   wallets: Record<string, BalanceSample[]>;
   /** Orgs whose upstream was down, so inhibition holds until their health is known again. */
   upstream?: Record<string, 'unreachable' | 'auth_failed'>;
+  /**
+   * The event log's sequence number of the last event applied, committed with the rest of
+   * this state: at start, the events after it are applied again (docs/reliability.md).
+   */
+  cursor?: number;
 }
 
 /** Where the alert state is kept; the app backs it with an atomic JSON file in the state directory. */
@@ -102,6 +107,7 @@ const stateSchema = z.looseObject({
   silences: z.array(silenceSchema),
   wallets: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
   upstream: z.record(z.string(), z.enum(['unreachable', 'auth_failed'])).optional(),
+  cursor: z.int().min(0).optional(),
 });
 
 /** Checks a loaded state document; returns it or why it cannot be used. */

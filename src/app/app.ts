@@ -24,6 +24,7 @@ import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
 import { EventLog } from '../store/event-log.js';
+import { encodeCursor } from '../store/event-query.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
@@ -165,6 +166,7 @@ export class App implements StatusSource {
       running: () => this.started,
     });
     await this.alerting.start();
+    await this.replayEvents();
     await this.loadLearned();
     const orgs = await this.resume(this.config.orgs);
     this.poller = new Poller(
@@ -411,6 +413,32 @@ export class App implements StatusSource {
   }
 
   // ---- internals -----------------------------------------------------------------------
+
+  /**
+   * The event log is the source of truth for alerts: the events logged after the alert
+   * state's cursor (a kill between logging an event and saving the alert state) are
+   * applied again, each once. A state without a cursor (a first start, or one saved before
+   * cursors existed) starts it at the end of the log, saved at once, so that from then on
+   * nothing logged is missed.
+   */
+  private async replayEvents(): Promise<void> {
+    const engine = this.alerting.engine;
+    const cursor = engine.replayCursor();
+    if (cursor === undefined) {
+      engine.setCursor(this.eventLog.stats().lastSeq ?? 0);
+      await engine.save();
+      return;
+    }
+    let page = await this.eventLog.query({ limit: 1000, order: 'oldest', cursor: encodeCursor(cursor) });
+    let applied = 0;
+    for (;;) {
+      applied += engine.replay(page.events);
+      if (page.nextCursor === undefined) break;
+      page = await this.eventLog.query({ limit: 1000, order: 'oldest', cursor: page.nextCursor });
+    }
+    if (applied > 0)
+      this.log.info({ events: applied, after: cursor }, 'applied logged events the alert state had not seen');
+  }
 
   /** Where what the upstream client learned about the server's queries is kept. */
   private learnedFile(): string {

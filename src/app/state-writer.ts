@@ -14,6 +14,8 @@ import type { SnapshotStore } from '../store/snapshot-store.js';
 
 /** How long a snapshot may wait to be saved when nothing changed (freshness only). */
 const QUIET_SAVE_MS = 30_000;
+/** The org-level parts of a baseline. */
+const BASELINE_PARTS = ['profile', 'team', 'subscription', 'channels'] as const;
 /** How long new events (and their snapshot) may wait to be made durable, at the least. */
 const EVENT_SAVE_MS = 1_000;
 /** A failed state write is tried again after 1 s, doubling up to this (a full or read-only disk). */
@@ -58,6 +60,8 @@ export class StateWriter {
   private eventSaveDelay = EVENT_SAVE_MS;
   /** Orgs whose snapshot was saved at least once by this process. */
   private readonly saved = new Set<string>();
+  /** Orgs whose saved snapshot holds every org-level part complete. */
+  private readonly baselined = new Set<string>();
 
   constructor(private readonly opts: StateWriterOptions) {
     this.log = opts.logger.child({ component: 'state' });
@@ -84,8 +88,10 @@ export class StateWriter {
       entry.timer = this.opts.clock.setTimeout(() => this.flush(org), this.eventSaveDelay);
       return;
     }
-    // The first save (the baseline) is prompt too, so a restart soon after start resumes from it.
-    const prompt = events.length > 0 || !this.saved.has(org);
+    // Saves are prompt until a saved snapshot holds the whole org-level baseline (profile,
+    // team, subscription, channel list), so a restart soon after start resumes from it and
+    // a change made meanwhile is reported, not absorbed into a second baseline.
+    const prompt = events.length > 0 || !this.saved.has(org) || !this.baselined.has(org);
     const delay = prompt ? this.eventSaveDelay : QUIET_SAVE_MS;
     const timer = this.opts.clock.setTimeout(() => this.flush(org), delay);
     this.dirty.set(org, { snapshot, events, kind: prompt ? 'events' : 'quiet', timer });
@@ -114,6 +120,7 @@ export class StateWriter {
       const took = performance.now() - started;
       this.eventSaveDelay = Math.min(30_000, Math.max(EVENT_SAVE_MS, took * 10));
       this.saved.add(org);
+      if (BASELINE_PARTS.every((k) => entry.snapshot[k]?.state === 'complete')) this.baselined.add(org);
       this.opts.announce(appended);
     });
   }

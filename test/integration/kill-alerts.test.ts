@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/sim/index.js';
+
+// Alerts survive kill -9 at any instant (docs/reliability.md, "Kill -9 matrix"). `tally
+// run` as a real child process; one channel changes per point, and tally is killed with
+// SIGKILL a chosen time after the change: before the read, between logging the event and
+// saving the alert state, during group_wait, after the hand-over to the outbox, during
+// and after delivery. After a restart every change must reach the webhook at least once
+// and at most twice. The matrix is printed.
+
+/** Milliseconds between the change and the kill, spread over poll → log → state → group wait → outbox → delivery. */
+const POINTS = [
+  0, 150, 300, 500, 700, 900, 1100, 1300, 1600, 1900, 2200, 2500, 2800, 3100, 3500, 4000, 4500, 5000, 6000,
+  8000,
+];
+
+let sim: Simulator;
+let hook: Server;
+let dir: string;
+let configPath: string;
+const bodies: string[] = [];
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 21, channels: POINTS.length, sessionsPerChannel: 1, frozen: true });
+  hook = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-kill-alerts-'));
+  configPath = path.join(dir, 'tally.yaml');
+  await writeFile(
+    configPath,
+    `upstream:
+  base_url: ${sim.url}
+  retries: { attempts: 2, base_delay: 50ms, max_delay: 200ms, deadline: 2s }
+orgs:
+  - slug: demo
+    token: demo-token
+intervals: { org: 30s, team: 30s, subscription: 30s, channels: 1s, live_sessions: 10s, live_detail: 10s, sweep: 60s, jitter: 0 }
+server: { listen: 127.0.0.1:0 }
+state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
+log: { level: info, format: json }
+rules:
+  - name: status_change
+    on: channel.status_changed
+    severity: info
+route:
+  receiver: hook
+  group_by: [org, alertname, channel_id]
+  group_wait: 2s
+  group_interval: 10m
+  repeat_interval: 4h
+receivers:
+  - name: hook
+    webhook: { url: 'http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook' }
+delivery: { timeout: 5s }
+`,
+  );
+});
+
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  hook.closeAllConnections();
+  await new Promise((r) => hook.close(r));
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `tally run`; resolves once it serves and its org is ready. */
+async function startTally(): Promise<ChildProcess> {
+  const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  c.stderr?.resume();
+  let out = '';
+  c.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const end = Date.now() + 30_000;
+  let base: string | undefined;
+  while (Date.now() < end) {
+    base ??= /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(out)?.[1];
+    if (
+      base &&
+      (await fetch(`${base}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      return c;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`tally did not become ready: ${out.slice(-500)}`);
+}
+
+function kill9(c: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    c.once('exit', () => resolve());
+    c.kill('SIGKILL');
+  });
+}
+
+const deliveriesOf = (channelId: string) =>
+  bodies.filter((b) => b.includes(`"channel_id":"${channelId}"`)).length;
+
+describe('kill -9 at any instant', () => {
+  it('loses no alert: every change is delivered at least once and at most twice', async () => {
+    const matrix: { killAfterMs: number; channel: string; delivered: number }[] = [];
+    child = await startTally();
+    // The guarantee starts once the baseline is durable: a change before tally first
+    // recorded the org cannot be told from the baseline (docs/reliability.md).
+    const snapshotFile = path.join(dir, 'state', 'snapshots', 'demo.json');
+    const end = Date.now() + 20_000;
+    while (
+      Date.now() < end &&
+      !(await readFile(snapshotFile, 'utf8').then(
+        (t) => t.includes('"channels"'),
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    const channels = sim.view('demo').channels.map((c) => [String(c['id']), String(c['status'])] as const);
+    for (const [i, killAfterMs] of POINTS.entries()) {
+      const [id, status] = channels[i]!;
+      sim.trigger.channelStatus({ channel: id, status: status === 'offline' ? 'idle' : 'offline' });
+      await new Promise((r) => setTimeout(r, killAfterMs));
+      await kill9(child);
+      child = await startTally();
+      const end = Date.now() + 20_000;
+      while (deliveriesOf(id) === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500)); // room for a second delivery to show
+      matrix.push({ killAfterMs, channel: id, delivered: deliveriesOf(id) });
+    }
+    console.log(
+      [
+        'kill after ms  delivered',
+        ...matrix.map((m) => `${String(m.killAfterMs).padStart(12)}  ${m.delivered}`),
+      ].join('\n'),
+    );
+    for (const m of matrix) {
+      expect(m.delivered, `killed ${m.killAfterMs} ms after the change`).toBeGreaterThanOrEqual(1);
+      expect(m.delivered, `killed ${m.killAfterMs} ms after the change`).toBeLessThanOrEqual(2);
+    }
+    expect(matrix).toHaveLength(POINTS.length);
+  }, 600_000);
+});
