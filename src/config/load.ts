@@ -9,7 +9,7 @@
  * A value under a secret key (see {@link SECRET_KEYS}) is never printed in a problem.
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Document,
@@ -60,15 +60,11 @@ export async function loadConfigFile(
   file: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<LoadedConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : String(code);
-    throw new ConfigError(file, [`cannot read config: ${why}`]);
-  }
-  return parseConfig(text, { source: file, env, baseDir: path.dirname(file) });
+  // Like a secret file: a regular file of bounded size, opened without blocking, so that
+  // `check` ends at once on a FIFO or a device.
+  const read = await readBoundedFile(file, MAX_CONFIG_FILE_BYTES);
+  if ('problem' in read) throw new ConfigError(file, [`cannot read config: ${read.problem}`]);
+  return parseConfig(read.value, { source: file, env, baseDir: path.dirname(file) });
 }
 
 /** Options of {@link parseConfig}. */
@@ -391,26 +387,38 @@ export const MAX_SECRET_FILE_BYTES = 64 * 1024;
  * of hanging `tally check` or the start.
  */
 async function readSecretFile(file: string): Promise<{ value: string } | { problem: string }> {
+  const read = await readBoundedFile(file, MAX_SECRET_FILE_BYTES);
+  return 'problem' in read
+    ? {
+        problem:
+          read.problem.startsWith('not a') || read.problem.startsWith('larger')
+            ? read.problem
+            : `cannot read it: ${read.problem}`,
+      }
+    : { value: read.value.trim() };
+}
+
+/** A config file larger than this is refused (a config is a few kilobytes). */
+const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
+/** Reads a regular file of at most `max` bytes without blocking; says why not otherwise. */
+async function readBoundedFile(file: string, max: number): Promise<{ value: string } | { problem: string }> {
+  const limit = max >= 1024 * 1024 ? `${max / (1024 * 1024)} MiB` : `${max / 1024} KiB`;
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     const st = await handle.stat();
-    if (!st.isFile()) return { problem: `not a regular file (${fileKind(st)}); a secret must be a file` };
-    if (st.size > MAX_SECRET_FILE_BYTES) {
-      return {
-        problem: `larger than ${MAX_SECRET_FILE_BYTES / 1024} KiB (${st.size} bytes); a secret file holds one secret`,
-      };
-    }
-    const buf = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+    if (!st.isFile()) return { problem: `not a regular file (${fileKind(st)})` };
+    if (st.size > max) return { problem: `larger than ${limit} (${st.size} bytes)` };
+    const buf = Buffer.alloc(max + 1);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    if (bytesRead > MAX_SECRET_FILE_BYTES)
-      return { problem: `larger than ${MAX_SECRET_FILE_BYTES / 1024} KiB` };
-    return { value: buf.subarray(0, bytesRead).toString('utf8').trim() };
+    if (bytesRead > max) return { problem: `larger than ${limit}` };
+    return { value: buf.subarray(0, bytesRead).toString('utf8') };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
-    return { problem: `cannot read it: ${why}` };
+    return { problem: why };
   } finally {
     await handle?.close().catch(() => {});
   }

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { loadConfigFile, parseConfig } from '../../src/config/load.js';
 import { SECRET_KEYS } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/core/errors.js';
 
@@ -202,5 +202,16 @@ describe('headers, URLs and YAML that once got through or said too much', () => 
     expect(Date.now() - started).toBeLessThan(5000);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^invalid YAML: .*aliases would expand .* \(line 3, column \d+\)$/);
+  });
+});
+
+describe('the config file itself', () => {
+  it.each([
+    ['a device', '/dev/zero', 'cannot read config: not a regular file (a device)'],
+    ['a directory', '/tmp', 'cannot read config: not a regular file (a directory)'],
+  ])('is refused at once when it is %s', async (_what, file, words) => {
+    const started = Date.now();
+    await expect(loadConfigFile(file, {})).rejects.toThrow(words);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
