@@ -22,6 +22,7 @@ import type { DeliveryMetrics } from '../notify/metrics.js';
 import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
+import type { OrgSnapshot } from '../snapshot/model.js';
 import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
 import { EventLog } from '../store/event-log.js';
 import { encodeCursor } from '../store/event-query.js';
@@ -399,8 +400,17 @@ export class App implements StatusSource {
     return this.client.budget.stats();
   }
 
+  /**
+   * Ready once every org's org-level parts were read completely; with
+   * `server.ready_after_baseline`, also every channel's sessions (the first complete
+   * baseline, docs/http-api.md).
+   */
   ready(): boolean {
-    return this.started && this.orgs().every((o) => o.ready);
+    if (!this.started) return false;
+    const orgs = this.orgs();
+    if (!orgs.every((o) => o.ready)) return false;
+    if (!this.config.server.ready_after_baseline) return true;
+    return orgs.every((o) => baselineComplete(o.snapshot));
   }
 
   events(query: EventQuery): Promise<{ events: ChangeEvent[]; nextCursor?: string }> {
@@ -484,4 +494,10 @@ export class App implements StatusSource {
       }
     }, EVALUATE_MS);
   }
+}
+
+/** Whether every current channel's session list has been read completely at least once. */
+function baselineComplete(s: OrgSnapshot): boolean {
+  if (s.channels?.state !== 'complete') return false;
+  return s.channels.value.every((c) => s.sessions[c.id]?.state === 'complete');
 }

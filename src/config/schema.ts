@@ -185,6 +185,10 @@ export const serverSchema = z.strictObject({
       description:
         'Protects everything but /-/healthy and /-/ready; authenticated requests may also use the write endpoints.',
     }),
+  ready_after_baseline: z.boolean().default(false).meta({
+    description:
+      'Hold /-/ready until every channel’s sessions have been read once (the first complete baseline), not only the org-level parts.',
+  }),
   enable_writes: z.boolean().default(false).meta({
     description:
       'Let unauthenticated requests use the endpoints that change state (silences, /-/reload). Off by default: they answer 403 unless server.auth is set and its credentials are sent. `tally run --enable-writes` turns it on too.',
