@@ -1,9 +1,9 @@
 /** Normalizes the organization profile (`GET /v1/{org}`). */
 import type { Org } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
-import { describeValue, flattenResource, isRecord } from './json.js';
+import { describeBody, describeValue, flattenResource, isRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
-import { asRecord, asText, type ReadContext, readField } from './read.js';
+import { asRecord, asText, hasAnyField, type ReadContext, readField } from './read.js';
 import { flattenSettings } from './settings.js';
 
 /** Normalizes an org profile; `slug` is the one tally asked for (the path is authoritative). */
@@ -26,5 +26,9 @@ export function normalizeOrg(
   if (plan !== undefined) org.plan = plan;
   const settings = readField(ctx, record, 'org.settings', asRecord);
   if (settings !== undefined) org.settings = flattenSettings(settings, drift, 'org.settings');
+  // A profile with none of its fields is drift, not a profile whose name and plan went away.
+  if (!hasAnyField(ctx, record, ['org.name', 'org.plan', 'org.settings'])) {
+    drift.fatal('org', `none of the recognised fields; body is ${describeBody(raw)}`);
+  }
   return { value: org, drift: drift.issues };
 }

@@ -2,10 +2,10 @@
 import type { Subscription } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { readFunding } from './funding.js';
-import { describeValue, flattenResource, isRecord } from './json.js';
+import { describeBody, describeValue, flattenResource, isRecord } from './json.js';
 import { readLimits } from './limits.js';
 import type { ShapeOptions } from './options.js';
-import { asAny, asText, type ReadContext, readField } from './read.js';
+import { asAny, asText, hasAnyField, type ReadContext, readField } from './read.js';
 
 /** Normalizes a subscription. */
 export function normalizeSubscription(
@@ -34,5 +34,17 @@ export function normalizeSubscription(
   sub.usage = Object.fromEntries([...(fromLimits?.usage ?? []), ...(fromUsage?.usage ?? [])]);
 
   sub.funding = readFunding(ctx, record);
+  // A body with none of the subscription's fields is not a subscription that lost them all.
+  if (
+    !hasAnyField(ctx, record, [
+      'subscription.plan',
+      'subscription.limits',
+      'subscription.usage',
+      'subscription.funding',
+      'subscription.fundingMode',
+    ])
+  ) {
+    drift.fatal('subscription', `none of the recognised fields; body is ${describeBody(raw)}`);
+  }
   return { value: sub, drift: drift.issues };
 }

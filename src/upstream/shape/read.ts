@@ -49,6 +49,14 @@ export function readField<T>(
   return undefined;
 }
 
+/**
+ * Whether any alias of any of `keys` is present in `scope`, even as `null` or of the wrong
+ * type: a body that names a field tally knows is that resource, whatever it says of it.
+ */
+export function hasAnyField(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): boolean {
+  return keys.some((key) => aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined));
+}
+
 /** Text: a trimmed non-empty string; a number is coerced and reported; anything else is wrong. */
 export const asText: Converter<string> = (v) => {
   if (typeof v === 'string') return v.trim() === '' ? 'skip' : { ok: v.trim() };

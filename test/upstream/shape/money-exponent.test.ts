@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalizeOrg } from '../../../src/upstream/shape/normalize-org.js';
+import { normalizeSubscription } from '../../../src/upstream/shape/normalize-subscription.js';
 import { currencyExponent, parseMoney } from '../../../src/upstream/shape/numbers.js';
 
 describe('minor units follow the currency exponent', () => {
@@ -37,5 +39,35 @@ describe('minor units follow the currency exponent', () => {
         },
       ),
     );
+  });
+});
+
+describe('a body that is not the resource fails the read; absent is not null', () => {
+  it.each([
+    ['subscription, no known key', () => normalizeSubscription({ foo: 1, bar: { baz: 2 } }, {}).drift],
+    ['org, no known key', () => normalizeOrg({ error: 'x', ok: false }, 'acme', {}).drift],
+  ])('%s → fatal drift naming the keys, never their values', (_name, read) => {
+    const fatal = read().filter((i) => i.fatal);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.problem).toMatch(/none of the recognised fields; body is an object with keys/);
+    expect(fatal[0]?.problem).not.toMatch(/"x"|\b1\b|\b2\b/);
+  });
+
+  it('an explicit null names a known field: the body is the resource', () => {
+    expect(normalizeOrg({ name: null }, 'acme', {}).drift.filter((i) => i.fatal)).toEqual([]);
+    expect(normalizeSubscription({ plan: null }, {}).drift.filter((i) => i.fatal)).toEqual([]);
+  });
+
+  it('a wallet without a readable balance is drift', () => {
+    const r = normalizeSubscription({ plan: 'pro', ai_funding: { mode: 'wallet' } }, {});
+    expect(r.drift.map((i) => i.problem)).toContain('wallet funding but no readable balance');
+  });
+
+  it('a wallet balance in minor units follows its currency', () => {
+    const r = normalizeSubscription(
+      { plan: 'pro', ai_funding: { mode: 'wallet', balance_minor: 1500, currency: 'JPY' } },
+      {},
+    );
+    expect(r.value.funding).toEqual({ mode: 'wallet', balance: 1500, currency: 'JPY' });
   });
 });
