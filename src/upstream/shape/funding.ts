@@ -72,10 +72,15 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   let money = parseMoney(raw);
   if (money === undefined) {
     const minor = parseNumber(readField(ctx, scope, 'funding.balanceMinor', asAny));
-    if (minor !== undefined) money = { amount: minor / 100 };
-    else if (raw !== undefined)
+    if (minor !== undefined) {
+      const code = readField(ctx, scope, 'funding.currency', asText);
+      money = parseMoney({ minor_units: minor, ...(code === undefined ? {} : { currency: code }) });
+    } else if (raw !== undefined)
       ctx.drift.note('funding.balance', `is ${describeValue(raw)}, expected an amount`);
   }
+  // A wallet is money: one whose balance cannot be read must not pass as an empty wallet.
+  if (money?.amount === undefined && raw === undefined)
+    ctx.drift.note('funding.balance', 'wallet funding but no readable balance');
   if (money?.amount !== undefined) funding.balance = money.amount;
   const currency = money?.currency ?? readField(ctx, scope, 'funding.currency', asText)?.toUpperCase();
   if (currency !== undefined) funding.currency = currency;

@@ -47,16 +47,62 @@ export interface Money {
   currency?: string;
 }
 
+// ISO 4217 currencies whose minor unit is not 2 digits; every other code has 2.
+const ISO_4217_EXPONENT: ReadonlyMap<string, number> = new Map([
+  ...[
+    'BIF',
+    'CLP',
+    'DJF',
+    'GNF',
+    'ISK',
+    'JPY',
+    'KMF',
+    'KRW',
+    'PYG',
+    'RWF',
+    'UGX',
+    'UYI',
+    'VND',
+    'VUV',
+    'XAF',
+    'XOF',
+    'XPF',
+  ].map((c) => [c, 0] as const),
+  ...['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((c) => [c, 3] as const),
+  ['CLF', 4],
+  ['UYW', 4],
+]);
+
+/** The ISO 4217 minor-unit exponent of a currency code (JPY 0, USD 2, KWD 3); 2 when unknown or absent. */
+export function currencyExponent(currency: string | undefined): number {
+  if (currency === undefined) return 2;
+  return ISO_4217_EXPONENT.get(currency.trim().toUpperCase()) ?? 2;
+}
+
+const EXPONENT_KEYS = ['exponent', 'scale', 'decimals', 'minor_unit', 'minorUnit', 'decimal_places'];
 const AMOUNT_KEYS = ['amount', 'value', 'balance', 'total'];
-const MINOR_KEYS = ['amount_cents', 'cents', 'amount_minor', 'minor_units', 'value_cents', 'balance_cents'];
+const MINOR_KEYS = [
+  'amount_cents',
+  'cents',
+  'amount_minor',
+  'minor_units',
+  'minor',
+  'value_cents',
+  'balance_cents',
+  'amountMinor',
+  'amountCents',
+  'minorUnits',
+  'balanceCents',
+];
 const CURRENCY_KEYS = ['currency', 'currency_code', 'unit'];
 // `12.50 EUR`, `EUR 12.50`
 const AMOUNT_WITH_CODE = /^(?:([A-Za-z]{3})\s*)?([+-]?\d+(?:\.\d+)?)(?:\s*([A-Za-z]{3}))?$/;
 
 /**
  * Reads money from a number, a numeric string (`"42.5"`, `"42.5 EUR"`), an object
- * `{ amount|value|balance, currency }` or minor units `{ amount_cents }` (divided by
- * 100). Returns undefined when nothing numeric is found.
+ * `{ amount|value|balance, currency }` or minor units `{ amount_cents }` (scaled by a
+ * sibling `exponent`/`scale`/`decimals`, else by the ISO 4217 exponent of the currency).
+ * Returns undefined when nothing numeric is found.
  */
 export function parseMoney(v: unknown, depth = 0): Money | undefined {
   const n = parseNumber(v);
@@ -71,13 +117,27 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
   const currency = firstString(v, CURRENCY_KEYS);
   for (const key of MINOR_KEYS) {
     const minor = parseNumber(getPath(v, key));
-    if (minor !== undefined) return withCurrency({ amount: minor / 100 }, currency);
+    if (minor !== undefined) return withCurrency({ amount: minorToMajor(minor, v, currency) }, currency);
   }
   for (const key of AMOUNT_KEYS) {
     const inner = parseMoney(getPath(v, key), depth + 1);
     if (inner?.amount !== undefined) return withCurrency(inner, currency);
   }
   return undefined;
+}
+
+// An explicit sibling exponent wins over the currency's: the server says how it counts.
+function minorToMajor(minor: number, o: Record<string, unknown>, currency: string | undefined): number {
+  let exp = currencyExponent(currency);
+  for (const key of EXPONENT_KEYS) {
+    const e = parseNumber(getPath(o, key));
+    if (e !== undefined && Number.isInteger(e) && e >= 0 && e <= 8) {
+      exp = e;
+      break;
+    }
+  }
+  // Divide by a power of ten through the decimal string so 1999 / 100 is 19.99 exactly.
+  return exp === 0 ? minor : Number(`${minor}e-${exp}`);
 }
 
 function withCurrency(m: Money, currency: string | undefined): Money {

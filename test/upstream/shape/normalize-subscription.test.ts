@@ -77,7 +77,7 @@ describe('limits and usage', () => {
       { channels: 1 },
     ],
   ])('%s', (_name, limits, expectedLimits, expectedUsage) => {
-    const r = normalizeSubscription({ plan: 'p', limits, ai_funding: { mode: 'wallet' } }, {});
+    const r = normalizeSubscription({ plan: 'p', limits, ai_funding: { mode: 'wallet', balance: 0 } }, {});
     expect(r.value.limits).toEqual(expectedLimits);
     expect(r.value.usage).toEqual(expectedUsage);
     expect(r.drift).toEqual([]);
@@ -107,7 +107,7 @@ describe('limits and usage', () => {
     ['an entry that is not an object', [5], 'entry [0] is a number, expected an object'],
     ['limits as a string', 'none', 'is a string, expected an object or a list'],
   ])('drift: %s', (_name, limits, problem) => {
-    const r = normalizeSubscription({ limits, ai_funding: 'wallet' }, {});
+    const r = normalizeSubscription({ limits, ai_funding: { mode: 'wallet', balance: 1 } }, {});
     expect(r.drift).toEqual([
       { endpoint: 'subscription', field: 'subscription.limits', problem, fatal: false },
     ]);

@@ -1,0 +1,73 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normalizeOrg } from '../../../src/upstream/shape/normalize-org.js';
+import { normalizeSubscription } from '../../../src/upstream/shape/normalize-subscription.js';
+import { currencyExponent, parseMoney } from '../../../src/upstream/shape/numbers.js';
+
+describe('minor units follow the currency exponent', () => {
+  it.each([
+    [{ amount_cents: 1999, currency: 'USD' }, 19.99, 'USD'],
+    [{ amount_minor: 1999, currency: 'jpy' }, 1999, 'JPY'],
+    [{ minor_units: 12345, currency: 'KWD' }, 12.345, 'KWD'],
+    [{ amountMinor: 500, currency: 'EUR' }, 5, 'EUR'],
+    [{ minor_units: 12345, exponent: 3 }, 12.345, undefined],
+    [{ amount_minor: 700, currency: 'JPY', decimals: 2 }, 7, 'JPY'],
+    [{ cents: 250 }, 2.5, undefined],
+  ])('%j → %d', (body, amount, currency) => {
+    const m = parseMoney(body);
+    expect(m?.amount).toBe(amount);
+    expect(m?.currency).toBe(currency);
+  });
+
+  it('knows the ISO 4217 exponents that are not 2', () => {
+    expect([
+      currencyExponent('JPY'),
+      currencyExponent('USD'),
+      currencyExponent('KWD'),
+      currencyExponent(undefined),
+    ]).toEqual([0, 2, 3, 2]);
+  });
+
+  it('minor then major round-trips for any integer amount', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -1e9, max: 1e9 }),
+        fc.constantFrom('USD', 'JPY', 'KWD', 'EUR'),
+        (minor, cur) => {
+          const m = parseMoney({ amount_minor: minor, currency: cur });
+          expect(Math.round((m?.amount ?? Number.NaN) * 10 ** currencyExponent(cur))).toBe(minor);
+        },
+      ),
+    );
+  });
+});
+
+describe('a body that is not the resource fails the read; absent is not null', () => {
+  it.each([
+    ['subscription, no known key', () => normalizeSubscription({ foo: 1, bar: { baz: 2 } }, {}).drift],
+    ['org, no known key', () => normalizeOrg({ error: 'x', ok: false }, 'acme', {}).drift],
+  ])('%s → fatal drift naming the keys, never their values', (_name, read) => {
+    const fatal = read().filter((i) => i.fatal);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.problem).toMatch(/none of the fields tally reads is in the body; keys seen: /);
+    expect(fatal[0]?.problem).not.toMatch(/"x"|\b1\b|\b2\b/);
+  });
+
+  it('an explicit null names a known field: the body is the resource', () => {
+    expect(normalizeOrg({ name: null }, 'acme', {}).drift.filter((i) => i.fatal)).toEqual([]);
+    expect(normalizeSubscription({ plan: null }, {}).drift.filter((i) => i.fatal)).toEqual([]);
+  });
+
+  it('a wallet without a readable balance is drift', () => {
+    const r = normalizeSubscription({ plan: 'pro', ai_funding: { mode: 'wallet' } }, {});
+    expect(r.drift.map((i) => i.problem)).toContain('wallet funding but no readable balance');
+  });
+
+  it('a wallet balance in minor units follows its currency', () => {
+    const r = normalizeSubscription(
+      { plan: 'pro', ai_funding: { mode: 'wallet', balance_minor: 1500, currency: 'JPY' } },
+      {},
+    );
+    expect(r.value.funding).toEqual({ mode: 'wallet', balance: 1500, currency: 'JPY' });
+  });
+});
