@@ -5,13 +5,14 @@
  * expression it is.
  *
  * Helpers beyond standard CEL: `since(t)` and `until(t)` (durations from and to now),
- * `days(n)` (CEL durations stop at hours), `is_live(s)`, `is_ended(s)`, `is_scheduled(s)`
+ * `days(n)` (CEL durations stop at hours), `is_live(s)`, `is_ended(s)`, `is_scheduled(s)`, `status_class(s)`, `channel_class(s)`, `visibility_class(s)`
  * (tally's families of upstream status strings).
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { TallyError } from '../core/errors.js';
 import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { channelClass, statusClass, visibilityClass } from '../snapshot/vocabulary.js';
 import {
   CEL_TYPES,
   celTypeName,
@@ -102,7 +103,16 @@ export class CelEnvironments {
       .registerFunction(`days(double): ${DUR}`, ms, { description: 'A duration of n days.' })
       .registerFunction('is_live(string): bool', (s: string) => isLiveStatus(s))
       .registerFunction('is_ended(string): bool', (s: string) => isEndedStatus(s))
-      .registerFunction('is_scheduled(string): bool', (s: string) => isScheduledStatus(s));
+      .registerFunction('is_scheduled(string): bool', (s: string) => isScheduledStatus(s))
+      .registerFunction('status_class(string): string', (s: string) => statusClass(s), {
+        description: 'Class of a session status word: scheduled, live, ended, canceled, failed or unknown.',
+      })
+      .registerFunction('channel_class(string): string', (s: string) => channelClass(s), {
+        description: 'Class of a channel status word: live, offline or unknown.',
+      })
+      .registerFunction('visibility_class(string): string', (s: string) => visibilityClass(s), {
+        description: 'Class of a visibility word: public, private, unlisted or unknown.',
+      });
     const envs = {} as Record<Scope, Environment>;
     for (const [scope, vars] of Object.entries(SCOPE_VARIABLES)) {
       const env = base.clone();

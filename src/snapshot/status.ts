@@ -1,34 +1,23 @@
 /**
- * Upstream status strings are kept verbatim (the API document does not list them);
- * these families are what tally treats as "live" and "ended" wherever it must decide.
+ * Upstream status strings are kept verbatim (the API document does not list them); what
+ * tally decides from them goes by their class (vocabulary.ts): a word of the live class is
+ * live, whatever the server's spelling.
  */
+import { statusClass } from './vocabulary.js';
 
-const LIVE = new Set(['live', 'on_air', 'onair', 'streaming', 'broadcasting', 'active_live']);
-const ENDED = new Set([
-  'ended',
-  'finished',
-  'completed',
-  'complete',
-  'done',
-  'failed',
-  'cancelled',
-  'canceled',
-  'aborted',
-  'error',
-]);
-const SCHEDULED = new Set(['scheduled', 'planned', 'upcoming', 'pending']);
-
-/** Whether a (lower-cased) status means "on air". */
+/** Whether a status means "on air". */
 export function isLiveStatus(status: string | undefined): boolean {
-  return status !== undefined && LIVE.has(status);
+  return status !== undefined && statusClass(status) === 'live';
 }
 
-/** Whether a (lower-cased) status means the session is over, for good or bad. */
+/** Whether a status means the session is over, for good or bad (ended, canceled, failed). */
 export function isEndedStatus(status: string | undefined): boolean {
-  return status !== undefined && ENDED.has(status);
+  if (status === undefined) return false;
+  const cls = statusClass(status);
+  return cls === 'ended' || cls === 'canceled' || cls === 'failed';
 }
 
-/** Whether a (lower-cased) status means the session has not started yet. */
+/** Whether a status means the session has not started yet. */
 export function isScheduledStatus(status: string | undefined): boolean {
-  return status !== undefined && SCHEDULED.has(status);
+  return status !== undefined && statusClass(status) === 'scheduled';
 }

@@ -26,6 +26,21 @@ describe('default event rules', () => {
       'Session failed on News: Morning (failed)',
     ],
     [
+      'session_failed',
+      event('session.ended', { labels: { channel: 'News', session: 'Morning' }, to: 'errored' }),
+      'Session failed on News: Morning (errored)',
+    ],
+    [
+      'session_failed',
+      event('session.status_changed', { labels: { channel: 'News', session: 'Eve' }, to: 'TIMED_OUT' }),
+      'Session failed on News: Eve (TIMED_OUT)',
+    ],
+    [
+      'session_ended',
+      event('session.ended', { labels: { channel: 'News', session: 'Morning' }, to: 'Completed' }),
+      'Ended on News: Morning',
+    ],
+    [
       'channel_offline',
       event('channel.status_changed', { labels: { channel: 'News' }, from: 'live', to: 'offline' }),
       'Channel News went offline (live → offline)',

@@ -150,7 +150,9 @@ describe('diff: unknown status values', () => {
     ['error', false, true],
     ['scheduled', false, false],
     ['paused', false, false],
-    ['LIVE', false, false],
+    ['LIVE', true, false],
+    ['On Air', true, false],
+    ['timed_out', false, true],
   ])('%s: live=%s ended=%s', (status, live, ended) => {
     expect(isLiveStatus(status)).toBe(live);
     expect(isEndedStatus(status)).toBe(ended);

@@ -115,3 +115,9 @@ export function flattenResource(raw: JsonRecord): JsonRecord {
   if (!isRecord(attributes) || !hasOwn(raw, 'type') || !hasOwn(raw, 'id')) return raw;
   return { ...attributes, ...raw };
 }
+
+/** A word from a body for a drift message: quoted, at most 40 characters, no control characters. */
+export function quoteWord(word: string): string {
+  const clean = word.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return JSON.stringify(clean.length > 40 ? `${clean.slice(0, 40)}…` : clean);
+}

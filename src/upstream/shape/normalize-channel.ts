@@ -1,7 +1,8 @@
 /** Normalizes one channel of the channel list (`GET /v1/{org}/channels`). */
 import type { Channel } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
-import { describeValue, flattenResource, isRecord } from './json.js';
+import { describeValue, flattenResource, isRecord, quoteWord } from './json.js';
+import { channelClass, visibilityClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
 import { asBool, asId, asText, asWord, type Converter, type ReadContext, readField } from './read.js';
 
@@ -37,7 +38,12 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
 function readStatus(ctx: ReadContext, record: Record<string, unknown>): string {
   const reported = ctx.drift.issues.length;
   const status = readField(ctx, record, 'channel.status', asChannelStatus);
-  if (status !== undefined) return status;
+  if (status !== undefined) {
+    if (channelClass(status) === 'unknown' && ctx.drift.issues.length === reported) {
+      ctx.drift.note('channel.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
+    }
+    return status;
+  }
   const live = readField(ctx, record, 'channel.live', asBool);
   if (live !== undefined) return live ? 'live' : 'offline';
   // A status of the wrong type was reported already; one issue per field is enough.
@@ -47,7 +53,15 @@ function readStatus(ctx: ReadContext, record: Record<string, unknown>): string {
 
 function readVisibility(ctx: ReadContext, record: Record<string, unknown>): string | undefined {
   const word = readField(ctx, record, 'channel.visibility', asWord);
-  if (word !== undefined) return word;
+  if (word !== undefined) {
+    if (visibilityClass(word) === 'unknown') {
+      ctx.drift.note(
+        'channel.visibility',
+        `unknown visibility word ${quoteWord(word)}; its class is unknown`,
+      );
+    }
+    return word;
+  }
   const isPublic = readField(ctx, record, 'channel.public', asBool);
   if (isPublic !== undefined) return isPublic ? 'public' : 'private';
   const isPrivate = readField(ctx, record, 'channel.private', asBool);

@@ -1,7 +1,8 @@
 /** Normalizes one session of a channel's session list (`GET /v1/{org}/channels/{channel}/sessions`). */
 import type { Session } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
-import { describeValue, flattenResource, isRecord, type JsonRecord } from './json.js';
+import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
+import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
 import { asId, asText, asTime, asWord, type ReadContext, readField } from './read.js';
 
@@ -76,6 +77,8 @@ export function normalizeSession(
         inferred ? `no status found; '${inferred}' inferred from the times` : 'no status found',
       );
     }
+  } else if (statusClass(status) === 'unknown') {
+    drift.note('session.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
   }
   const session: Session = { id, channelId: channel, status };
   if (core.title !== undefined) session.title = core.title;

@@ -25,7 +25,6 @@ describe('normalizeChannel', () => {
     ['displayName', { id: 1, displayName: 'D', status: 'idle' }, { id: '1', name: 'D', status: 'idle' }],
     ['state', { id: 1, state: 'offline' }, { id: '1', status: 'offline' }],
     ['status upper-case and padded', { id: 1, status: ' LIVE ' }, { id: '1', status: 'live' }],
-    ['unknown status kept', { id: 1, status: 'Warming_Up' }, { id: '1', status: 'warming_up' }],
     ['live: true', { id: 1, live: true }, { id: '1', status: 'live' }],
     ['is_live: false', { id: 1, is_live: false }, { id: '1', status: 'offline' }],
     ['isLive: "true"', { id: 1, isLive: 'true' }, { id: '1', status: 'live' }],
@@ -33,24 +32,47 @@ describe('normalizeChannel', () => {
     ['status wins over live', { id: 1, status: 'idle', live: true }, { id: '1', status: 'idle' }],
     [
       'privacy',
-      { id: 1, status: 'x', privacy: 'Unlisted' },
-      { id: '1', status: 'x', visibility: 'unlisted' },
+      { id: 1, status: 'offline', privacy: 'Unlisted' },
+      { id: '1', status: 'offline', visibility: 'unlisted' },
     ],
-    ['access', { id: 1, status: 'x', access: 'private' }, { id: '1', status: 'x', visibility: 'private' }],
+    [
+      'access',
+      { id: 1, status: 'offline', access: 'private' },
+      { id: '1', status: 'offline', visibility: 'private' },
+    ],
     [
       'is_public: false',
-      { id: 1, status: 'x', is_public: false },
-      { id: '1', status: 'x', visibility: 'private' },
+      { id: 1, status: 'offline', is_public: false },
+      { id: '1', status: 'offline', visibility: 'private' },
     ],
     [
       'isPrivate: false',
-      { id: 1, status: 'x', isPrivate: false },
-      { id: '1', status: 'x', visibility: 'public' },
+      { id: 1, status: 'offline', isPrivate: false },
+      { id: '1', status: 'offline', visibility: 'public' },
     ],
   ])('%s', (_name, raw, expected) => {
     const r = normalizeChannel(raw, {});
     expect(r.value).toEqual(expected);
     expect(r.drift).toEqual([]);
+  });
+
+  it('an unknown status or visibility word is kept verbatim and reported by name', () => {
+    const r = normalizeChannel({ id: 1, status: 'Warming_Up', visibility: 'Galactic' }, {});
+    expect(r.value).toEqual({ id: '1', status: 'warming_up', visibility: 'galactic' });
+    expect(r.drift.map((i) => [i.field, i.problem])).toEqual([
+      ['channel.status', 'unknown status word "warming_up"; its class is unknown'],
+      ['channel.visibility', 'unknown visibility word "galactic"; its class is unknown'],
+    ]);
+  });
+
+  it.each([
+    ['ON_AIR', 'live'],
+    ['Broadcasting', 'live'],
+    ['idle', 'offline'],
+    ['Off-Air', 'offline'],
+    ['ended', 'offline'],
+  ])('status %s is known (%s): no drift', (word, _cls) => {
+    expect(normalizeChannel({ id: 1, status: word }, {}).drift).toEqual([]);
   });
 
   it('reads a JSON:API resource object', () => {

@@ -64,7 +64,6 @@ describe('normalizeSession', () => {
     ['name as title', { name: 'N' }, { title: 'N' }],
     ['topic as title', { topic: 'To' }, { title: 'To' }],
     ['state', { status: undefined, state: 'Scheduled' }, { status: 'scheduled' }],
-    ['unknown status kept', { status: 'rehearsal' }, { status: 'rehearsal' }],
     ['numeric id', { id: 99 }, { id: '99' }],
     ['broadcast_id', { id: undefined, broadcast_id: 'b7' }, { id: 'b7' }],
   ])('%s', (_name, fields, expected) => {
@@ -72,6 +71,12 @@ describe('normalizeSession', () => {
     const r = normalizeSession(raw, 'c1', {});
     expect(r.value).toEqual({ id: 's', channelId: 'c1', status: 'live', ...expected });
     expect(r.drift).toEqual([]);
+  });
+
+  it('an unknown status word is kept verbatim, classed unknown and reported by name', () => {
+    const r = normalizeSession({ id: 's', status: 'Rehearsal' }, 'c1', {});
+    expect(r.value?.status).toBe('rehearsal');
+    expect(r.drift.map((i) => i.problem)).toEqual(['unknown status word "rehearsal"; its class is unknown']);
   });
 
   it('the channel listed under is authoritative; the record is the fallback', () => {

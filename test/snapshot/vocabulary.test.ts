@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { statusClass } from '../../../src/upstream/shape/vocabulary.js';
+import { statusClass } from '../../src/snapshot/vocabulary.js';
 
 describe('statusClass', () => {
   it.each([
