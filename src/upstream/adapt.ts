@@ -19,6 +19,8 @@ export interface Learned {
   drop?: string[];
   /** Time parameters to send as epoch seconds. */
   epoch?: string[];
+  /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
+  ignored?: string[];
 }
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
@@ -56,6 +58,13 @@ export class QueryMemory {
     this.onChange?.(this.toJSON());
   }
 
+  /** Records filters the server answered without applying (kept with what else was learned). */
+  noteIgnored(org: string, endpoint: string, filters: readonly string[]): void {
+    const l = this.get(org, endpoint) ?? {};
+    const all = [...new Set([...(l.ignored ?? []), ...filters])].sort();
+    if (all.length !== (l.ignored ?? []).length) this.set(org, endpoint, { ...l, ignored: all });
+  }
+
   /** Forgets what stopped working. */
   forget(org: string, endpoint: string): void {
     if (this.learned.delete(key(org, endpoint))) this.onChange?.(this.toJSON());
@@ -86,7 +95,7 @@ function sanitize(v: unknown): Learned | undefined {
   const out: Learned = {};
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
-  for (const f of ['drop', 'epoch'] as const) {
+  for (const f of ['drop', 'epoch', 'ignored'] as const) {
     const list = o[f];
     if (Array.isArray(list) && list.every((x) => typeof x === 'string')) out[f] = list as string[];
   }
@@ -119,7 +128,8 @@ export function saferQuery(
   learned: Learned,
   ctx: AdaptContext,
 ): { url: URL; learned: Learned } | undefined {
-  const words = err.message.toLowerCase();
+  // Only the server's own words: tally's message names the request, and with it every parameter.
+  const words = (err.upstreamWords ?? '').toLowerCase();
   const params = [...url.searchParams.keys()];
   const named = params.filter((p) => mentions(words, p));
   const filters = params.filter((p) => p !== ctx.perPageParam && !ctx.pagingParams.has(p));

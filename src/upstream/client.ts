@@ -29,7 +29,7 @@ import { failedPart, normalizeItems, valuePart } from './parts.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { type RequestContext, Requester } from './requester.js';
 import type { RetryPolicy } from './retry.js';
-import { defaultWindow, filtersLocally, type SessionFilters, sessionQuery } from './filters.js';
+import { defaultWindow, outsideWindow, type SessionFilters, sessionQuery } from './filters.js';
 import {
   type DriftIssue,
   type Endpoint,
@@ -197,11 +197,21 @@ export class UpstreamClient implements Fetcher {
     const part = await this.listPart(org, 'sessions', ['channels', channelId, 'sessions'], query, o, (raw) =>
       normalizeSession(raw, channelId, this.opts.shape),
     );
-    if (part.state !== 'failed' && filtersLocally(this.opts.filters, o.statuses)) {
-      const wanted = new Set(o.statuses!.map((s) => s.toLowerCase()));
-      return { ...part, value: part.value.filter((s: Session) => wanted.has(s.status)), window };
+    if (part.state === 'failed') return { ...part, window };
+    // Whatever the server did with the filters (ignored them, or tally left them out after
+    // a 400), what lies outside the window or the statuses asked for is not part of this
+    // read: it never surfaces as an addition now or a removal later.
+    const inWindow = part.value.filter((s: Session) => !outsideWindow(s, window));
+    let value = inWindow;
+    if (o.statuses !== undefined && o.statuses.length > 0) {
+      const wanted = new Set(o.statuses.map((s) => s.toLowerCase()));
+      value = value.filter((s: Session) => wanted.has(s.status));
     }
-    return { ...part, window };
+    const ignored: string[] = [];
+    if (inWindow.length < part.value.length) ignored.push('window');
+    if (value.length < inWindow.length && this.opts.filters.send_status) ignored.push('status');
+    if (ignored.length > 0) this.memory.noteIgnored(org.slug, 'sessions', ignored);
+    return { ...part, value, window };
   }
 
   /** Reads one session with its questions, announcements, reactions, speakers and ai. */

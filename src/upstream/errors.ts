@@ -39,6 +39,8 @@ export class UpstreamError extends TallyError {
   readonly status: number | undefined;
   /** The `error.code` of the upstream error body, when there was one. */
   readonly upstreamCode: string | undefined;
+  /** What the server's error body said (code and message), for request adaptation. */
+  readonly upstreamWords: string | undefined;
   /** The raw `Retry-After` header of a 429, for the budget. */
   readonly retryAfter: string | undefined;
 
@@ -48,6 +50,7 @@ export class UpstreamError extends TallyError {
       reason: UpstreamReason;
       status?: number | undefined;
       upstreamCode?: string | undefined;
+      upstreamWords?: string | undefined;
       retryAfter?: string | undefined;
       cause?: unknown;
     },
@@ -55,6 +58,7 @@ export class UpstreamError extends TallyError {
     super(message, { reason: opts.reason, retryable: RETRYABLE.has(opts.reason), cause: opts.cause });
     this.status = opts.status;
     this.upstreamCode = opts.upstreamCode;
+    this.upstreamWords = opts.upstreamWords;
     this.retryAfter = opts.retryAfter;
   }
 }

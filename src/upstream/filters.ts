@@ -53,7 +53,17 @@ export function sessionQuery(
   return q;
 }
 
-/** Whether statuses asked for must be applied by tally after reading (not sent). */
-export function filtersLocally(filters: SessionFilters, statuses: readonly string[] | undefined): boolean {
-  return !filters.send_status && statuses !== undefined && statuses.length > 0;
+/**
+ * Whether a session lies wholly outside the window, judged by the times it has: ended
+ * before the window opens, or starting (scheduled or started) after it closes. A session
+ * without the times to say, or one started and not ended, is kept: nothing is dropped on
+ * a guess.
+ */
+export function outsideWindow(
+  s: { scheduledAt?: number; startedAt?: number; endedAt?: number },
+  window: TimeWindow,
+): boolean {
+  if (s.endedAt !== undefined && s.endedAt < window.from) return true;
+  const start = s.startedAt ?? s.scheduledAt;
+  return start !== undefined && start > window.to;
 }

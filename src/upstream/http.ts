@@ -179,6 +179,7 @@ function statusError(
     reason: status >= 300 && status < 400 ? 'redirect' : reason,
     status,
     upstreamCode: detail.code,
+    upstreamWords: upstream,
     retryAfter,
   });
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
+import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
 import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
 
 // Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
@@ -21,6 +22,7 @@ const err = (status: number, words: string) =>
   new UpstreamError(`GET /v1/acme/channels: ${status} request failed (upstream: ${words})`, {
     reason: 'http_4xx',
     status,
+    upstreamWords: words,
   });
 
 describe('saferQuery', () => {
@@ -204,5 +206,78 @@ describe('a client against servers that refuse its queries', () => {
     expect(part.state === 'failed' && part.error.message).toMatch(/^GET \/v1\/acme\/channels/);
     expect(server.received.length).toBeLessThanOrEqual(1 + 6);
     expect(logs.text()).toContain('the server refused a query');
+  });
+});
+
+describe('filters the server refuses or ignores', () => {
+  const H = 3_600_000;
+  const NOW = Date.parse('2026-06-01T12:00:00Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const SESSIONS = [
+    { id: 's-old', status: 'ended', started_at: iso(NOW - 900 * H), ended_at: iso(NOW - 899 * H) },
+    { id: 's-in', status: 'ended', started_at: iso(NOW - 2 * H), ended_at: iso(NOW - H) },
+    { id: 's-live', status: 'live', started_at: iso(NOW - 900 * H) },
+    { id: 's-far', status: 'scheduled', scheduled_at: iso(NOW + 900 * H) },
+    { id: 's-undated', status: 'scheduled' },
+  ];
+  const window = { from: NOW - 24 * H, to: NOW + 24 * H };
+  let server: Loopback | undefined;
+  let client: UpstreamClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+  const ids = (p: Awaited<ReturnType<UpstreamClient['fetchSessions']>>) =>
+    p.state === 'failed' ? [] : p.value.map((x) => x.id);
+
+  it('drops a window filter the server refuses and keeps only what lies in the window', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('from')) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('unknown query parameter: from');
+        return;
+      }
+      json(res, 200, { data: SESSIONS });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchSessions(ACME, 'ch-1', { window });
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toEqual(['s-in', 's-live', 's-undated']);
+    expect(memory.get('acme', 'sessions')).toMatchObject({ drop: ['from'], ignored: ['window'] });
+  });
+
+  it('records a server that takes the window but ignores it, and filters on tally side', async () => {
+    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual([
+      's-in',
+      's-live',
+      's-undated',
+    ]);
+    expect(memory.get('acme', 'sessions')?.ignored).toEqual(['window']);
+  });
+
+  it('applies the statuses asked for when the server ignores them', async () => {
+    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
+    const memory = new QueryMemory();
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory,
+        filters: { ...DEFAULT_FILTERS, send_status: true },
+      }),
+    );
+    const part = await client.fetchSessions(ACME, 'ch-1', { window, statuses: ['live'] });
+    expect(ids(part)).toEqual(['s-live']);
+    expect(memory.get('acme', 'sessions')?.ignored).toEqual(['status', 'window']);
+  });
+
+  it('a server that honours the window is recorded as nothing', async () => {
+    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS.slice(1, 3) }));
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual(['s-in', 's-live']);
+    expect(memory.get('acme', 'sessions')).toBeUndefined();
   });
 });
