@@ -77,6 +77,9 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   const state = { page: 1, perPage, seen: 0 };
   let note: string | undefined;
   let pages = 0;
+  /** The first item of the last page, to spot a server that ignores the paging parameter. */
+  let lastFirst: string | undefined;
+  let offsetTried = false;
   const done = (error?: UpstreamError): ListRead => ({
     items,
     pages,
@@ -110,6 +113,24 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       return done(e);
     }
     if (pages === 0 && adapt && adaptations > 0) adapt.memory.set(req.org, req.endpoint, learned);
+    // The same page again: the server ignores the page parameter. Offsets are tried once;
+    // what came twice is never counted twice.
+    const head = page.items.length > 0 ? JSON.stringify(page.items[0]) : undefined;
+    if (pages > 0 && head !== undefined && head === lastFirst) {
+      const param = req.shape.pageParam ?? 'page';
+      if (!offsetTried && url.searchParams.has(param)) {
+        offsetTried = true;
+        const retry = new URL(url);
+        retry.searchParams.delete(param);
+        retry.searchParams.set('offset', String(state.seen));
+        url = retry;
+        continue;
+      }
+      return done(
+        incomplete(what, 'the server answers the same page again: it ignores the paging parameter'),
+      );
+    }
+    lastFirst = head;
     pages += 1;
     visited.add(url.href);
     if (page.note !== undefined) note = page.note;
@@ -126,7 +147,10 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     if (pages >= req.maxPages) {
       return done(incomplete(what, `more than max_pages (${req.maxPages}) pages`));
     }
-    const next = nextUrl(url, page);
+    const next =
+      offsetTried && page.next.kind === 'params'
+        ? withParams(url, { offset: String(state.seen) })
+        : nextUrl(url, page);
     if (next === undefined) return done(incomplete(what, 'next page link is not a valid URL'));
     if (next.origin !== requester.origin) {
       // The token never goes there: the list stays incomplete instead.

@@ -364,3 +364,50 @@ describe('session filters', () => {
     expect(s.received[0]?.url.startsWith('/v1/acme/channels/ch%201/sessions?from=')).toBe(true);
   });
 });
+
+describe('offset and limit paging, with no config', () => {
+  const MANY = Array.from({ length: 57 }, (_, i) => channel(i + 1));
+
+  it.each<[string, (offset: number, items: unknown[]) => unknown]>([
+    [
+      'offset, limit and total at the top',
+      (offset, items) => ({ data: items, offset, limit: 20, total: 57 }),
+    ],
+    ['in meta, no total', (offset, items) => ({ items, meta: { offset, limit: 20 } })],
+    [
+      'in pagination with has_more',
+      (offset, items) => ({ results: items, pagination: { offset, has_more: offset + 20 < 57 } }),
+    ],
+    ['skip and count', (offset, items) => ({ data: items, skip: offset, total_count: 57 })],
+  ])('%s', async (_name, body) => {
+    const s = await serve((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const offset = Number(url.searchParams.get('offset') ?? url.searchParams.get('skip') ?? 0);
+      json(res, 200, body(offset, MANY.slice(offset, offset + 20)));
+    });
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toEqual(MANY.map((c) => c.id));
+    expect(s.received).toHaveLength(3);
+  });
+
+  it('a server that ignores the page parameter is read by offset instead, nothing counted twice', async () => {
+    const s = await serve((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      json(res, 200, { data: MANY.slice(offset, offset + 20), total: 57 });
+    });
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toEqual(MANY.map((c) => c.id));
+  });
+
+  it('a server that answers the same page whatever is asked is incomplete, never a loop', async () => {
+    const s = await serve((_req, res) => json(res, 200, { data: MANY.slice(0, 20), total: 57 }));
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('incomplete');
+    expect(ids(part)).toEqual(MANY.slice(0, 20).map((c) => c.id));
+    if (part.state === 'incomplete') expect(part.error.message).toMatch(/ignores the paging parameter/);
+    expect(s.received.length).toBeLessThanOrEqual(3);
+  });
+});

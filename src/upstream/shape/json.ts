@@ -118,6 +118,6 @@ export function flattenResource(raw: JsonRecord): JsonRecord {
 
 /** A word from a body for a drift message: quoted, at most 40 characters, no control characters. */
 export function quoteWord(word: string): string {
-  const clean = word.replace(/[\u0000-\u001f\u007f]/g, '?');
+  const clean = [...word].map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? '?' : c)).join('');
   return JSON.stringify(clean.length > 40 ? `${clean.slice(0, 40)}…` : clean);
 }

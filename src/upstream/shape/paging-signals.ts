@@ -28,6 +28,8 @@ export interface PagingSignals {
   totalIsCount?: boolean;
   totalPages?: number;
   hasMore?: boolean;
+  /** Offset paging: the offset of this page's first item, and the parameter that sets it. */
+  offset?: { value: number; param: string };
 }
 
 /** Body keys that may hold the next page's URL (or, for some, a cursor or page number). */
@@ -153,6 +155,19 @@ export const HAS_MORE_KEYS = [
   'paging.has_more',
   'page_info.has_next_page',
 ];
+/** Body keys of offset paging; the last segment is the query parameter that sets it. */
+export const OFFSET_KEYS = [
+  'offset',
+  'skip',
+  'start_index',
+  'meta.offset',
+  'meta.skip',
+  'pagination.offset',
+  'pagination.skip',
+  'paging.offset',
+  'page.offset',
+  'meta.pagination.offset',
+];
 const NEXT_PAGE_KEYS = ['next_page', 'meta.next_page', 'pagination.next_page', 'meta.pagination.next_page'];
 
 /** Header values by lower-cased name; repeated headers are kept in order. */
@@ -242,7 +257,20 @@ export function readSignals(
     first(scopes, TOTAL_PAGES_KEYS, count) ??
     headerNumber(headers, 'x-total-pages', 'x-pages', 'x-page-count');
   if (totalPages !== undefined) s.totalPages = totalPages;
+  const offset = readOffset(scopes, headers);
+  if (offset !== undefined) s.offset = offset;
   return s;
+}
+
+function readOffset(scopes: JsonRecord[], headers: Headers): PagingSignals['offset'] {
+  for (const scope of scopes) {
+    for (const path of OFFSET_KEYS) {
+      const v = count(getPath(scope, path));
+      if (v !== undefined) return { value: v, param: path.slice(path.lastIndexOf('.') + 1) };
+    }
+  }
+  const header = headerNumber(headers, 'x-offset');
+  return header === undefined ? undefined : { value: header, param: 'offset' };
 }
 
 /** A cursor value: a non-empty string or a number; null, `""` and `false` say "no more". */

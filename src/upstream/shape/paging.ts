@@ -19,7 +19,7 @@ import { type Headers, type PagingSignals, readSignals } from './paging-signals.
 export type NextPage = { kind: 'url'; url: string } | { kind: 'params'; params: Record<string, string> };
 
 /** The paging style a page was read with; `none` when the response shows no paging. */
-export type PagingStyle = 'link' | 'url' | 'cursor' | 'page' | 'none';
+export type PagingStyle = 'link' | 'url' | 'cursor' | 'page' | 'offset' | 'none';
 
 /** One page of a list response. */
 export interface ListPage {
@@ -111,6 +111,8 @@ function decide(s: PagingSignals, count: number, po: PagingOptions, url: URL, st
     if (s.cursor === END) return { style: 'cursor' };
   }
   if (s.nextPage === END) return { style: 'page' };
+  if (mode === 'auto' && s.offset !== undefined && s.page === undefined)
+    return offsetArithmetic(s, s.offset, count, stop, po, url, state);
   const numbered = s.page !== undefined || s.total !== undefined || s.totalPages !== undefined;
   if (mode === 'auto' && !numbered && s.hasMore === undefined) return noSigns(count, po, url, state);
   if (stop) return { style: 'page' };
@@ -149,6 +151,30 @@ function pageArithmetic(
     return byTotal || byPages ? next : end;
   }
   return count >= perPageOf(s, po, url, state) ? next : end;
+}
+
+/**
+ * Offset and limit: the next page starts where this one ends. Totals, `has_more` or
+ * (without either) a full page say whether there is one.
+ */
+function offsetArithmetic(
+  s: PagingSignals,
+  offset: { value: number; param: string },
+  count: number,
+  stop: boolean,
+  po: PagingOptions,
+  url: URL,
+  state: PageState,
+): Decision {
+  const end: Decision = { style: 'offset' };
+  if (stop) return end;
+  const nextOffset = offset.value + count;
+  const more: Decision = { style: 'offset', next: params(offset.param, String(nextOffset)) };
+  if (s.hasMore === true) return more;
+  if (s.total !== undefined && !(s.totalIsCount === true && s.total === count)) {
+    return nextOffset < s.total ? more : end;
+  }
+  return count >= perPageOf(s, po, url, state) ? more : end;
 }
 
 /** No paging sign at all: the list ends here; a full page is worth a note. */
