@@ -30,12 +30,12 @@ import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
-import { QueryMemory } from '../upstream/adapt.js';
+import { type Learned, QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
 import { AlertingSlot } from './alerting-slot.js';
-import { DriftEvents } from './drift-events.js';
+import { DriftBoard, DriftEvents } from './drift-events.js';
 import { orgView } from './org-views.js';
 import { planReload, reloadable } from './reload.js';
 import { resumeOrg } from './resume.js';
@@ -86,6 +86,8 @@ export class App implements StatusSource {
   private readonly deliveryMetrics: DeliveryMetrics;
   private readonly declareReceivers: (receivers: Config['receivers']) => void;
   private readonly drift: DriftEvents;
+  /** Recent drift per org, for the status API. */
+  private readonly driftBoard = new DriftBoard();
   /** The metrics, read from this app at scrape time. */
   readonly metrics: TallyMetrics;
   private http: HttpServer | undefined;
@@ -295,12 +297,23 @@ export class App implements StatusSource {
       onAuthFailure: (i) => metrics.onAuthFailure(i),
       onDrift: (issue) => {
         metrics.onDrift(issue);
+        this.driftBoard.add(issue, this.deps.clock.now());
         if (!this.started) return;
         const event = this.drift.eventFor(issue);
         if (!event) return;
         this.writer.publishInOrder(issue.org, [event], () => this.poller?.orgs().get(issue.org)?.snapshot());
       },
     };
+  }
+
+  /** What the org's endpoints were learned to take (adapt.ts), by endpoint. */
+  private learnedOf(org: string): Record<string, Learned> {
+    const out: Record<string, Learned> = {};
+    for (const [k, l] of Object.entries(this.client.memory.toJSON())) {
+      const [o, endpoint] = k.split(' ');
+      if (o === org && endpoint !== undefined) out[endpoint] = l;
+    }
+    return out;
   }
 
   /** Calls `fn` with every batch of new events, after they are durable. */
@@ -389,7 +402,11 @@ export class App implements StatusSource {
   // ---- StatusSource --------------------------------------------------------------------
 
   orgs(): readonly OrgView[] {
-    return [...this.poller.orgs().values()].map((p) => orgView(p, this.orgConfig.get(p.slug)));
+    return [...this.poller.orgs().values()].map((p) => ({
+      ...orgView(p, this.orgConfig.get(p.slug)),
+      drift: this.driftBoard.of(p.slug),
+      learned: this.learnedOf(p.slug),
+    }));
   }
 
   plan() {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { DriftIssue } from '../upstream/shape/index.js';
+import { type DriftIssue, type DriftReason, driftReason } from '../upstream/shape/drift.js';
 
 /** Distinct problems remembered; older ones are forgotten first. */
 export const MAX_REMEMBERED = 1024;
@@ -46,6 +46,7 @@ export class DriftEvents {
         field: issue.field,
         problem: issue.problem,
         fatal: String(issue.fatal),
+        reason: driftReason(issue),
       },
     };
   }
@@ -53,5 +54,60 @@ export class DriftEvents {
   /** How many distinct problems are remembered now. */
   get size(): number {
     return this.seen.size;
+  }
+}
+
+/** One distinct drift problem of an org, as the status API shows it. */
+export interface DriftEntry {
+  endpoint: string;
+  field: string;
+  reason: DriftReason;
+  problem: string;
+  fatal: boolean;
+  firstAt: number;
+  lastAt: number;
+  count: number;
+}
+
+/** Distinct problems kept per org for the status API; the least recently seen go first. */
+export const MAX_BOARD_PER_ORG = 32;
+
+/** The recent drift of every org, bounded per org, for the status API. */
+export class DriftBoard {
+  private readonly byOrg = new Map<string, Map<string, DriftEntry>>();
+
+  constructor(private readonly max = MAX_BOARD_PER_ORG) {}
+
+  /** Records one issue seen at `at`. */
+  add(issue: DriftIssue & { org: string }, at: number): void {
+    let entries = this.byOrg.get(issue.org);
+    if (!entries) {
+      entries = new Map();
+      this.byOrg.set(issue.org, entries);
+    }
+    const key = JSON.stringify([issue.endpoint, issue.field, issue.problem, issue.fatal]);
+    const prev = entries.get(key);
+    entries.delete(key);
+    entries.set(key, {
+      endpoint: issue.endpoint,
+      field: issue.field,
+      reason: driftReason(issue),
+      problem: issue.problem,
+      fatal: issue.fatal,
+      firstAt: prev?.firstAt ?? at,
+      lastAt: at,
+      count: (prev?.count ?? 0) + 1,
+    });
+    if (entries.size > this.max) entries.delete(entries.keys().next().value as string);
+  }
+
+  /** The org's recent drift, most recently seen first. */
+  of(org: string): DriftEntry[] {
+    return [...(this.byOrg.get(org)?.values() ?? [])].reverse();
+  }
+
+  /** Forgets an org that is no longer watched. */
+  forget(org: string): void {
+    this.byOrg.delete(org);
   }
 }

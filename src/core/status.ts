@@ -30,6 +30,23 @@ export interface OrgView {
   ready: boolean;
   /** Removals waiting for evidence from further reads, by list (docs/polling.md). */
   heldRemovals?: readonly { list: string; count: number; suspect: boolean; since: number }[] | undefined;
+  /** Recent distinct schema drift of the org's reads, most recently seen first (bounded). */
+  drift?:
+    | readonly {
+        endpoint: string;
+        field: string;
+        reason: string;
+        problem: string;
+        fatal: boolean;
+        firstAt: number;
+        lastAt: number;
+        count: number;
+      }[]
+    | undefined;
+  /** What the org's endpoints were learned to take (requests that adapt), by endpoint. */
+  learned?:
+    | Readonly<Record<string, { perPage?: number; drop?: string[]; epoch?: string[]; ignored?: string[] }>>
+    | undefined;
   /** The last full sweep of the org's session lists, once one has completed. */
   lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
 }

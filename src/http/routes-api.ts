@@ -79,6 +79,17 @@ function orgStatus(view: OrgView): Record<string, unknown> {
           }
         : null,
     },
+    drift: (view.drift ?? []).map((d) => ({
+      endpoint: d.endpoint,
+      field: d.field,
+      reason: d.reason,
+      problem: d.problem,
+      fatal: d.fatal,
+      count: d.count,
+      first_at: iso(d.firstAt),
+      last_at: iso(d.lastAt),
+    })),
+    learned: view.learned ?? {},
     held_removals: (view.heldRemovals ?? []).map((h) => ({
       list: h.list,
       count: h.count,

@@ -1,9 +1,10 @@
 /**
  * Metrics of the upstream client, fed by the client as it works through an observer.
- * The shape matches the client's own observer interface structurally, so neither side
- * imports the other.
+ * The shape matches the client's own observer interface structurally; only the drift
+ * reason (a label) is taken from the shape layer.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { driftReason } from '../upstream/shape/drift.js';
 
 /** Status class of an upstream request; `error` when no response came back. */
 export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error';
@@ -40,7 +41,7 @@ export class UpstreamMetrics implements UpstreamObserver {
   private readonly retries: Counter<'endpoint' | 'reason'>;
   private readonly rateLimited: Counter;
   private readonly pauses: Counter;
-  private readonly drift: Counter<'endpoint' | 'field'>;
+  private readonly drift: Counter<'endpoint' | 'field' | 'reason'>;
   private readonly authFailures: Counter<'org'>;
 
   constructor(registry: Registry) {
@@ -82,8 +83,8 @@ export class UpstreamMetrics implements UpstreamObserver {
     });
     this.drift = new Counter({
       name: 'tally_schema_drift_total',
-      help: 'Upstream responses whose shape differed from what tally reads, by endpoint and field.',
-      labelNames: ['endpoint', 'field'],
+      help: 'Upstream responses whose shape differed from what tally reads, by endpoint, field and reason.',
+      labelNames: ['endpoint', 'field', 'reason'],
       registers,
     });
     this.authFailures = new Counter({
@@ -118,7 +119,7 @@ export class UpstreamMetrics implements UpstreamObserver {
 
   /** Counts a schema drift finding. */
   onDrift(info: { endpoint: string; field: string; problem: string; fatal: boolean }): void {
-    this.drift.inc({ endpoint: info.endpoint, field: info.field });
+    this.drift.inc({ endpoint: info.endpoint, field: info.field, reason: driftReason(info) });
   }
 
   /** Counts a refused token. */

@@ -306,6 +306,16 @@ export class UpstreamClient implements Fetcher {
       });
       const list = normalizeItems(endpoint, read.items, normalize);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
+      // Every query tried was refused: the list cannot be read at all, which is drift, not an empty org.
+      if (read.pages === 0 && (read.error?.status === 400 || read.error?.status === 422)) {
+        const words = (read.error.upstreamWords ?? '').slice(0, 120);
+        envelope.push({
+          endpoint,
+          field: 'query',
+          problem: `the server refused every query tally tried (${read.error.status}${words ? `: ${words}` : ''})`,
+          fatal: true,
+        });
+      }
       this.drift.report(org.slug, [...list.drift, ...envelope]);
       if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
       const at = this.clock.now();

@@ -57,6 +57,20 @@ describe('default event rules', () => {
     ],
     ['member_changed', event('member.added', { labels: { member: 'Ann' } }), 'Member added: Ann'],
     [
+      'upstream_unreadable',
+      event('upstream.schema_drift', {
+        labels: { endpoint: 'channels', reason: 'query_refused', fatal: 'true', problem: 'refused' },
+      }),
+      'tally cannot read channels of acme (query_refused)',
+    ],
+    [
+      '(none: drift that leaves the read usable)',
+      event('upstream.schema_drift', {
+        labels: { endpoint: 'channels', reason: 'unknown_word', fatal: 'false' },
+      }),
+      undefined,
+    ],
+    [
       'member_changed',
       event('member.removed', { labels: { member: 'Ann', member_id: 'm1' }, from: 'admin' }),
       'Member removed: Ann',

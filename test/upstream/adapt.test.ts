@@ -200,9 +200,23 @@ describe('a client against servers that refuse its queries', () => {
   it('fails, naming the endpoint, when the server refuses every query', async () => {
     server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
     const logs = captureLogger();
-    client = new UpstreamClient(clientOptions(server.origin, logs.logger));
+    const drift: { field: string; fatal: boolean; problem: string }[] = [];
+    client = new UpstreamClient(
+      clientOptions(server.origin, logs.logger, { observer: { onDrift: (i) => drift.push(i) } }),
+    );
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('failed');
+    // Loud: a fatal drift (the default rules alert on it) and a warn line, never an empty list.
+    expect(drift).toEqual([
+      {
+        endpoint: 'channels',
+        org: 'acme',
+        field: 'query',
+        fatal: true,
+        problem: 'the server refused every query tally tried (400: no)',
+      },
+    ]);
+    expect(logs.text()).toMatch(/"level":"?(warn|40)"?.*schema drift|schema drift.*"level":"?(warn|40)/);
     expect(part.state === 'failed' && part.error.message).toMatch(/^GET \/v1\/acme\/channels/);
     expect(server.received.length).toBeLessThanOrEqual(1 + 6);
     expect(logs.text()).toContain('the server refused a query');

@@ -58,3 +58,24 @@ export class DriftLog {
     return this.issues.some((i) => i.fatal);
   }
 }
+
+/** Why a response did not fit, as a bounded word fit for a metric label. */
+export type DriftReason =
+  | 'no_list'
+  | 'unrecognised_body'
+  | 'missing_id'
+  | 'missing_part'
+  | 'query_refused'
+  | 'unknown_word'
+  | 'unreadable_value';
+
+/** The reason of an issue, from its field and problem. */
+export function driftReason(issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'>): DriftReason {
+  if (issue.field === 'envelope') return 'no_list';
+  if (issue.field === 'query') return 'query_refused';
+  if (/none of the fields tally reads/.test(issue.problem)) return 'unrecognised_body';
+  if (/no usable id/.test(issue.problem)) return 'missing_id';
+  if (/^unknown (status|visibility) word/.test(issue.problem)) return 'unknown_word';
+  if (/no readable balance|not found|no .* found/.test(issue.problem)) return 'missing_part';
+  return 'unreadable_value';
+}
