@@ -131,6 +131,12 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       );
     }
     lastFirst = head;
+    req.shape.trace?.page(req.endpoint, {
+      url,
+      listPath: page.listPath ?? '',
+      style: page.style ?? 'none',
+      items: page.items.length,
+    });
     pages += 1;
     visited.add(url.href);
     if (page.note !== undefined) note = page.note;

@@ -4,7 +4,7 @@
  */
 import type { AiFunding } from '../../snapshot/model.js';
 import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
-import { parseMoney, parseNumber } from './numbers.js';
+import { type Money, parseMoney, parseNumber } from './numbers.js';
 import { asAny, asText, asWord, type ReadContext, readField, toBool } from './read.js';
 
 const WALLET_WORDS = new Set(['wallet', 'credits', 'credit', 'prepaid', 'balance', 'prepaid_wallet']);
@@ -70,13 +70,23 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   const funding: AiFunding & { mode: 'wallet' } = { mode: 'wallet' };
   const raw = readField(ctx, scope, 'funding.balance', asAny);
   let money = parseMoney(raw);
+  if (money?.how !== undefined) traceBalance(ctx, money.how);
   if (money === undefined) {
     const minor = parseNumber(readField(ctx, scope, 'funding.balanceMinor', asAny));
     if (minor !== undefined) {
       const code = readField(ctx, scope, 'funding.currency', asText);
       money = parseMoney({ minor_units: minor, ...(code === undefined ? {} : { currency: code }) });
+      if (money?.how !== undefined) traceBalance(ctx, money.how.replace('minor_units', 'balance'));
     } else if (raw !== undefined)
       ctx.drift.note('funding.balance', `is ${describeValue(raw)}, expected an amount`);
+  }
+  // Deeper than the aliases: a balance a few levels down, under any usual name.
+  if (money === undefined && raw === undefined) {
+    const deep = findBalance(scope, '', 0);
+    if (deep !== undefined) {
+      money = deep.money;
+      traceBalance(ctx, deep.money.how ? `${deep.path} (${deep.money.how})` : deep.path);
+    }
   }
   // A wallet is money: one whose balance cannot be read must not pass as an empty wallet.
   if (money?.amount === undefined && raw === undefined)
@@ -85,6 +95,50 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   const currency = money?.currency ?? readField(ctx, scope, 'funding.currency', asText)?.toUpperCase();
   if (currency !== undefined) funding.currency = currency;
   return funding;
+}
+
+function traceBalance(ctx: ReadContext, how: string): void {
+  ctx.opts.trace?.field(ctx.drift.endpoint, 'funding.balance', how, undefined);
+}
+
+/** Key names that hold a wallet's balance somewhere below the funding object. */
+const BALANCE_NAME =
+  /^(balance|wallet_?balance|remaining|available|credits?|funds|amount)(_?(cents|minor|minor_?units))?$/i;
+const MINOR_NAME = /(cents|minor)/i;
+const MAX_DEPTH = 4;
+
+/** The first balance-named value in `v` (depth first, at most {@link MAX_DEPTH} levels), with its path. */
+function findBalance(
+  v: JsonRecord,
+  prefix: string,
+  depth: number,
+): { path: string; money: Money } | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  const currency = typeof v['currency'] === 'string' ? v['currency'] : undefined;
+  for (const [key, value] of Object.entries(v)) {
+    if (!BALANCE_NAME.test(key)) continue;
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const n = parseNumber(value);
+    const money =
+      n !== undefined && MINOR_NAME.test(key)
+        ? parseMoney({ minor_units: n, ...(currency === undefined ? {} : { currency }) })
+        : parseMoney(value);
+    if (money?.amount !== undefined) {
+      return {
+        path,
+        money:
+          currency !== undefined && money.currency === undefined
+            ? { ...money, currency: currency.toUpperCase() }
+            : money,
+      };
+    }
+  }
+  for (const [key, value] of Object.entries(v)) {
+    if (!isRecord(value)) continue;
+    const found = findBalance(value, prefix === '' ? key : `${prefix}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function readByok(ctx: ReadContext, scope: JsonRecord): AiFunding {

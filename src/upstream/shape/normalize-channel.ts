@@ -4,7 +4,16 @@ import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, quoteWord } from './json.js';
 import { channelClass, visibilityClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
-import { asBool, asId, asText, asWord, type Converter, type ReadContext, readField } from './read.js';
+import {
+  asBool,
+  asId,
+  asText,
+  asWord,
+  type Converter,
+  type ReadContext,
+  readField,
+  traceKeys,
+} from './read.js';
 
 /** Status of a channel whose record says nothing about it. */
 export const UNKNOWN_STATUS = 'unknown';
@@ -22,6 +31,7 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  traceKeys(ctx, record);
   const id = readField(ctx, record, 'channel.id', asId);
   if (id === undefined) {
     drift.fatal('channel.id', 'no usable id');

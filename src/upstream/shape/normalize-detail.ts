@@ -5,7 +5,7 @@ import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } fr
 import { readSessionCore } from './normalize-session.js';
 import type { ShapeOptions } from './options.js';
 import { readReactions } from './reactions.js';
-import { asBool, asId, asWord, type ReadContext, readField } from './read.js';
+import { asBool, asId, asWord, type ReadContext, readField, traceKeys } from './read.js';
 import { readItems } from './sub-resources.js';
 
 /** An empty detail of session `id`: what a record that cannot be read at all yields. */
@@ -34,6 +34,7 @@ export function normalizeSessionDetail(
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  traceKeys(ctx, record);
   const channelId = readField(ctx, record, 'session.channelId', asId);
   if (channelId !== undefined) detail.channelId = channelId;
   const core = readSessionCore(ctx, record);

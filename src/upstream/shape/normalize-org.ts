@@ -3,7 +3,7 @@ import type { Org } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
-import { asRecord, asText, hasAnyField, keysSeen, type ReadContext, readField } from './read.js';
+import { asRecord, asText, hasAnyField, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 import { flattenSettings } from './settings.js';
 
 /** Normalizes an org profile; `slug` is the one tally asked for (the path is authoritative). */
@@ -20,6 +20,7 @@ export function normalizeOrg(
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  traceKeys(ctx, record);
   // A body with nothing tally reads is a failed read, never a profile whose every field
   // changed (docs/upstream-shapes.md, "Absent is not changed").
   if (

@@ -5,7 +5,7 @@ import { readFunding } from './funding.js';
 import { describeValue, flattenResource, isRecord } from './json.js';
 import { readLimits } from './limits.js';
 import type { ShapeOptions } from './options.js';
-import { asAny, asText, hasAnyField, keysSeen, type ReadContext, readField } from './read.js';
+import { asAny, asText, hasAnyField, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
 /** Normalizes a subscription. */
 export function normalizeSubscription(
@@ -20,6 +20,7 @@ export function normalizeSubscription(
   }
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
+  traceKeys(ctx, record);
   // A body with nothing tally reads is a failed read, never a subscription whose plan,
   // limits and funding all changed (docs/upstream-shapes.md, "Absent is not changed").
   const known = [

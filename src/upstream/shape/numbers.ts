@@ -45,6 +45,8 @@ export function isUnlimited(v: unknown): boolean {
 export interface Money {
   amount?: number;
   currency?: string;
+  /** The conversion applied, e.g. `÷ 100 (minor units, USD)`, for `--explain`. */
+  how?: string;
 }
 
 // ISO 4217 currencies whose minor unit is not 2 digits; every other code has 2.
@@ -117,27 +119,39 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
   const currency = firstString(v, CURRENCY_KEYS);
   for (const key of MINOR_KEYS) {
     const minor = parseNumber(getPath(v, key));
-    if (minor !== undefined) return withCurrency({ amount: minorToMajor(minor, v, currency) }, currency);
+    if (minor !== undefined) {
+      const { amount, exp, stated } = minorToMajor(minor, v, currency);
+      const why = stated ? 'exponent given by the server' : `${currency ?? 'no currency'}: exponent ${exp}`;
+      return withCurrency({ amount, how: `${key} ÷ ${10 ** exp} (minor units; ${why})` }, currency);
+    }
   }
   for (const key of AMOUNT_KEYS) {
     const inner = parseMoney(getPath(v, key), depth + 1);
-    if (inner?.amount !== undefined) return withCurrency(inner, currency);
+    if (inner?.amount !== undefined) {
+      return withCurrency({ ...inner, how: inner.how ? `${key}.${inner.how}` : key }, currency);
+    }
   }
   return undefined;
 }
 
 // An explicit sibling exponent wins over the currency's: the server says how it counts.
-function minorToMajor(minor: number, o: Record<string, unknown>, currency: string | undefined): number {
+function minorToMajor(
+  minor: number,
+  o: Record<string, unknown>,
+  currency: string | undefined,
+): { amount: number; exp: number; stated: boolean } {
   let exp = currencyExponent(currency);
+  let stated = false;
   for (const key of EXPONENT_KEYS) {
     const e = parseNumber(getPath(o, key));
     if (e !== undefined && Number.isInteger(e) && e >= 0 && e <= 8) {
       exp = e;
+      stated = true;
       break;
     }
   }
   // Divide by a power of ten through the decimal string so 1999 / 100 is 19.99 exactly.
-  return exp === 0 ? minor : Number(`${minor}e-${exp}`);
+  return { amount: exp === 0 ? minor : Number(`${minor}e-${exp}`), exp, stated };
 }
 
 function withCurrency(m: Money, currency: string | undefined): Money {

@@ -24,6 +24,18 @@ export interface ShapeOptions {
   perPage?: number;
   /** Extra aliases per model field, tried before the built-in ones. */
   fields?: Partial<Record<FieldKey, string[]>>;
+  /** Told where each value was found (`tally once --explain`); absent in normal runs. */
+  trace?: ShapeTrace | undefined;
+}
+
+/** Where tally found what it read, for `tally once --explain`. Names and paths only, never values. */
+export interface ShapeTrace {
+  /** A model field of a record of `endpoint` was read from `path`; `how` names a conversion. */
+  field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void;
+  /** The keys one record of `endpoint` had. */
+  keys(endpoint: Endpoint, keys: readonly string[]): void;
+  /** A page of `endpoint` was read from `url`: its list at `listPath`, paging by `style`. */
+  page(endpoint: Endpoint, info: { url: URL; listPath: string; style: string; items: number }): void;
 }
 
 /** Defaults of the paging options. */

@@ -34,6 +34,8 @@ export interface ListPage {
   style?: PagingStyle;
   /** A reason to doubt the end of the list (a full page without any paging sign), for a log line. */
   note?: string;
+  /** Where in the body the list was found (`""` for a bare array). */
+  listPath?: string;
 }
 
 /** Where the caller is in the list. */
@@ -61,7 +63,7 @@ export function readListPage(
   const signals = readSignals(found, body, headers ?? {}, requestUrl);
   const po = pagingOptions(opts);
   const decision = decide(signals, found.items.length, po, requestUrl, state);
-  const page: ListPage = { items: found.items, style: decision.style };
+  const page: ListPage = { items: found.items, style: decision.style, listPath: found.path };
   if (decision.next !== undefined) page.next = decision.next;
   if (decision.note !== undefined) page.note = decision.note;
   // A `count` equal to the page's length may be that length, not a total: do not report it as one.

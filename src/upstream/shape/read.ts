@@ -37,9 +37,14 @@ export function readField<T>(
     if (raw === undefined || raw === null) continue;
     const r = convert(raw);
     if (r === 'skip') continue;
-    if ('ok' in r) return r.ok;
-    if ('coerced' in r) coerced ??= { value: r.coerced, message: `'${path}' ${r.problem}` };
-    else wrong ??= `'${path}' ${r.problem}`;
+    if ('ok' in r) {
+      ctx.opts.trace?.field(ctx.drift.endpoint, key, path, conversionOf(raw));
+      return r.ok;
+    }
+    if ('coerced' in r) {
+      if (coerced === undefined) ctx.opts.trace?.field(ctx.drift.endpoint, key, path, 'coerced');
+      coerced ??= { value: r.coerced, message: `'${path}' ${r.problem}` };
+    } else wrong ??= `'${path}' ${r.problem}`;
   }
   if (coerced !== undefined) {
     ctx.drift.note(key, coerced.message);
@@ -47,6 +52,23 @@ export function readField<T>(
   }
   if (wrong !== undefined) ctx.drift.note(key, wrong);
   return undefined;
+}
+
+/** Names a conversion worth saying for `--explain`: epoch numbers are times in seconds or milliseconds. */
+function conversionOf(raw: unknown): string | undefined {
+  const n =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && /^\d{9,}$/.test(raw.trim())
+        ? Number(raw)
+        : undefined;
+  if (n === undefined || n < 1e8) return undefined;
+  return n < 1e11 ? 'epoch seconds' : 'epoch milliseconds';
+}
+
+/** Reports the keys of one record to the trace (`--explain`), when one listens. */
+export function traceKeys(ctx: ReadContext, record: JsonRecord): void {
+  ctx.opts.trace?.keys(ctx.drift.endpoint, Object.keys(record));
 }
 
 /** Text: a trimmed non-empty string; a number is coerced and reported; anything else is wrong. */

@@ -71,3 +71,63 @@ describe('a body that is not the resource fails the read; absent is not null', (
     expect(r.value.funding).toEqual({ mode: 'wallet', balance: 1500, currency: 'JPY' });
   });
 });
+
+describe('a wallet balance anywhere in the funding object', () => {
+  const wallet = (ai: unknown) => {
+    const sources: string[] = [];
+    const trace = {
+      field: (_e: string, key: string, path: string) => {
+        if (key === 'funding.balance') sources.push(path);
+      },
+      keys: () => {},
+      page: () => {},
+    };
+    const r = normalizeSubscription({ plan: 'pro', ai_funding: ai }, { trace });
+    return { funding: r.value.funding, drift: r.drift, sources };
+  };
+
+  it.each<[string, unknown, number, string | undefined]>([
+    [
+      'three levels down, decimal string',
+      { mode: 'wallet', details: { account: { remaining: '12.50' } } },
+      12.5,
+      undefined,
+    ],
+    [
+      'minor units by name, JPY',
+      { mode: 'wallet', billing: { wallet: { balance_minor: 1200, currency: 'jpy' } } },
+      1200,
+      'JPY',
+    ],
+    [
+      'minor units by name, KWD',
+      { mode: 'wallet', x: { y: { credits_cents: 12345, currency: 'KWD' } } },
+      12.345,
+      'KWD',
+    ],
+    [
+      'an explicit exponent',
+      { mode: 'wallet', w: { balance: { amount_minor: 5005, exponent: 3, currency: 'USD' } } },
+      5.005,
+      'USD',
+    ],
+  ])('%s', (_name, ai, amount, currency) => {
+    const r = wallet(ai);
+    expect(r.funding).toMatchObject({ mode: 'wallet', balance: amount });
+    if (currency) expect(r.funding).toMatchObject({ currency });
+    expect(r.drift.filter((i) => i.field === 'funding.balance')).toEqual([]);
+    expect(r.sources.length).toBeGreaterThan(0);
+  });
+
+  it('names the conversion of minor units for --explain', () => {
+    const r = wallet({ mode: 'wallet', wallet: { balance_cents: 1999, currency: 'USD' } });
+    expect(r.funding).toMatchObject({ balance: 19.99, currency: 'USD' });
+    expect(r.sources.join(' ')).toMatch(/÷ 100/);
+  });
+
+  it('a wallet with nothing that reads as a balance is drift', () => {
+    const r = wallet({ mode: 'wallet', wallet: { note: 'ask sales' } });
+    expect(r.funding).toEqual({ mode: 'wallet' });
+    expect(r.drift.map((i) => i.problem)).toContain('wallet funding but no readable balance');
+  });
+});
