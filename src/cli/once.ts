@@ -12,12 +12,14 @@ import { createLogger, LOG_LEVELS, type LogLevel } from '../core/log.js';
 import { channelMatches } from '../poll/org-poller.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
+import type { QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
+import { ExplainCollector, formatExplain } from './explain.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 import { byCodeUnits } from '../core/order.js';
 
-const USAGE = `usage: tally once [--config PATH] [--json]
+const USAGE = `usage: tally once [--config PATH] [--json] [--explain]
 
 Reads every configured organization once: profile, team, subscription, channels, the
 sessions of every watched channel in the session window, and the detail of live
@@ -26,13 +28,18 @@ notification and writes no state. Progress and warnings go to stderr (TALLY_LOG_
 sets the log level; default warn).
 
 Exits 0 when every org was read completely, 1 when a part could not be read or the
-config is invalid, 2 on a usage error.`;
+config is invalid, 2 on a usage error.
+
+--explain prints, per endpoint, what tally understood of the server: the request that
+worked, where the list was and how it was paged, what was learned (page size, filters
+left out or ignored), the source path and conversion of every model field, the keys no
+field was read from, and any drift. With --json it is the "explain" member.`;
 
 /** The `once` command. */
 export const onceCommand: Command = async (args, io) => {
   const parsed = parseCommandArgs(
     args,
-    { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } },
+    { config: { type: 'string', short: 'c' }, json: { type: 'boolean' }, explain: { type: 'boolean' } },
     USAGE,
     io,
   );
@@ -48,14 +55,23 @@ export const onceCommand: Command = async (args, io) => {
     return 1;
   }
 
-  const snapshots = await readEveryOrg(config, secrets, io);
-  if (snapshots === undefined) {
+  const explain = parsed.values.explain ? new ExplainCollector() : undefined;
+  const read = await readEveryOrg(config, secrets, io, explain);
+  if (read === undefined) {
     io.stderr.write('tally once: interrupted\n');
     return 1;
   }
-  io.stdout.write(
-    parsed.values.json ? `${JSON.stringify({ orgs: snapshots }, null, 2)}\n` : summarize(snapshots),
-  );
+  const { snapshots, memory } = read;
+  const explained = explain?.result(memory);
+  if (parsed.values.json) {
+    io.stdout.write(
+      `${JSON.stringify({ orgs: snapshots, ...(explained ? { explain: explained } : {}) }, null, 2)}\n`,
+    );
+  } else {
+    io.stdout.write(
+      explained ? `${summarize(snapshots)}\n${formatExplain(explained)}` : summarize(snapshots),
+    );
+  }
   const problems = Object.values(snapshots).flatMap(problemsOf);
   for (const p of problems) io.stderr.write(`tally once: ${p}\n`);
   return problems.length > 0 ? 1 : 0;
@@ -66,18 +82,24 @@ async function readEveryOrg(
   config: Config,
   secrets: string[],
   io: CliIO,
-): Promise<Record<string, OrgSnapshot> | undefined> {
+  explain: ExplainCollector | undefined,
+): Promise<{ snapshots: Record<string, OrgSnapshot>; memory: QueryMemory } | undefined> {
   const envLevel = io.env['TALLY_LOG_LEVEL'];
   const level: LogLevel = LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn';
   const format = config.log.format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : config.log.format;
   const logger = createLogger({ level, format, destination: io.stderr, secrets });
-  const client = UpstreamClient.fromConfig(config, { clock: systemClock, logger });
+  const client = UpstreamClient.fromConfig(config, {
+    clock: systemClock,
+    logger,
+    ...(explain ? { trace: explain, observer: { onDrift: (i) => explain.drift(i) } } : {}),
+  });
   // The budget and retries wait on unref'd timers; keep the process alive meanwhile.
   const keepAlive = setInterval(() => {}, 60_000);
   const out: Record<string, OrgSnapshot> = {};
   try {
     for (const org of config.orgs) {
       const filter = { include: org.channels?.include, exclude: org.channels?.exclude };
+      explain?.startOrg(org.slug);
       out[org.slug] = await client.readAll(
         { slug: org.slug, token: org.token ?? '' },
         {
@@ -87,7 +109,7 @@ async function readEveryOrg(
         },
       );
     }
-    return out;
+    return { snapshots: out, memory: client.memory };
   } catch (err) {
     if (io.signal.aborted) return undefined;
     throw err;

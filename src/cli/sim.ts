@@ -2,6 +2,7 @@
  * `tally sim`: runs the upstream simulator until stopped, printing its base URL and the
  * tokens to use. What it serves is described in docs/upstream-api.md.
  */
+import { DIALECT_NAMES } from '../sim/dialect.js';
 import { SimConfigError } from '../sim/errors.js';
 import { startSimulator } from '../sim/index.js';
 import {
@@ -34,6 +35,8 @@ options:
   --rate-limit N         requests per minute per client IP (default 300)
   --speed X              simulated seconds per real second (default 1)
   --scenario NAME        calm or lively (default calm); lively changes something every few seconds
+  --dialect NAME         a server dialect: ${DIALECT_NAMES.join(', ')} (default default;
+                         docs/upstream-shapes.md, "Dialects"); --envelope, --paging and --case override its style
   --envelope STYLE       ${ENVELOPE_STYLES.join(', ')} (default data)
   --paging STYLE         ${PAGING_STYLES.join(', ')} (default link)
   --page-size N          default page size, 1 to 200 (default 50)
@@ -56,6 +59,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   speed: { type: 'string' },
   scenario: { type: 'string' },
+  dialect: { type: 'string' },
   envelope: { type: 'string' },
   paging: { type: 'string' },
   'page-size': { type: 'string' },
@@ -127,6 +131,7 @@ function toOptions(v: Values): SimOptions {
   set('rateLimitPerMinute', integer('rate-limit', v['rate-limit'], 1, 1_000_000));
   set('speed', decimal('speed', v.speed, Number.MIN_VALUE, 1_000_000));
   set('scenario', choice<Scenario>('scenario', v.scenario, ['calm', 'lively']));
+  set('dialect', choice<string>('dialect', v.dialect, DIALECT_NAMES));
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));
   set('paging', choice<PagingStyle>('paging', v.paging, PAGING_STYLES));
   set('pageSize', integer('page-size', v['page-size'], 1, 200));

@@ -11,12 +11,20 @@ import type { TokenRegistry } from './auth.js';
 import type { Engine } from './engine.js';
 import { badRequest, notFound, SimRequestError } from './errors.js';
 import { describePlan, type FaultPlan, type Faults, NO_FAULT } from './faults.js';
-import { SESSION_STATUSES, type SessionStatus, type SimSession } from './model.js';
+import { applyDialect, type Dialect, errorAnswer, idFromPath, refusal } from './dialect.js';
+import {
+  SESSION_STATUSES,
+  type SessionStatus,
+  type SimChannel,
+  type SimMember,
+  type SimSession,
+} from './model.js';
 import type { RateLimiter } from './rate-limit.js';
 import { type Rendered, renderList, renderObject } from './render.js';
 import type { RequestLog } from './request-log.js';
 import { resetConnection, type TimerSet, writeJson } from './respond.js';
 import {
+  type Json,
   channelJson,
   memberJson,
   orgJson,
@@ -40,6 +48,8 @@ export interface ApiDeps {
   origin(): string;
   /** The other origin that cross-origin faults point at. */
   foreignOrigin(): string;
+  /** The dialect the API speaks (dialect.ts). */
+  dialect(): Dialect;
 }
 
 /** A client IP without the IPv4-in-IPv6 prefix. */
@@ -136,9 +146,11 @@ export async function handleApi(
       log(500, NO_FAULT);
       throw err;
     }
-    const headers: Record<string, string> = err.status === 405 ? { allow: 'GET' } : {};
+    const dialectError = errorAnswer(deps.dialect(), err.status, err.code, err.message);
+    const headers: Record<string, string> = { ...dialectError.headers };
+    if (err.status === 405) headers['allow'] = 'GET';
     if (err.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
-    await answer(err.status, headers, errorBody(err.code, err.message), {
+    await answer(err.status, headers, dialectError.body, {
       ...NO_FAULT,
       latencyMs: plan.latencyMs,
     });
@@ -183,6 +195,15 @@ function route(
   const style = deps.style();
   const w = engine.world;
   const rest = segs.slice(3);
+  const d = deps.dialect();
+  const t =
+    <A>(fn: (a: A) => Json) =>
+    (a: A) =>
+      applyDialect(d, fn(a));
+  const check = (isList: boolean, sessions: boolean) => {
+    const why = refusal(d, url.searchParams, sessions, isList);
+    if (why !== undefined) throw badRequest(why);
+  };
   const listCtx = () => ({
     style,
     query: url.searchParams,
@@ -197,34 +218,59 @@ function route(
     plan.crossOriginNext = false;
     return r;
   };
-  if (rest.length === 0) return single(renderObject(style, 'organization', orgJson(w, org)));
+  if (rest.length === 0) {
+    check(false, false);
+    return single(renderObject(style, 'organization', applyDialect(d, orgJson(w, org))));
+  }
   if (rest.length === 1 && rest[0] === 'team') {
-    return renderList(org.members, (m) => memberJson(w, m), 'members', listCtx());
+    check(true, false);
+    return renderList(
+      org.members,
+      t((m: SimMember) => memberJson(w, m)),
+      'members',
+      listCtx(),
+    );
   }
   if (rest.length === 1 && rest[0] === 'subscription') {
-    return single(renderObject(style, 'subscription', subscriptionJson(w, org)));
+    check(false, false);
+    return single(renderObject(style, 'subscription', applyDialect(d, subscriptionJson(w, org))));
   }
   if (rest.length === 1 && rest[0] === 'channels') {
-    return renderList(org.channels, (c) => channelJson(w, c), 'channels', listCtx());
+    check(true, false);
+    return renderList(
+      org.channels,
+      t((c: SimChannel) => channelJson(w, c)),
+      'channels',
+      listCtx(),
+    );
   }
   if (rest.length === 3 && rest[0] === 'channels' && rest[2] === 'sessions') {
-    const id = segment(rest[1]!);
+    const id = idFromPath(d, segment(rest[1]!), 'ch');
     const ch = org.channelById.get(id);
     if (ch === undefined) throw notFound(`channel ${id}`);
-    const sessions = filterSessions(ch.sessions, url.searchParams, deps);
-    return renderList(sessions, (s) => sessionJson(w, s), 'sessions', listCtx());
+    check(true, true);
+    const sessions = d.filters ? filterSessions(ch.sessions, url.searchParams, deps) : ch.sessions;
+    return renderList(
+      sessions,
+      t((s: SimSession) => sessionJson(w, s)),
+      'sessions',
+      listCtx(),
+    );
   }
   if (rest.length === 2 && rest[0] === 'sessions') {
-    const id = segment(rest[1]!);
+    const id = idFromPath(d, segment(rest[1]!), 'ses');
     const s = org.sessionById.get(id);
     if (s === undefined) throw notFound(`session ${id}`);
-    return single(renderObject(style, 'session', sessionDetailJson(w, s)));
+    check(false, false);
+    return single(renderObject(style, 'session', applyDialect(d, sessionDetailJson(w, s))));
   }
   throw notFound(`path ${url.pathname}`);
 }
 
 function parseTime(name: string, raw: string | null): number | null {
   if (raw === null || raw === '') return null;
+  // Epoch seconds or milliseconds are taken too, as lenient servers do.
+  if (/^\d{9,13}$/.test(raw)) return Number(raw) < 1e11 ? Number(raw) * 1000 : Number(raw);
   const ms = Date.parse(raw);
   if (!Number.isFinite(ms)) throw badRequest(`${name} must be an ISO 8601 time, got ${JSON.stringify(raw)}`);
   return ms;

@@ -2,6 +2,7 @@
  * Defaults and validation of {@link SimOptions}. Every problem throws a SimConfigError
  * that names the option, before anything listens.
  */
+import { DIALECT_NAMES, DIALECTS, type Dialect } from './dialect.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { SimConfigError } from './errors.js';
 import { normalizeFaults } from './faults.js';
@@ -40,6 +41,7 @@ export interface ResolvedOrg {
 
 /** Options with defaults applied and checked. */
 export interface ResolvedOptions {
+  dialect: Dialect;
   host: string;
   port: number;
   seed: number;
@@ -141,7 +143,15 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
   const orgs = resolveOrgs(o, channels, sessionsPerChannel);
   const host = o.host ?? '127.0.0.1';
   if (host.length === 0) throw new SimConfigError('host must not be empty');
+  const dialectName = o.dialect ?? 'default';
+  const dialect = DIALECTS[dialectName];
+  if (dialect === undefined || !Object.hasOwn(DIALECTS, dialectName)) {
+    throw new SimConfigError(
+      `dialect must be one of ${DIALECT_NAMES.join(', ')}, got ${JSON.stringify(dialectName)}`,
+    );
+  }
   return {
+    dialect,
     host,
     port: int('port', o.port, 0, 0, 65535),
     seed,
@@ -161,7 +171,7 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
         ...(o.pageSize === undefined ? {} : { pageSize: o.pageSize }),
         ...(o.fieldCase === undefined ? {} : { fieldCase: o.fieldCase }),
       },
-      DEFAULT_STYLE,
+      resolveStyle(dialect.style, DEFAULT_STYLE),
     ),
     faults: normalizeFaults(o.faults ?? []),
     clock: o.clock ?? systemClock,

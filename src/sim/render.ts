@@ -70,7 +70,8 @@ function pageUrl(ctx: ListContext, origin: string, page: number, perPage: number
 
 /** The effective paging style: `bare` cannot carry a cursor, so it falls back to `link`. */
 export function effectivePaging(style: SimStyle): SimStyle['paging'] {
-  return style.paging === 'cursor' && style.envelope === 'bare' ? 'link' : style.paging;
+  const inBody = style.paging === 'cursor' || style.paging === 'offset' || style.paging === 'next';
+  return inBody && style.envelope === 'bare' ? 'link' : style.paging;
 }
 
 /**
@@ -91,6 +92,19 @@ export function renderList<T extends { ord: number }>(
   let links: string[] = [];
   if (paging === 'none') {
     page = items;
+  } else if (paging === 'offset') {
+    const limit = positiveInt(
+      'limit',
+      query.get('limit') ?? query.get('per_page'),
+      style.pageSize,
+      MAX_PAGE_SIZE,
+    );
+    const rawOffset = query.get('offset');
+    if (rawOffset !== null && !/^\d{1,9}$/.test(rawOffset))
+      throw badRequest('offset must be a non-negative integer');
+    const offset = rawOffset === null ? 0 : Number(rawOffset);
+    page = items.slice(offset, offset + limit);
+    extra.meta = { offset, limit, total: items.length };
   } else if (paging === 'cursor') {
     const limit = positiveInt(
       'limit',
@@ -115,7 +129,13 @@ export function renderList<T extends { ord: number }>(
     const total = items.length;
     const totalPages = Math.max(1, Math.ceil(total / perPage));
     page = items.slice((pageNo - 1) * perPage, pageNo * perPage);
-    if (paging === 'pages') {
+    if (paging === 'next') {
+      const rel = (n: number) => pageUrl(ctx, '', n, perPage);
+      extra.links = {
+        next: pageNo < totalPages ? rel(pageNo + 1) : null,
+        prev: pageNo > 1 ? rel(pageNo - 1) : null,
+      };
+    } else if (paging === 'pages') {
       const meta = { page: pageNo, per_page: perPage, total, total_pages: totalPages };
       if (style.envelope === 'bare') {
         headers['x-total-count'] = String(total);

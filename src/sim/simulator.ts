@@ -169,6 +169,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     style: () => style,
     origin: () => urls.url,
     foreignOrigin: () => urls.foreignUrl,
+    dialect: () => o.dialect,
   };
   const handler = (req: IncomingMessage, res: ServerResponse, listener: ListenerName) => {
     if (listener === 'main' && (req.url === '/_sim' || req.url?.startsWith('/_sim/') === true)) {

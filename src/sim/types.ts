@@ -7,14 +7,14 @@ import type { Clock } from '../core/clock.js';
 /** How lists and single objects are wrapped. */
 export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key';
 /** How long lists are cut into pages. */
-export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages';
+export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next';
 /** Spelling of field names in bodies. */
 export type FieldCase = 'snake' | 'camel';
 
 /** Every envelope style, in documentation order. */
 export const ENVELOPE_STYLES: readonly EnvelopeStyle[] = ['bare', 'data', 'items', 'key'];
 /** Every paging style, in documentation order. */
-export const PAGING_STYLES: readonly PagingStyle[] = ['none', 'cursor', 'link', 'pages'];
+export const PAGING_STYLES: readonly PagingStyle[] = ['none', 'cursor', 'link', 'pages', 'offset', 'next'];
 /** Every field case. */
 export const FIELD_CASES: readonly FieldCase[] = ['snake', 'camel'];
 
@@ -136,6 +136,8 @@ export interface SimOptions {
   scenario?: Scenario;
   /** No spontaneous change at all: the world changes only by triggers (default false). */
   frozen?: boolean;
+  /** A named server dialect (dialect.ts; default `default`); explicit style options override its style. */
+  dialect?: string;
   envelope?: EnvelopeStyle;
   paging?: PagingStyle;
   pageSize?: number;

@@ -43,6 +43,7 @@ import {
   readObject,
   SchemaDriftError,
   type ShapeOptions,
+  type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory } from './adapt.js';
 import type { Fetcher, FetchOptions, OrgAuth, SessionsOptions } from './types.js';
@@ -134,6 +135,8 @@ export class UpstreamClient implements Fetcher {
       observer?: UpstreamObserver | undefined;
       rng?: () => number;
       memory?: QueryMemory | undefined;
+      /** Told where each value was found (`tally once --explain`). */
+      trace?: ShapeTrace | undefined;
     },
   ): UpstreamClient {
     const u = config.upstream;
@@ -150,7 +153,7 @@ export class UpstreamClient implements Fetcher {
         maxDelayMs: u.retries.max_delay,
         deadlineMs: u.retries.deadline,
       },
-      shape: shapeFromConfig(u.shape),
+      shape: { ...shapeFromConfig(u.shape), trace: deps.trace },
       fixedPerPage: u.shape.per_page !== undefined,
       memory: deps.memory,
       filters: u.filters,
@@ -262,6 +265,7 @@ export class UpstreamClient implements Fetcher {
     const what = `GET ${describePath(url)}`;
     try {
       const res = await this.requester.getJson(url, this.ctx(org, endpoint, o));
+      this.opts.shape.trace?.page(endpoint, { url, listPath: '', style: 'object', items: 1 });
       const n = normalize(readObject(endpoint, res.body, this.opts.shape));
       this.drift.report(org.slug, n.drift);
       const fatal = n.drift.find((i) => i.fatal);

@@ -14,7 +14,7 @@ export { normalizeMember } from './normalize-member.js';
 export { normalizeOrg } from './normalize-org.js';
 export { normalizeSession } from './normalize-session.js';
 export { normalizeSubscription } from './normalize-subscription.js';
-export { PAGING_DEFAULTS, type PagingMode, type ShapeOptions } from './options.js';
+export { PAGING_DEFAULTS, type PagingMode, type ShapeOptions, type ShapeTrace } from './options.js';
 export {
   firstPageParams,
   type ListPage,

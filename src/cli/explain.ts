@@ -1,0 +1,162 @@
+/**
+ * `tally once --explain`: what tally understood of each endpoint of a server — the
+ * request that worked, where the list sat and how it was paged, what was learned, where
+ * every model field came from and how it was converted, which keys were left unread, and
+ * the drift found (docs/upstream-shapes.md, "Explain"). Names and paths only: values
+ * from the server never appear here.
+ */
+import type { Learned, QueryMemory } from '../upstream/adapt.js';
+import type { DriftIssue, Endpoint, ShapeTrace } from '../upstream/shape/index.js';
+
+/** What was learned of one endpoint of one org. */
+export interface EndpointExplain {
+  /** The path and query of the first request that was answered (no credentials). */
+  request?: string;
+  /** Paging styles the pages were read with, and how many pages. */
+  paging: Record<string, number>;
+  /** Where the list was in the body (`""`: the body is the list). */
+  listAt: string[];
+  /** Items read over every page. */
+  items: number;
+  /** What tally learned the endpoint takes (requests that adapt). */
+  learned?: Learned;
+  /** Model field → source path (with its conversion) → records read that way. */
+  fields: Record<string, Record<string, number>>;
+  /** Keys of the records that no model field was read from, with how often they were seen. */
+  ignoredKeys: Record<string, number>;
+  /** Distinct drift problems: `field: problem`. */
+  drift: string[];
+}
+
+/** Distinct keys kept per endpoint; a server with endless distinct keys cannot grow this further. */
+const MAX_KEYS = 200;
+const MAX_DRIFT = 50;
+
+/** Collects the trace of one `once` run, org by org. */
+export class ExplainCollector implements ShapeTrace {
+  private readonly orgs = new Map<string, Map<Endpoint, EndpointExplain & { keys: Map<string, number> }>>();
+  private org = '';
+
+  /** Sets the org the next reads belong to. */
+  startOrg(org: string): void {
+    this.org = org;
+  }
+
+  field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void {
+    const e = this.entry(endpoint);
+    const byPath = (e.fields[key] ??= {});
+    // A conversion found later for the same field replaces its plain path (money says how it converted).
+    const source = how === undefined ? path : `${path} (${how})`;
+    byPath[source] = (byPath[source] ?? 0) + 1;
+  }
+
+  keys(endpoint: Endpoint, keys: readonly string[]): void {
+    const e = this.entry(endpoint);
+    for (const k of keys) {
+      if (e.keys.size >= MAX_KEYS && !e.keys.has(k)) continue;
+      e.keys.set(k, (e.keys.get(k) ?? 0) + 1);
+    }
+  }
+
+  page(endpoint: Endpoint, info: { url: URL; listPath: string; style: string; items: number }): void {
+    const e = this.entry(endpoint);
+    e.request ??= `${info.url.pathname}${info.url.search}`;
+    e.items += info.items;
+    if (info.style === 'object') return;
+    e.paging[info.style] = (e.paging[info.style] ?? 0) + 1;
+    if (!e.listAt.includes(info.listPath)) e.listAt.push(info.listPath);
+  }
+
+  /** Records a drift issue of the current org. */
+  drift(issue: DriftIssue & { org: string }): void {
+    const e = this.entry(issue.endpoint, issue.org);
+    const line = `${issue.field}: ${issue.problem}${issue.fatal ? ' (fatal: the read failed)' : ''}`;
+    if (!e.drift.includes(line) && e.drift.length < MAX_DRIFT) e.drift.push(line);
+  }
+
+  /** Everything collected, per org and endpoint, with what `memory` learned. */
+  result(memory: QueryMemory): Record<string, Partial<Record<Endpoint, EndpointExplain>>> {
+    const out: Record<string, Partial<Record<Endpoint, EndpointExplain>>> = {};
+    for (const [org, endpoints] of this.orgs) {
+      const perOrg: Partial<Record<Endpoint, EndpointExplain>> = {};
+      for (const [endpoint, e] of endpoints) {
+        const used = new Set(
+          Object.values(e.fields).flatMap((byPath) => Object.keys(byPath).map((p) => rootKey(p))),
+        );
+        const ignoredKeys: Record<string, number> = {};
+        for (const [k, n] of e.keys) if (!used.has(fold(k))) ignoredKeys[k] = n;
+        const learned = memory.get(org, endpoint);
+        const { keys: _keys, ...rest } = e;
+        perOrg[endpoint] = { ...rest, ignoredKeys, ...(learned ? { learned } : {}) };
+      }
+      out[org] = perOrg;
+    }
+    return out;
+  }
+
+  private entry(endpoint: Endpoint, org = this.org) {
+    let endpoints = this.orgs.get(org);
+    if (!endpoints) {
+      endpoints = new Map();
+      this.orgs.set(org, endpoints);
+    }
+    let e = endpoints.get(endpoint);
+    if (!e) {
+      e = { paging: {}, listAt: [], items: 0, fields: {}, ignoredKeys: {}, drift: [], keys: new Map() };
+      endpoints.set(endpoint, e);
+    }
+    return e;
+  }
+}
+
+/** The first key of a source path, folded the way field lookups fold case. */
+function rootKey(source: string): string {
+  const path = source.split(' ')[0] ?? '';
+  return fold(path.split(/[.[]/)[0] ?? '');
+}
+
+function fold(key: string): string {
+  return key.replace(/[_-]/g, '').toLowerCase();
+}
+
+/** The explanation as text, one block per org and endpoint. */
+export function formatExplain(result: Record<string, Partial<Record<Endpoint, EndpointExplain>>>): string {
+  const lines: string[] = [];
+  for (const [org, endpoints] of Object.entries(result)) {
+    lines.push(`${org}`);
+    for (const [endpoint, e] of Object.entries(endpoints)) {
+      if (!e) continue;
+      lines.push(`  ${endpoint}`);
+      if (e.request !== undefined) lines.push(`    request: GET ${e.request}`);
+      const paging = Object.entries(e.paging)
+        .map(([style, n]) => `${style} (${n} page${n === 1 ? '' : 's'})`)
+        .join(', ');
+      if (paging !== '') {
+        const at = e.listAt.map((p) => (p === '' ? 'the body itself' : p)).join(', ');
+        lines.push(`    list at: ${at}; paging: ${paging}; ${e.items} items`);
+      }
+      if (e.learned) lines.push(`    learned: ${describeLearned(e.learned)}`);
+      for (const [field, byPath] of Object.entries(e.fields).sort(([a], [b]) =>
+        a < b ? -1 : a > b ? 1 : 0,
+      )) {
+        const sources = Object.entries(byPath)
+          .sort((a, b) => b[1] - a[1])
+          .map(([p, n]) => (Object.keys(byPath).length > 1 ? `${p} ×${n}` : p));
+        lines.push(`    ${field} ← ${sources.join(' | ')}`);
+      }
+      const ignored = Object.keys(e.ignoredKeys);
+      if (ignored.length > 0) lines.push(`    keys not read: ${ignored.join(', ')}`);
+      for (const d of e.drift) lines.push(`    drift: ${d}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function describeLearned(l: Learned): string {
+  const parts: string[] = [];
+  if (l.perPage !== undefined) parts.push(`page size ${l.perPage}`);
+  if (l.drop?.length) parts.push(`left out ${l.drop.join(', ')}`);
+  if (l.epoch?.length) parts.push(`epoch seconds for ${l.epoch.join(', ')}`);
+  if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
+  return parts.join('; ') || 'nothing';
+}
