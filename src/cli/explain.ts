@@ -44,7 +44,8 @@ export class ExplainCollector implements ShapeTrace {
 
   field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void {
     const e = this.entry(endpoint);
-    const byPath = (e.fields[key] ??= {});
+    const byPath = e.fields[key] ?? {};
+    e.fields[key] = byPath;
     // A conversion found later for the same field replaces its plain path (money says how it converted).
     const source = how === undefined ? path : `${path} (${how})`;
     byPath[source] = (byPath[source] ?? 0) + 1;

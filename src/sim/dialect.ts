@@ -234,10 +234,13 @@ export function idFromPath(d: Dialect, segment: string, prefix: 'ch' | 'ses'): s
 function knownParams(d: Dialect, sessions: boolean): Set<string> {
   const paging = d.style.paging ?? 'link';
   const known = new Set<string>();
-  if (paging === 'cursor') ['cursor', 'limit'].forEach((p) => known.add(p));
-  else if (paging === 'offset') ['offset', 'limit'].forEach((p) => known.add(p));
-  else if (paging !== 'none') ['page', 'per_page'].forEach((p) => known.add(p));
-  if (sessions && d.filters) ['status', 'from', 'to'].forEach((p) => known.add(p));
+  const add = (...names: string[]) => {
+    for (const n of names) known.add(n);
+  };
+  if (paging === 'cursor') add('cursor', 'limit');
+  else if (paging === 'offset') add('offset', 'limit');
+  else if (paging !== 'none') add('page', 'per_page');
+  if (sessions && d.filters) add('status', 'from', 'to');
   return known;
 }
 

@@ -87,7 +87,15 @@ export async function readAll(
     const pageNo = Number(b.page ?? res.headers.get('x-page') ?? 0);
     const totalPages = Number(b.total_pages ?? b.totalPages ?? res.headers.get('x-total-pages') ?? 0);
     const u: URL = new URL(url);
-    if (typeof cursor === 'string') {
+    const meta = (b.meta ?? {}) as Body;
+    const links = (b.links ?? {}) as Body;
+    if (typeof links.next === 'string') {
+      url = new URL(links.next, url).toString();
+    } else if (typeof meta.offset === 'number' && typeof meta.total === 'number') {
+      const next = meta.offset + page.length;
+      u.searchParams.set('offset', String(next));
+      url = page.length > 0 && next < meta.total ? u.toString() : null;
+    } else if (typeof cursor === 'string') {
       u.searchParams.set('cursor', cursor);
       url = u.toString();
     } else if (link !== null) {
