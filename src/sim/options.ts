@@ -143,9 +143,9 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
   const orgs = resolveOrgs(o, channels, sessionsPerChannel);
   const host = o.host ?? '127.0.0.1';
   if (host.length === 0) throw new SimConfigError('host must not be empty');
-  const dialectName = o.dialect ?? 'default';
-  const dialect = DIALECTS[dialectName];
-  if (dialect === undefined || !Object.hasOwn(DIALECTS, dialectName)) {
+  const dialectName = typeof o.dialect === 'object' ? o.dialect.name : (o.dialect ?? 'default');
+  const dialect = typeof o.dialect === 'object' ? o.dialect : DIALECTS[dialectName];
+  if (dialect === undefined || (typeof o.dialect !== 'object' && !Object.hasOwn(DIALECTS, dialectName))) {
     throw new SimConfigError(
       `dialect must be one of ${DIALECT_NAMES.join(', ')}, got ${JSON.stringify(dialectName)}`,
     );

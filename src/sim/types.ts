@@ -136,8 +136,11 @@ export interface SimOptions {
   scenario?: Scenario;
   /** No spontaneous change at all: the world changes only by triggers (default false). */
   frozen?: boolean;
-  /** A named server dialect (dialect.ts; default `default`); explicit style options override its style. */
-  dialect?: string;
+  /**
+   * A server dialect (dialect.ts): a name, or a whole dialect object for tests that combine
+   * facets freely (default `default`); explicit style options override its style.
+   */
+  dialect?: string | import('./dialect.js').Dialect;
   envelope?: EnvelopeStyle;
   paging?: PagingStyle;
   pageSize?: number;
