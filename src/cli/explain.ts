@@ -14,6 +14,8 @@ export interface EndpointExplain {
   request?: string;
   /** Paging styles the pages were read with, and how many pages. */
   paging: Record<string, number>;
+  /** Lists (or objects) read: one per request of a first page. */
+  reads: number;
   /** Where the list was in the body (`""`: the body is the list). */
   listAt: string[];
   /** Items read over every page. */
@@ -46,10 +48,20 @@ export class ExplainCollector implements ShapeTrace {
     const e = this.entry(endpoint);
     const byPath = e.fields[key] ?? {};
     e.fields[key] = byPath;
-    // A conversion found later for the same field replaces its plain path (money says how it converted).
-    const source = how === undefined ? path : `${path} (${how})`;
+    const last = this.last.get(`${endpoint} ${key}`);
+    let source = how === undefined ? path : `${path} (${how})`;
+    if (path === '' && last !== undefined) {
+      // A refinement of the source just reported: the same value, now with its conversion.
+      byPath[last] = (byPath[last] ?? 1) - 1;
+      if (byPath[last] === 0) delete byPath[last];
+      source = `${last} (${how ?? ''})`;
+    }
     byPath[source] = (byPath[source] ?? 0) + 1;
+    this.last.set(`${endpoint} ${key}`, source);
   }
+
+  /** The last source reported per endpoint and field, for refinements. */
+  private readonly last = new Map<string, string>();
 
   keys(endpoint: Endpoint, keys: readonly string[]): void {
     const e = this.entry(endpoint);
@@ -59,10 +71,14 @@ export class ExplainCollector implements ShapeTrace {
     }
   }
 
-  page(endpoint: Endpoint, info: { url: URL; listPath: string; style: string; items: number }): void {
+  page(
+    endpoint: Endpoint,
+    info: { url: URL; listPath: string; style: string; items: number; first: boolean },
+  ): void {
     const e = this.entry(endpoint);
     e.request ??= `${info.url.pathname}${info.url.search}`;
     e.items += info.items;
+    if (info.first) e.reads += 1;
     if (info.style === 'object') return;
     e.paging[info.style] = (e.paging[info.style] ?? 0) + 1;
     if (!e.listAt.includes(info.listPath)) e.listAt.push(info.listPath);
@@ -103,7 +119,16 @@ export class ExplainCollector implements ShapeTrace {
     }
     let e = endpoints.get(endpoint);
     if (!e) {
-      e = { paging: {}, listAt: [], items: 0, fields: {}, ignoredKeys: {}, drift: [], keys: new Map() };
+      e = {
+        paging: {},
+        reads: 0,
+        listAt: [],
+        items: 0,
+        fields: {},
+        ignoredKeys: {},
+        drift: [],
+        keys: new Map(),
+      };
       endpoints.set(endpoint, e);
     }
     return e;
@@ -134,7 +159,8 @@ export function formatExplain(result: Record<string, Partial<Record<Endpoint, En
         .join(', ');
       if (paging !== '') {
         const at = e.listAt.map((p) => (p === '' ? 'the body itself' : p)).join(', ');
-        lines.push(`    list at: ${at}; paging: ${paging}; ${e.items} items`);
+        const lists = e.reads === 1 ? '' : ` over ${e.reads} lists`;
+        lines.push(`    list at: ${at}; paging: ${paging}${lists}; ${e.items} items`);
       }
       if (e.learned) lines.push(`    learned: ${describeLearned(e.learned)}`);
       for (const [field, byPath] of Object.entries(e.fields).sort(([a], [b]) =>

@@ -135,9 +135,16 @@ export function saferQuery(
   const filters = params.filter((p) => p !== ctx.perPageParam && !ctx.pagingParams.has(p));
   const perPage = Number(url.searchParams.get(ctx.perPageParam));
   const canShrink = !ctx.fixedPerPage && Number.isFinite(perPage) && url.searchParams.has(ctx.perPageParam);
+  // "unknown parameter per_page, from": the server does not know these names at all; no size will do.
+  const unknownNames =
+    named.length > 0 &&
+    /\b(unknown|unrecogni[sz]ed|unsupported|not (allowed|supported|permitted)|unexpected|invalid (query )?param)/.test(
+      words,
+    );
   const aboutPageSize =
-    named.includes(ctx.perPageParam) ||
-    /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words);
+    !unknownNames &&
+    (named.includes(ctx.perPageParam) ||
+      /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words));
 
   // 1. A time the server cannot parse: the same time in epoch seconds.
   const times = named.filter((p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p));

@@ -265,7 +265,7 @@ export class UpstreamClient implements Fetcher {
     const what = `GET ${describePath(url)}`;
     try {
       const res = await this.requester.getJson(url, this.ctx(org, endpoint, o));
-      this.opts.shape.trace?.page(endpoint, { url, listPath: '', style: 'object', items: 1 });
+      this.opts.shape.trace?.page(endpoint, { url, listPath: '', style: 'object', items: 1, first: true });
       const n = normalize(readObject(endpoint, res.body, this.opts.shape));
       this.drift.report(org.slug, n.drift);
       const fatal = n.drift.find((i) => i.fatal);

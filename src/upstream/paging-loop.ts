@@ -136,6 +136,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       listPath: page.listPath ?? '',
       style: page.style ?? 'none',
       items: page.items.length,
+      first: pages === 0,
     });
     pages += 1;
     visited.add(url.href);

@@ -48,6 +48,16 @@ describe('saferQuery', () => {
     ],
     ['a time it cannot parse', "invalid date format for 'from'", 'per_page=100&status=live&from=1894006800'],
     ['nothing at all', '', 'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z'],
+    [
+      'unknown names, page size among them',
+      'unknown query parameter: per_page, status',
+      'from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'an unsupported page size parameter',
+      'per_page is not supported',
+      'status=live&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
   ])('reads %s', (_what, words, query) => {
     const next = saferQuery(url, err(400, words), {}, ctx);
     expect(next?.url.search.slice(1)).toBe(query);

@@ -70,13 +70,14 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   const funding: AiFunding & { mode: 'wallet' } = { mode: 'wallet' };
   const raw = readField(ctx, scope, 'funding.balance', asAny);
   let money = parseMoney(raw);
-  if (money?.how !== undefined) traceBalance(ctx, money.how);
+  // The path is the alias readField just reported; the conversion refines it.
+  if (money?.how !== undefined) traceBalance(ctx, '', money.how);
   if (money === undefined) {
     const minor = parseNumber(readField(ctx, scope, 'funding.balanceMinor', asAny));
     if (minor !== undefined) {
       const code = readField(ctx, scope, 'funding.currency', asText);
       money = parseMoney({ minor_units: minor, ...(code === undefined ? {} : { currency: code }) });
-      if (money?.how !== undefined) traceBalance(ctx, money.how.replace('minor_units', 'balance'));
+      if (money?.how !== undefined) traceBalance(ctx, '', money.how.replace(/^minor_units /, ''));
     } else if (raw !== undefined)
       ctx.drift.note('funding.balance', `is ${describeValue(raw)}, expected an amount`);
   }
@@ -85,7 +86,7 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
     const deep = findBalance(scope, '', 0);
     if (deep !== undefined) {
       money = deep.money;
-      traceBalance(ctx, deep.money.how ? `${deep.path} (${deep.money.how})` : deep.path);
+      traceBalance(ctx, deep.path, deep.money.how?.replace(/^minor_units /, ''));
     }
   }
   // A wallet is money: one whose balance cannot be read must not pass as an empty wallet.
@@ -97,8 +98,9 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   return funding;
 }
 
-function traceBalance(ctx: ReadContext, how: string): void {
-  ctx.opts.trace?.field(ctx.drift.endpoint, 'funding.balance', how, undefined);
+/** Tells the trace where the balance came from; an empty path refines the source just reported. */
+function traceBalance(ctx: ReadContext, path: string, how: string | undefined): void {
+  ctx.opts.trace?.field(ctx.drift.endpoint, 'funding.balance', path, how);
 }
 
 /** Key names that hold a wallet's balance somewhere below the funding object. */

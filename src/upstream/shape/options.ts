@@ -30,12 +30,18 @@ export interface ShapeOptions {
 
 /** Where tally found what it read, for `tally once --explain`. Names and paths only, never values. */
 export interface ShapeTrace {
-  /** A model field of a record of `endpoint` was read from `path`; `how` names a conversion. */
+  /**
+   * A model field of a record of `endpoint` was read from `path`; `how` names a conversion.
+   * An empty `path` adds `how` to the source reported just before for the same field.
+   */
   field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void;
   /** The keys one record of `endpoint` had. */
   keys(endpoint: Endpoint, keys: readonly string[]): void;
   /** A page of `endpoint` was read from `url`: its list at `listPath`, paging by `style`. */
-  page(endpoint: Endpoint, info: { url: URL; listPath: string; style: string; items: number }): void;
+  page(
+    endpoint: Endpoint,
+    info: { url: URL; listPath: string; style: string; items: number; first: boolean },
+  ): void;
 }
 
 /** Defaults of the paging options. */

@@ -76,8 +76,8 @@ describe('a wallet balance anywhere in the funding object', () => {
   const wallet = (ai: unknown) => {
     const sources: string[] = [];
     const trace = {
-      field: (_e: string, key: string, path: string) => {
-        if (key === 'funding.balance') sources.push(path);
+      field: (_e: string, key: string, path: string, how: string | undefined) => {
+        if (key === 'funding.balance') sources.push(`${path} ${how ?? ''}`);
       },
       keys: () => {},
       page: () => {},
