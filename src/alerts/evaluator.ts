@@ -351,6 +351,8 @@ const ENTITY_LABELS: ReadonlySet<string> = new Set([
   'session',
   'member_id',
   'member',
+  // The upstream entity of drift events: the org's endpoint.
+  'endpoint',
 ]);
 
 /**

@@ -38,7 +38,8 @@ export class DriftEvents {
       at: this.clock.now(),
       org: issue.org,
       kind: 'upstream.schema_drift',
-      entity: { kind: 'upstream', id: issue.org },
+      // One entity per endpoint: an alert on the team list is not the alert on the channel list.
+      entity: { kind: 'upstream', id: `${issue.org}/${issue.endpoint}` },
       field: `${issue.endpoint}.${issue.field}`,
       to: issue.problem,
       labels: {

@@ -21,6 +21,11 @@ export interface Learned {
   epoch?: string[];
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
+  /**
+   * Even the safest query was refused: later reads send it once, without adapting again,
+   * until it is answered (then this is cleared).
+   */
+  refused?: boolean;
 }
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
@@ -93,6 +98,7 @@ function sanitize(v: unknown): Learned | undefined {
   if (v === null || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
   const out: Learned = {};
+  if (o['refused'] === true) out.refused = true;
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
   for (const f of ['drop', 'epoch', 'ignored'] as const) {

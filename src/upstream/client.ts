@@ -302,11 +302,16 @@ export class UpstreamClient implements Fetcher {
         shape: this.opts.shape,
         maxPages: this.opts.maxPages,
         adapt: { memory: this.memory, ctx: this.adaptContext() },
-        onAdapt: (what) =>
-          this.log.warn(
+        onAdapt: (what) => {
+          // Once per org and endpoint at warn; the ladder again later is debug.
+          const key = `${org.slug} ${endpoint}`;
+          const level = this.adaptWarned.has(key) ? 'debug' : 'warn';
+          this.adaptWarned.add(key);
+          this.log[level](
             { org: org.slug, endpoint, what },
             'the server refused a query; asking again with a safer one',
-          ),
+          );
+        },
       });
       const list = normalizeItems(endpoint, read.items, normalize);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
@@ -388,6 +393,9 @@ export class UpstreamClient implements Fetcher {
 
   /** `org\0endpoint` of reads whose last outcome was not complete (for log levels). */
   private readonly failing = new Set<string>();
+
+  /** `org endpoint` whose adaptation was logged at warn already. */
+  private readonly adaptWarned = new Set<string>();
 }
 
 /** A drift issue for a response whose list or object could not be found. */

@@ -98,6 +98,8 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       const e = asUpstreamError(err, what);
       // A refused first query: ask again with a safer one (adapt.ts).
       if (pages === 0 && adapt && (e.status === 400 || e.status === 422) && adaptations < MAX_ADAPTATIONS) {
+        // Refused before, with everything already tried: one request per read, no new ladder.
+        if (learned.refused === true) return done(e);
         const next = saferQuery(url, e, learned, adapt.ctx);
         if (next) {
           adaptations += 1;
@@ -107,12 +109,16 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
           state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
           continue;
         }
-        // Nothing safer is left: what was learned before no longer works either.
-        if (remembered) adapt.memory.forget(req.org, req.endpoint);
+        // Nothing safer is left: remember the safest query, so later reads send it once
+        // instead of climbing down the whole ladder again.
+        adapt.memory.set(req.org, req.endpoint, { ...learned, refused: true });
       }
       return done(e);
     }
-    if (pages === 0 && adapt && adaptations > 0) adapt.memory.set(req.org, req.endpoint, learned);
+    if (pages === 0 && adapt && (adaptations > 0 || learned.refused === true)) {
+      const { refused: _answered, ...works } = learned;
+      adapt.memory.set(req.org, req.endpoint, works);
+    }
     // The same page again: the server ignores the page parameter. Offsets are tried once;
     // what came twice is never counted twice.
     const head = page.items.length > 0 ? JSON.stringify(page.items[0]) : undefined;

@@ -233,6 +233,36 @@ describe('a client against servers that refuse its queries', () => {
   });
 });
 
+describe('a server that refuses everything tally tries', () => {
+  let server: Loopback | undefined;
+  let client: UpstreamClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('costs one request per later read, warns once, and recovers when answered', async () => {
+    let refuse = true;
+    server = await startServer((_req, res) => {
+      if (refuse) return json(res, 400, { detail: 'no' });
+      json(res, 200, { data: CHANNELS.slice(0, 3) });
+    });
+    const memory = new QueryMemory();
+    const logs = captureLogger();
+    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory }));
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    const ladder = server.received.length;
+    expect(ladder).toBeGreaterThan(1);
+    expect(memory.get('acme', 'channels')?.refused).toBe(true);
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    expect(server.received.length - ladder).toBe(1);
+    expect(logs.text().match(/"level":"?(warn|40)"?[^\n]*asking again with a safer one/g)?.length).toBe(1);
+    refuse = false;
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(memory.get('acme', 'channels')?.refused).toBeUndefined();
+  });
+});
+
 describe('filters the server refuses or ignores', () => {
   const H = 3_600_000;
   const NOW = Date.parse('2026-06-01T12:00:00Z');
