@@ -116,7 +116,7 @@ function sourceFor(view: () => OrgView): StatusSource {
       pauses: 0,
       rateLimited: 0,
       inFlight: 0,
-      queued: { high: 0, normal: 0, low: 0 },
+      queued: { high: 0, follow: 0, normal: 0, low: 0 },
     }),
     ready: () => true,
     events: async () => ({ events: [] }),

@@ -71,6 +71,10 @@ export const upstreamSchema = z.strictObject({
     .max(300, 'at most 300: the API allows 300 requests per minute per IP')
     .default(240)
     .meta({ description: 'Requests per minute for the whole process (all orgs share one IP).' }),
+  burst: z.int().min(1).max(300).default(20).meta({
+    description:
+      'Requests that may go out back to back; beyond it requests are spread evenly over the minute (a token bucket at budget_per_minute).',
+  }),
   concurrency: z.int().min(1).max(64).default(4),
   timeouts: z
     .strictObject({

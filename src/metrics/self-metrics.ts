@@ -25,7 +25,7 @@ export interface SelfContext {
 
 const HEALTH_STATES: readonly OrgHealthView['state'][] = ['unknown', 'ok', 'unreachable', 'auth_failed'];
 const PURPOSES = ['fixed', 'hot', 'sweep', 'reserve'] as const;
-const PRIORITIES = ['high', 'normal', 'low'] as const;
+const PRIORITIES = ['high', 'follow', 'normal', 'low'] as const;
 
 /** Registers the self metrics that are read from the status source. */
 export function registerSelfMetrics(ctx: SelfContext): void {

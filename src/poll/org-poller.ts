@@ -27,8 +27,6 @@ import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } fro
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { setOwn } from '../core/own.js';
 
-/** Follow-up reads of one poll that go out at high priority; the rest are normal. */
-const URGENT_FOLLOW_UPS = 10;
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
 
@@ -413,11 +411,11 @@ export class OrgPoller {
       details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
     };
     this.deps.onUpdate(this.current, events);
-    // The first few follow-ups go ahead of everything but the channel list; after a storm
-    // (hundreds of channels changing at once) the rest queue as normal reads, so the next
-    // channel list still goes out on time.
-    follow.forEach((run, i) => {
-      run(i < URGENT_FOLLOW_UPS ? 'high' : 'normal').catch((err: unknown) =>
+    // Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
+    // (hundreds of channels changing at once); the channel list (`high`) still goes first,
+    // with its pages' reserve, so it stays on time.
+    follow.forEach((run) => {
+      run('follow').catch((err: unknown) =>
         this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed'),
       );
     });

@@ -18,15 +18,24 @@
  *   `recoveryPerMinute` of the configured budget per minute once the pause is over.
  * - It also bounds the requests in flight (`maxInFlight`), so that a granted request
  *   goes out at once instead of queueing for a connection behind lower priorities.
+ * - Requests are spread over the minute by a token bucket (`burst`): tokens refill at the
+ *   effective budget's rate and at most `burst` are saved, so a backlog goes out evenly
+ *   instead of a third of the minute's budget in a few seconds. `high` requests (the
+ *   pages of a channel list) may borrow up to another `burst` ahead. The sliding log
+ *   above still bounds every window.
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/** Priority class of a request. */
-export type Priority = 'high' | 'normal' | 'low';
+/**
+ * Priority class of a request: `high` for the channel list, `follow` for reads a change
+ * asked for (every one of them, also after a storm), `normal` for periodic reads and
+ * `low` for the background sweep.
+ */
+export type Priority = 'high' | 'follow' | 'normal' | 'low';
 
 /** Classes in the order they are served. */
-export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+export const PRIORITIES: readonly Priority[] = ['high', 'follow', 'normal', 'low'];
 
 /** The API's own limit; the budget never goes above it. */
 export const API_LIMIT_PER_MINUTE = 300;
@@ -54,6 +63,8 @@ export interface BudgetOptions {
   fallbackMaxMs?: number;
   /** Requests in flight at once (default unbounded); each grant holds one until released. */
   maxInFlight?: number;
+  /** Requests that may go out back to back before the even pace applies (default: no pacing). */
+  burst?: number;
 }
 
 /** Gives back the in-flight slot of a granted request; calling it twice is harmless. */
@@ -124,10 +135,14 @@ export class RequestBudget {
   private readonly fallbackMaxMs: number;
   private readonly maxInFlight: number;
   private inFlight = 0;
+  private readonly burst: number;
+  /** Tokens saved, and when they were last counted. */
+  private tokens: number;
+  private tokensAt = Number.NaN;
 
   /** Requests in flight (`open`) and released within the last `spanMs` (`at` = release time). */
   private log: LogEntry[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { high: [], normal: [], low: [] };
+  private readonly queues: Record<Priority, Waiter[]> = { high: [], follow: [], normal: [], low: [] };
   private timer: TimerHandle | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private pausedUntil = 0;
@@ -153,6 +168,9 @@ export class RequestBudget {
     this.fallbackMinMs = opts.fallbackMinMs ?? 30_000;
     this.fallbackMaxMs = opts.fallbackMaxMs ?? 5 * MINUTE;
     this.maxInFlight = opts.maxInFlight ?? Number.POSITIVE_INFINITY;
+    this.burst =
+      opts.burst !== undefined && opts.burst >= 1 ? Math.floor(opts.burst) : Number.POSITIVE_INFINITY;
+    this.tokens = this.burst;
     this.stepBase = this.configured;
   }
 
@@ -256,6 +274,7 @@ export class RequestBudget {
       rateLimited: this.rateLimitCount,
       queued: {
         high: this.queues.high.length,
+        follow: this.queues.follow.length,
         normal: this.queues.normal.length,
         low: this.queues.low.length,
       },
@@ -308,6 +327,14 @@ export class RequestBudget {
         this.armForExpiry(limit, now);
         return;
       }
+      // The even pace: a token per request; `high` may run up to a burst into debt.
+      this.refill(now);
+      const floor = priority === 'high' ? 1 - this.burst : 1;
+      if (this.tokens < floor) {
+        this.arm(now + Math.ceil(((floor - this.tokens) * MINUTE) / Math.max(1, this.effectiveAt(now))), now);
+        return;
+      }
+      this.tokens -= 1;
       const waiter = this.queues[priority].shift()!;
       waiter.detach();
       const entry: LogEntry = { at: now, open: true };
@@ -343,6 +370,18 @@ export class RequestBudget {
       return;
     }
     this.arm(closed[mustExpire - 1]! + this.spanMs, now);
+  }
+
+  /** Adds the tokens earned since the last count, at the effective rate, up to `burst`. */
+  private refill(now: number): void {
+    if (this.burst === Number.POSITIVE_INFINITY) {
+      this.tokens = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (Number.isNaN(this.tokensAt) || now < this.tokensAt) this.tokensAt = now;
+    const earned = ((now - this.tokensAt) * this.effectiveAt(now)) / MINUTE;
+    this.tokens = Math.min(this.burst, this.tokens + earned);
+    this.tokensAt = now;
   }
 
   private limit(priority: Priority, now: number): number {

@@ -56,6 +56,8 @@ export type { FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 export interface UpstreamClientOptions {
   baseUrl: string;
   budgetPerMinute: number;
+  /** Requests that may go out back to back before the even pace applies (default: no pacing). */
+  burst?: number | undefined;
   concurrency: number;
   timeouts: HttpTimeouts;
   maxBodyBytes: number;
@@ -103,6 +105,7 @@ export class UpstreamClient implements Fetcher {
       perMinute: opts.budgetPerMinute,
       clock: opts.clock,
       maxInFlight: opts.concurrency,
+      ...(opts.burst === undefined ? {} : { burst: opts.burst }),
     });
     this.transport = new HttpTransport({
       baseUrl: opts.baseUrl,
@@ -143,6 +146,7 @@ export class UpstreamClient implements Fetcher {
     return new UpstreamClient({
       baseUrl: u.base_url,
       budgetPerMinute: u.budget_per_minute,
+      burst: u.burst,
       concurrency: u.concurrency,
       timeouts: { connectMs: u.timeouts.connect, headersMs: u.timeouts.headers, bodyMs: u.timeouts.body },
       maxBodyBytes: u.max_body_bytes,

@@ -121,7 +121,7 @@ export function testBudget(over: Partial<BudgetStats> = {}): BudgetStats {
     pauses: 0,
     rateLimited: 0,
     inFlight: 0,
-    queued: { high: 0, normal: 1, low: 2 },
+    queued: { high: 0, follow: 0, normal: 1, low: 2 },
     ...over,
   };
 }

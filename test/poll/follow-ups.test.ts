@@ -45,7 +45,7 @@ function recording(calls: [string, string][]): Fetcher {
 }
 
 describe('follow-up reads', () => {
-  it('after 30 channels change at once: 10 at high, 20 at normal; the channel list at high', async () => {
+  it('after 30 channels change at once: every follow-up at follow priority; the channel list at high', async () => {
     const calls: [string, string][] = [];
     const p = new OrgPoller(
       { slug: 'demo', token: 'demo-token' },
@@ -78,7 +78,7 @@ describe('follow-up reads', () => {
     expect(byKind('fetchChannels')).toEqual(['high']);
     const follow = byKind('fetchSessions');
     expect(follow).toHaveLength(30);
-    expect(follow.filter((x) => x === 'high')).toHaveLength(10);
-    expect(follow.filter((x) => x === 'normal')).toHaveLength(20);
+    // All 30 ahead of the periodic reads and the sweep, none competing with the channel list.
+    expect(follow.filter((x) => x === 'follow')).toHaveLength(30);
   });
 });

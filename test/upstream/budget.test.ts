@@ -114,7 +114,7 @@ describe('RequestBudget accounting', () => {
       pausedUntil: 0,
       pauses: 0,
     });
-    expect(s.queued).toEqual({ high: 0, normal: 0, low: 3 });
+    expect(s.queued).toEqual({ high: 0, follow: 0, normal: 0, low: 3 });
   });
 });
 
@@ -271,5 +271,46 @@ describe('parseRetryAfter', () => {
     [new Date(T0 + 2 * 3_600_000).toUTCString(), undefined],
   ])('%j → %j ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
+  });
+});
+
+describe('RequestBudget pacing (token bucket)', () => {
+  it('spreads a backlog evenly after a burst, and still never exceeds the window', async () => {
+    const b = budget({ perMinute: 240, burst: 20, lowReserve: 0 });
+    const times = grantTimes(b, 240);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(times).toHaveLength(20);
+    // 4 per second after the burst: in any 10 s, at most the burst plus 40.
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(times).toHaveLength(240);
+    expect(maxInWindow(times, 10_000)).toBeLessThanOrEqual(20 + 40 + 1);
+    expect(maxInWindow(times, 60_000)).toBeLessThanOrEqual(240);
+    const gaps = times.slice(21).map((t, i) => t - times[20 + i]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(260);
+  });
+
+  it('lets high borrow a second burst ahead of the pace (a long channel list)', async () => {
+    const b = budget({ perMinute: 240, burst: 10, lowReserve: 0 });
+    grantTimes(b, 10); // the burst is spent
+    await vi.advanceTimersByTimeAsync(0);
+    const high = grantTimes(b, 12, 'high');
+    const normal = grantTimes(b, 1, 'normal');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(high).toHaveLength(10);
+    expect(normal).toHaveLength(0);
+  });
+
+  it('serves follow-ups after the channel list and before periodic reads and the sweep', async () => {
+    const b = budget({ perMinute: 2, lowReserve: 0 });
+    grantTimes(b, 2);
+    const order: string[] = [];
+    for (const p of ['low', 'normal', 'follow', 'high'] as const) {
+      void b.acquire(p).then((release) => {
+        order.push(p);
+        release();
+      });
+    }
+    await vi.advanceTimersByTimeAsync(3 * 61_000);
+    expect(order).toEqual(['high', 'follow', 'normal', 'low']);
   });
 });
