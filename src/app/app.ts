@@ -180,6 +180,8 @@ export class App implements StatusSource {
         perPage: this.config.upstream.shape.per_page ?? 100,
         capacity: () => this.client.budget.capacityPerMinute(),
         reserveForHigh: (requests) => this.client.budget.reserveForHigh(requests),
+        // A few requests stay free for what a change asks for next.
+        spare: () => this.client.budget.spare(Math.ceil(this.client.budget.effective() / 20)),
         removals: {
           massShare: this.config.removals.mass_share,
           massMin: this.config.removals.mass_min,
@@ -379,6 +381,7 @@ export class App implements StatusSource {
           added.find((a) => a.auth.slug === o.slug) ?? {
             auth: { slug: o.slug, token: o.token! },
             filter: o.channels,
+            weight: o.weight,
           },
       ),
     );

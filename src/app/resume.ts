@@ -27,7 +27,7 @@ export async function resumeOrg(org: Config['orgs'][number], deps: ResumeDeps): 
     { org: org.slug, resumed: initial !== undefined },
     initial ? 'resuming from stored snapshot' : 'first look: taking a silent baseline',
   );
-  return { auth: { slug: org.slug, token: org.token! }, filter: org.channels, initial };
+  return { auth: { slug: org.slug, token: org.token! }, filter: org.channels, initial, weight: org.weight };
 }
 
 /** The events a stored snapshot carried that may not have reached the log before a crash. */

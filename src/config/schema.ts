@@ -125,6 +125,10 @@ export const orgSchema = z.strictObject({
     .optional()
     .meta({ description: 'Channel filter by id or name; `*` matches any run of characters.' }),
   labels: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/), z.string()).optional(),
+  weight: z.number().min(0.1).max(100).default(1).meta({
+    description:
+      "The org's share of the session sweep when several orgs share the budget: staleness counts this much more (docs/polling.md).",
+  }),
 });
 
 /** How often each resource is read. */

@@ -133,6 +133,8 @@ export class OrgPoller {
   /** Reads one channel's session list. */
   async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
     await this.once(`sessions:${channelId}`, async (ticket) => {
+      // The channel list's hint as of this read: a later move of it means something new.
+      this.hintAtRead.set(channelId, this.hintOf(channelId));
       const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
         priority,
         signal,
@@ -212,12 +214,34 @@ export class OrgPoller {
   }
 
   /** The sweep bookkeeping of every watched channel. */
-  sweepEntries(): SweepEntry[] {
-    return this.channels().map((ch) => ({
-      org: this.slug,
-      channelId: ch.id,
-      lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at,
-    }));
+  sweepEntries(now = this.deps.clock.now()): SweepEntry[] {
+    return this.channels().map((ch) => {
+      const hotUntil = this.hotUntil.get(ch.id);
+      const hint = hintString(ch);
+      return {
+        org: this.slug,
+        channelId: ch.id,
+        lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at,
+        weight: this.weight,
+        live: isLiveStatus(ch.status),
+        changedAt: hotUntil === undefined ? undefined : hotUntil - this.deps.hotForMs,
+        hinted: hint !== undefined && this.hintAtRead.has(ch.id) && this.hintAtRead.get(ch.id) !== hint,
+        dueAt: nextStart(this.current.sessions[ch.id], now),
+      };
+    });
+  }
+
+  /** The org's share weight in the sweep (`orgs[].weight`). */
+  weight = 1;
+
+  /** The channel list's hint of each channel as of its last session read. */
+  private readonly hintAtRead = new Map<string, string | undefined>();
+
+  private hintOf(channelId: string): string | undefined {
+    const list = this.current.channels;
+    if (list === undefined || list.state === 'failed') return undefined;
+    const ch = list.value.find((c) => c.id === channelId);
+    return ch === undefined ? undefined : hintString(ch);
   }
 
   /** What this org costs, for the planner. */
@@ -385,6 +409,7 @@ export class OrgPoller {
         const gone = sessions[chId];
         delete sessions[chId];
         this.hotUntil.delete(chId);
+        this.hintAtRead.delete(chId);
         if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
       }
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
@@ -420,6 +445,23 @@ export class OrgPoller {
       );
     });
   }
+}
+
+/** A channel's activity hints as one comparable value; undefined when the server gives none. */
+function hintString(ch: Channel): string | undefined {
+  if (ch.activityAt === undefined && ch.sessionCount === undefined) return undefined;
+  return `${ch.activityAt ?? ''}/${ch.sessionCount ?? ''}`;
+}
+
+/** The planned start nearest to `now` among a list's scheduled sessions. */
+function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: number): number | undefined {
+  if (part === undefined || part.state === 'failed') return undefined;
+  let best: number | undefined;
+  for (const s of part.value) {
+    if (!isScheduledStatus(s.status) || s.scheduledAt === undefined) continue;
+    if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
+  }
+  return best;
 }
 
 /** Drops details of sessions that are neither live in a list nor due a final read. */

@@ -161,19 +161,81 @@ export interface SweepEntry {
   channelId: string;
   /** When its sessions were last read (any reason), or undefined when never. */
   lastReadAt: number | undefined;
+  /** The org's share weight (`orgs[].weight`, default 1): staleness counts this much more. */
+  weight?: number | undefined;
+  /** The channel is live now. */
+  live?: boolean | undefined;
+  /** When the channel last changed (an event of its own), if recently. */
+  changedAt?: number | undefined;
+  /** The channel list's activity hint moved since its sessions were last read. */
+  hinted?: boolean | undefined;
+  /** The planned start of its nearest scheduled session, when one is known. */
+  dueAt?: number | undefined;
+}
+
+/** What {@link nextToSweep} weighs entries by. */
+export interface SweepPolicy {
+  now: number;
+  /** No channel's sessions are read again sooner than this (`intervals.sweep_min`). */
+  minEveryMs: number;
+}
+
+/** A planned start this close (before or after) makes a channel due: starts, late starts, last-minute cancels. */
+export const DUE_BEFORE_MS = 30_000;
+export const DUE_AFTER_MS = 120_000;
+/** A channel that changed this recently is more likely to change again. */
+export const RECENT_CHANGE_MS = 10 * 60_000;
+
+const NEVER = 1e15;
+const HINTED = 1e13;
+const DUE = 1e12;
+
+/**
+ * The expected value of reading a channel's sessions now (docs/polling.md, "What the
+ * sweep reads first"): never-read channels first (the baseline; live ones before the
+ * rest), then channels whose list hint moved, then channels with a planned start at
+ * hand, then staleness × the org's weight × how likely a change is (recently changed or
+ * live counts more). Channels read within `minEveryMs` are not due: `-Infinity`.
+ */
+export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
+  const weight = e.weight !== undefined && e.weight > 0 ? e.weight : 1;
+  // A read dated after now means the clock was set back: its age is unknown.
+  const last = e.lastReadAt !== undefined && e.lastReadAt <= p.now ? e.lastReadAt : undefined;
+  if (last === undefined) return NEVER + (e.live ? NEVER / 10 : 0) + weight;
+  const age = p.now - last;
+  if (age < p.minEveryMs) return Number.NEGATIVE_INFINITY;
+  if (e.hinted) return HINTED + age * weight;
+  if (
+    e.dueAt !== undefined &&
+    p.now >= e.dueAt - DUE_BEFORE_MS &&
+    p.now <= e.dueAt + DUE_AFTER_MS &&
+    last < e.dueAt - DUE_BEFORE_MS / 2
+  ) {
+    return DUE + age * weight;
+  }
+  const recent = e.changedAt !== undefined && p.now - e.changedAt <= RECENT_CHANGE_MS ? 2 : 0;
+  return age * weight * (1 + recent + (e.live ? 1 : 0));
 }
 
 /**
- * Picks the next `n` channels to sweep: never-read first, then the longest unread;
- * ties broken by org and channel id so the order is deterministic.
+ * Picks the next `n` channels to sweep by {@link sweepScore}, highest first; ties broken
+ * by org and channel id so the order is deterministic. Without a policy: never-read
+ * first, then the longest unread.
  */
-export function nextToSweep(entries: Iterable<SweepEntry>, n: number): SweepEntry[] {
-  const all = [...entries];
-  all.sort(
-    (a, b) =>
-      (a.lastReadAt ?? Number.NEGATIVE_INFINITY) - (b.lastReadAt ?? Number.NEGATIVE_INFINITY) ||
-      byCodeUnits(a.org, b.org) ||
-      byCodeUnits(a.channelId, b.channelId),
+export function nextToSweep(entries: Iterable<SweepEntry>, n: number, policy?: SweepPolicy): SweepEntry[] {
+  if (n <= 0) return [];
+  const p = policy ?? { now: Number.POSITIVE_INFINITY, minEveryMs: 0 };
+  const scored: { e: SweepEntry; score: number }[] = [];
+  for (const e of entries) {
+    const score = policy
+      ? sweepScore(e, p)
+      : e.lastReadAt === undefined
+        ? Number.POSITIVE_INFINITY
+        : -e.lastReadAt;
+    if (score !== Number.NEGATIVE_INFINITY) scored.push({ e, score });
+  }
+  scored.sort(
+    (a, b) => b.score - a.score || byCodeUnits(a.e.org, b.e.org) || byCodeUnits(a.e.channelId, b.e.channelId),
   );
-  return all.slice(0, Math.max(0, n));
+  return scored.slice(0, n).map((x) => x.e);
 }

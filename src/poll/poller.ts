@@ -21,6 +21,8 @@ export interface PolledOrg {
   filter?: ChannelFilter | undefined;
   /** The stored snapshot to resume from; absent on a first run (a silent baseline). */
   initial?: OrgSnapshot | undefined;
+  /** Share weight in the sweep (`orgs[].weight`, default 1). */
+  weight?: number | undefined;
 }
 
 /** Options of {@link Poller}. */
@@ -35,6 +37,11 @@ export interface PollerOptions {
   reserveForHigh?: (requests: number) => void;
   /** When a read's removals are suspect and what confirms them. */
   removals?: RemovalPolicy;
+  /**
+   * Requests the budget could send now without keeping anything else waiting (nothing
+   * queued, a headroom kept): the sweep spends them too, so an idle budget always works.
+   */
+  spare?: () => number;
 }
 
 /** Dependencies of {@link Poller}. */
@@ -138,8 +145,10 @@ export class Poller {
     }
     for (const org of orgs) {
       const existing = this.pollers.get(org.auth.slug);
-      if (existing) existing.reconfigure(org.auth, org.filter);
-      else {
+      if (existing) {
+        existing.reconfigure(org.auth, org.filter);
+        existing.weight = org.weight ?? 1;
+      } else {
         this.addOrg(org);
         this.scheduleOrg(this.pollers.get(org.auth.slug)!, this.current.intervals, true);
       }
@@ -166,6 +175,7 @@ export class Poller {
         ...(this.opts.removals ? { removals: this.opts.removals } : {}),
       },
     );
+    poller.weight = org.weight ?? 1;
     this.pollers.set(slug, poller);
   }
 
@@ -242,10 +252,11 @@ export class Poller {
   }
 
   /**
-   * Spends the sweep's share of the budget on the channels read longest ago. A read dated
-   * after now means the clock was set back since: its age is unknown, so the channel
-   * counts as never read. Taken at face value, every channel read before the jump would
-   * wait out the whole jump while the sweep kept rereading the few it read after it.
+   * Spends the sweep's share of the budget, and any budget nobody is waiting for, on the
+   * reads worth most (planner.ts, `sweepScore`). A read dated after now means the clock
+   * was set back since: its age is unknown, so the channel counts as never read. Taken at
+   * face value, every channel read before the jump would wait out the whole jump while
+   * the sweep kept rereading the few it read after it.
    */
   private async sweepTick(): Promise<void> {
     // The first plan is made before any channel list is known; plan again as soon as one is.
@@ -262,17 +273,23 @@ export class Poller {
     // Rounds close on every tick, also one with nothing to spend: reads for other reasons count.
     for (const p of this.pollers.values()) p.trackSweepRound(now);
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
-    const n = Math.min(Math.floor(this.sweepCredit), room);
+    // The plan's pace is a floor: budget nobody else is waiting for goes to the sweep too.
+    const spare = Math.max(0, Math.floor(this.opts.spare?.() ?? 0));
+    const n = Math.min(Math.max(Math.floor(this.sweepCredit), spare), room);
     if (n <= 0) return;
     const candidates = [...this.pollers.values()]
-      .flatMap((p) => p.sweepEntries())
-      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`))
-      .map((e) => (e.lastReadAt !== undefined && e.lastReadAt > now ? { ...e, lastReadAt: undefined } : e));
-    for (const entry of nextToSweep(candidates, n)) {
+      .flatMap((p) => p.sweepEntries(now))
+      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+    const minEveryMs = Math.min(
+      this.opts.intervals.sweep,
+      Math.max(1000, this.opts.intervals.sweep_min ?? 15_000),
+    );
+    for (const entry of nextToSweep(candidates, n, { now, minEveryMs })) {
       const poller = this.pollers.get(entry.org);
       if (!poller) continue;
       const key = `${entry.org}\0${entry.channelId}`;
-      this.sweepCredit -= 1;
+      // Spare reads are free: only planned ones use up credit.
+      this.sweepCredit = Math.max(0, this.sweepCredit - 1);
       this.sweepInflight.add(key);
       poller
         .readSessions(entry.channelId, 'low', this.stopping.signal)

@@ -50,6 +50,8 @@ export interface ApiDeps {
   foreignOrigin(): string;
   /** The dialect the API speaks (dialect.ts). */
   dialect(): Dialect;
+  /** Whether channel lists carry activity hints and session lists answer conditional requests. */
+  hints(): boolean;
 }
 
 /** A client IP without the IPv4-in-IPv6 prefix. */
@@ -239,7 +241,7 @@ function route(
     check(true, false);
     return renderList(
       org.channels,
-      t((c: SimChannel) => channelJson(w, c)),
+      t((c: SimChannel) => channelJson(w, c, deps.hints())),
       'channels',
       listCtx(),
     );

@@ -126,6 +126,7 @@ function generateChannel(
     liveCount: 0,
     scheduledCount: 0,
     removed: false,
+    sessionsChangedAt: createdAt,
   };
   org.channels.push(ch);
   org.channelById.set(ch.id, ch);

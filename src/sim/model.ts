@@ -96,6 +96,8 @@ export interface SimChannel {
   liveCount: number;
   scheduledCount: number;
   removed: boolean;
+  /** When a session of the channel last changed in a way its session list shows (simulated ms). */
+  sessionsChangedAt: number;
 }
 
 /** How an org pays for AI features. */

@@ -51,6 +51,7 @@ export interface ResolvedOptions {
   speed: number;
   scenario: Scenario;
   frozen: boolean;
+  hints: boolean;
   style: SimStyle;
   faults: FaultSpec[];
   clock: Clock;
@@ -164,6 +165,7 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
     speed,
     scenario: oneOf<Scenario>('scenario', o.scenario, ['calm', 'lively'], 'calm'),
     frozen: o.frozen ?? false,
+    hints: o.hints ?? false,
     style: resolveStyle(
       {
         ...(o.envelope === undefined ? {} : { envelope: o.envelope }),

@@ -45,13 +45,14 @@ export function subscriptionJson(_w: World, org: SimOrg): Json {
 }
 
 /** One entry of `GET /v1/{org}/channels`. */
-export function channelJson(w: World, ch: SimChannel): Json {
+export function channelJson(w: World, ch: SimChannel, hints = false): Json {
   return {
     id: ch.id,
     name: ch.name,
     status: ch.status,
     visibility: ch.visibility,
     created_at: w.iso(ch.createdAt),
+    ...(hints ? { sessions_updated_at: w.iso(ch.sessionsChangedAt) } : {}),
   };
 }
 

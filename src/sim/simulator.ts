@@ -170,6 +170,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     origin: () => urls.url,
     foreignOrigin: () => urls.foreignUrl,
     dialect: () => o.dialect,
+    hints: () => o.hints,
   };
   const handler = (req: IncomingMessage, res: ServerResponse, listener: ListenerName) => {
     if (listener === 'main' && (req.url === '/_sim' || req.url?.startsWith('/_sim/') === true)) {

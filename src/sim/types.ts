@@ -137,6 +137,11 @@ export interface SimOptions {
   /** No spontaneous change at all: the world changes only by triggers (default false). */
   frozen?: boolean;
   /**
+   * Channel-list hints of session activity: `sessions_updated_at` on every channel, and
+   * `ETag`/`Last-Modified` with 304 answers on session lists (default false).
+   */
+  hints?: boolean;
+  /**
    * A server dialect (dialect.ts): a name, or a whole dialect object for tests that combine
    * facets freely (default `default`); explicit style options override its style.
    */

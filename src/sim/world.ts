@@ -40,6 +40,16 @@ export interface NewSession {
 }
 
 /** The world: orgs and their entities, simulated time, and the mutations that log changes. */
+/** Session fields a session list shows (the rest are details: questions, speakers …). */
+const LIST_FIELDS: ReadonlySet<string> = new Set([
+  'exists',
+  'status',
+  'title',
+  'scheduled_at',
+  'started_at',
+  'ended_at',
+]);
+
 export class World {
   /** Orgs by slug, in configuration order. */
   readonly orgs = new Map<string, SimOrg>();
@@ -103,6 +113,11 @@ export class World {
     to: ChangeValue,
     item?: Change['item'],
   ): void {
+    // The channel-list hint (`sessions_updated_at`): what a session list shows changed.
+    if (kind === 'session' && LIST_FIELDS.has(field)) {
+      const ch = org.sessionById.get(id)?.channel;
+      if (ch) ch.sessionsChangedAt = this.now;
+    }
     this.changes.append({
       at: Math.round(this.toReal(this.now)),
       simAt: this.now,
@@ -149,6 +164,7 @@ export class World {
       liveCount: 0,
       scheduledCount: 0,
       removed: false,
+      sessionsChangedAt: this.now,
     };
     org.channels.push(ch);
     org.channelById.set(ch.id, ch);

@@ -71,6 +71,14 @@ export interface Channel {
   /** Verbatim upstream status, lower-cased (e.g. `live`, `offline`, or anything unknown). */
   status: string;
   visibility?: string;
+  /**
+   * A hint of session activity the channel list may carry (a sessions-updated or
+   * last-session time, ms): when it moves, the planner reads the channel's sessions first
+   * (docs/polling.md). Never a source of events.
+   */
+  activityAt?: number;
+  /** A session count the channel list may carry; a hint like `activityAt`. */
+  sessionCount?: number;
 }
 
 /** A session (broadcast) of a channel (`GET /v1/{org}/channels/{channel}/sessions`). */

@@ -253,6 +253,21 @@ export class RequestBudget {
     return Math.max(1, Math.floor(this.effectiveAt(this.now())));
   }
 
+  /**
+   * Requests that could go out now with nothing else waiting: 0 while anything of
+   * `high`, `follow` or `normal` is queued; else what is left of the window (for `low`)
+   * minus `headroom`, and no more than the tokens saved when pacing is on.
+   */
+  spare(headroom = 0): number {
+    const now = this.now();
+    if (now < this.pausedUntil) return 0;
+    if (this.queues.high.length + this.queues.follow.length + this.queues.normal.length > 0) return 0;
+    this.prune(now);
+    const left = this.limit('low', now) - this.log.length - this.queues.low.length - headroom;
+    this.refill(now);
+    return Math.max(0, Math.min(left, Math.floor(this.tokens) - this.queues.low.length));
+  }
+
   /** The planner's estimate of what it may spend per minute: the effective budget. */
   capacityPerMinute(): number {
     return this.effective();

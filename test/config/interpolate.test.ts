@@ -63,7 +63,7 @@ describe('${VAR} in a non-string value', () => {
       `${head}orgs:\n  - slug: \${S}\n    token: \${T}\n    labels:\n      cc: \${CC}\n`,
       { S: '2024', T: '98765432109876', CC: 'true' },
       (c) => c.orgs[0],
-      { slug: '2024', token: '98765432109876', labels: { cc: 'true' } },
+      { slug: '2024', token: '98765432109876', labels: { cc: 'true' }, weight: 1 },
     ],
     [
       'a zero duration',

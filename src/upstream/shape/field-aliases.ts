@@ -47,6 +47,15 @@ export const FIELD_ALIASES = {
   'channel.live': ['live', 'is_live', 'online', 'is_online', 'on_air'],
   'channel.visibility': ['visibility', 'privacy', 'access', 'audience'],
   'channel.public': ['is_public', 'public'],
+  'channel.activityAt': [
+    'sessions_updated_at',
+    'last_session_at',
+    'last_activity_at',
+    'activity_at',
+    'last_broadcast_at',
+    'last_live_at',
+  ],
+  'channel.sessionCount': ['sessions_count', 'session_count', 'num_sessions', 'broadcasts_count'],
   'channel.private': ['is_private', 'private'],
 
   'session.id': ['id', 'uuid', 'key', 'slug', 'session_id', 'broadcast_id'],

@@ -13,6 +13,8 @@ import {
   type ReadContext,
   readField,
   traceKeys,
+  asTime,
+  asCount,
 } from './read.js';
 
 /** Status of a channel whose record says nothing about it. */
@@ -42,6 +44,11 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
   if (name !== undefined) channel.name = name;
   const visibility = readVisibility(ctx, record);
   if (visibility !== undefined) channel.visibility = visibility;
+  // Hints of session activity, where the server offers them (docs/polling.md, "Change hints").
+  const activityAt = readField(ctx, record, 'channel.activityAt', asTime);
+  if (activityAt !== undefined) channel.activityAt = activityAt;
+  const sessionCount = readField(ctx, record, 'channel.sessionCount', asCount);
+  if (sessionCount !== undefined) channel.sessionCount = sessionCount;
   return { value: channel, drift: drift.issues };
 }
 

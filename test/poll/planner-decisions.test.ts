@@ -1,0 +1,200 @@
+/**
+ * The planner's decisions on a fake clock (docs/polling.md): idle budget goes to the
+ * sweep, the per-channel minimum interval holds, what is worth most is read first
+ * (never read, hinted, due, recently changed, weighted), and follow-ups are all urgent.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { Fetcher } from '../../src/poll/fetcher.js';
+import { Poller } from '../../src/poll/poller.js';
+import { nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
+import { diff } from '../../src/snapshot/diff.js';
+import type { Channel, Session } from '../../src/snapshot/model.js';
+
+const START = Date.UTC(2026, 10, 1, 12, 0, 0);
+const HOUR = 3_600_000;
+const NOW = START + HOUR;
+const policy = { now: NOW, minEveryMs: 15_000 };
+const entry = (channelId: string, o: Partial<SweepEntry> = {}): SweepEntry => ({
+  org: 'demo',
+  channelId,
+  lastReadAt: NOW - 60_000,
+  ...o,
+});
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: START });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('what the sweep reads first', () => {
+  it('never-read channels first, live ones before the rest (a fast first baseline)', () => {
+    const picked = nextToSweep(
+      [
+        entry('old', { lastReadAt: NOW - HOUR }),
+        entry('new'),
+        entry('new-live', { lastReadAt: undefined, live: true }),
+        entry('new-idle', { lastReadAt: undefined }),
+      ],
+      3,
+      policy,
+    ).map((e) => e.channelId);
+    expect(picked).toEqual(['new-live', 'new-idle', 'old']);
+  });
+
+  it('a moved channel-list hint beats staleness; a planned start at hand beats plain staleness', () => {
+    const picked = nextToSweep(
+      [
+        entry('stale', { lastReadAt: NOW - 10 * 60_000 }),
+        entry('hinted', { lastReadAt: NOW - 20_000, hinted: true }),
+        entry('due', { lastReadAt: NOW - 5 * 60_000, dueAt: NOW + 10_000 }),
+      ],
+      3,
+      policy,
+    ).map((e) => e.channelId);
+    expect(picked).toEqual(['hinted', 'due', 'stale']);
+  });
+
+  it('a channel read within the minimum interval is not read again, hinted or not', () => {
+    expect(sweepScore(entry('a', { lastReadAt: NOW - 5_000 }), policy)).toBe(Number.NEGATIVE_INFINITY);
+    expect(sweepScore(entry('a', { lastReadAt: NOW - 5_000, hinted: true }), policy)).toBe(
+      Number.NEGATIVE_INFINITY,
+    );
+    expect(nextToSweep([entry('a', { lastReadAt: NOW - 5_000 })], 5, policy)).toEqual([]);
+  });
+
+  it('recently changed and live channels weigh more at equal staleness; so does a heavier org', () => {
+    const base = sweepScore(entry('x'), policy);
+    expect(sweepScore(entry('x', { changedAt: NOW - 60_000 }), policy)).toBeGreaterThan(base);
+    expect(sweepScore(entry('x', { live: true }), policy)).toBeGreaterThan(base);
+    expect(sweepScore(entry('x', { weight: 3 }), policy)).toBe(base * 3);
+    // A change long ago no longer counts.
+    expect(sweepScore(entry('x', { changedAt: NOW - 2 * HOUR }), policy)).toBe(base);
+  });
+
+  it('a due session long past is no longer a reason', () => {
+    const base = sweepScore(entry('x'), policy);
+    expect(sweepScore(entry('x', { dueAt: NOW - 10 * 60_000 }), policy)).toBe(base);
+  });
+});
+
+/** An org whose channels are idle and whose session lists hold `sessions(channelId)`. */
+function org(channels: Channel[], reads: string[], sessions: (ch: string) => Session[] = () => []): Fetcher {
+  const at = () => Date.now();
+  return {
+    fetchOrg: async () => ({ state: 'complete', at: at(), value: { slug: 'demo', settings: {} } }),
+    fetchTeam: async () => ({ state: 'complete', at: at(), value: [] }),
+    fetchSubscription: async () => ({
+      state: 'complete',
+      at: at(),
+      value: { limits: {}, usage: {}, funding: { mode: 'unknown' } },
+    }),
+    fetchChannels: async () => ({ state: 'complete', at: at(), value: channels }),
+    fetchSessions: async (_org, channelId) => {
+      reads.push(channelId);
+      const now = at();
+      return {
+        state: 'complete',
+        at: now,
+        value: sessions(channelId),
+        window: { from: now - HOUR, to: now + HOUR },
+      };
+    },
+    fetchSessionDetail: async () => ({
+      state: 'failed',
+      at: at(),
+      error: { reason: 'not_found', message: 'none' },
+    }),
+  };
+}
+
+function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000): Poller {
+  return new Poller(
+    {
+      orgs: [{ auth: { slug: 'demo', token: 't' } }],
+      intervals: {
+        org: HOUR,
+        team: HOUR,
+        subscription: HOUR,
+        channels: HOUR,
+        live_sessions: 30_000,
+        live_detail: 60_000,
+        sweep: sweepMs,
+        sweep_min: 15_000,
+        jitter: 0,
+      },
+      window: { past: HOUR, future: HOUR },
+      perPage: 100,
+      // A tiny planned share: what the sweep reads beyond it is idle budget.
+      capacity: () => 12,
+      spare,
+    },
+    { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+  );
+}
+
+describe('idle budget is spent', () => {
+  const channels = Array.from({ length: 40 }, (_, i) => ({
+    id: `ch-${String(i).padStart(2, '0')}`,
+    status: 'idle',
+  }));
+
+  it('reads far beyond the planned pace while the budget is idle, never a channel twice within sweep_min', async () => {
+    const reads: string[] = [];
+    const p = poller(org(channels, reads), () => 8);
+    p.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    await p.stop(1000);
+    // Planned: 12/min minus fixed reads, a few reads in 30 s. Idle: every channel, twice.
+    expect(new Set(reads).size).toBe(40);
+    expect(reads.length).toBeGreaterThanOrEqual(80);
+    const byChannel = new Map<string, number>();
+    for (const id of reads) byChannel.set(id, (byChannel.get(id) ?? 0) + 1);
+    // 30 s with a 15 s minimum: at most 2 (3 counting the read at the very start).
+    expect(Math.max(...byChannel.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps to the planned pace when nothing is spare', async () => {
+    const reads: string[] = [];
+    const p = poller(org(channels, reads), () => 0);
+    p.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    await p.stop(1000);
+    expect(reads.length).toBeLessThan(20);
+  });
+});
+
+describe('predictive reads', () => {
+  it('reads a channel again around the planned start of its scheduled session', async () => {
+    const reads: string[] = [];
+    const readAt: [string, number][] = [];
+    const startsAt = START + 10 * 60_000;
+    const channels = [
+      { id: 'ch-due', status: 'idle' },
+      ...Array.from({ length: 150 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' })),
+    ];
+    const sessions = (ch: string): Session[] =>
+      ch === 'ch-due' ? [{ id: 's1', channelId: ch, status: 'scheduled', scheduledAt: startsAt }] : [];
+    // One spare read per tick: the sweep must choose.
+    const fetcher = org(channels, reads, sessions);
+    const inner = fetcher.fetchSessions;
+    fetcher.fetchSessions = (o, ch, x) => {
+      readAt.push([ch, Date.now()]);
+      return inner(o, ch, x);
+    };
+    const p = poller(fetcher, () => 1, HOUR);
+    p.start();
+    await vi.advanceTimersByTimeAsync(startsAt + 60_000 - START);
+    await p.stop(1000);
+    // As the planned start nears, the channel is read (hot path and due sweep) ahead of 150 staler ones.
+    const due = readAt.filter(
+      ([ch, t]) => ch === 'ch-due' && t >= startsAt - 30_000 && t <= startsAt - 13_000,
+    );
+    expect(due.length).toBeGreaterThan(0);
+    // Without the planned start it would wait its turn: about one read per 150 s.
+    expect(readAt.filter(([ch]) => ch === 'ch-due').length).toBeGreaterThan(2);
+  });
+});
