@@ -20,7 +20,7 @@ import {
   type SimSession,
 } from './model.js';
 import type { RateLimiter } from './rate-limit.js';
-import { type Rendered, renderList, renderObject } from './render.js';
+import { effectivePaging, type Rendered, renderList, renderObject } from './render.js';
 import type { RequestLog } from './request-log.js';
 import { resetConnection, type TimerSet, writeJson } from './respond.js';
 import {
@@ -203,7 +203,7 @@ function route(
     (a: A) =>
       applyDialect(d, fn(a));
   const check = (isList: boolean, sessions: boolean) => {
-    const why = refusal(d, url.searchParams, sessions, isList);
+    const why = refusal(d, url.searchParams, sessions, isList, effectivePaging(style));
     if (why !== undefined) throw badRequest(why);
   };
   const listCtx = () => ({

@@ -231,8 +231,7 @@ export function idFromPath(d: Dialect, segment: string, prefix: 'ch' | 'ses'): s
 }
 
 /** Query parameters a dialect knows, by paging style; filters only where it applies them. */
-function knownParams(d: Dialect, sessions: boolean): Set<string> {
-  const paging = d.style.paging ?? 'link';
+function knownParams(d: Dialect, sessions: boolean, paging: string): Set<string> {
   const known = new Set<string>();
   const add = (...names: string[]) => {
     for (const n of names) known.add(n);
@@ -253,9 +252,10 @@ export function refusal(
   query: URLSearchParams,
   sessions: boolean,
   isList: boolean,
+  paging: string,
 ): string | undefined {
   if (d.strict) {
-    const known = knownParams(d, sessions);
+    const known = knownParams(d, sessions, paging);
     const unknown = [...new Set(query.keys())].filter((k) => !known.has(k));
     if (unknown.length > 0) return `unknown query parameter: ${unknown.join(', ')}`;
   }
