@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # tally's container image. Build: docker build -t tally .
-# Run:   docker run -v ./tally.yaml:/etc/tally/config.yaml:ro -v tally-state:/var/lib/tally -p 9464:9464 tally
+# Run:   docker run -v ./tally.yaml:/etc/tally/config.yaml:ro -v tally-state:/var/lib/tally -p 10464:10464 tally
 # docs/operations.md describes the image; scripts/docker-repro.sh replays these steps
 # without Docker (CI has no Docker engine) and runs this HEALTHCHECK.
 
@@ -50,14 +50,14 @@ VOLUME ["/var/lib/tally"]
 
 ENV TALLY_CONFIG=/etc/tally/config.yaml \
     TALLY_STATE_DIR=/var/lib/tally \
-    TALLY_PORT=9464
+    TALLY_PORT=10464
 USER tally:tally
-EXPOSE 9464
+EXPOSE 10464
 
 # Liveness: /-/healthy answers 200 whenever tally serves HTTP, whatever the upstream does.
 # TALLY_PORT must match the port of server.listen.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TALLY_PORT||9464)+'/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TALLY_PORT||10464)+'/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/main.js"]
 CMD ["run"]

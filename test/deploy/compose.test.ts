@@ -113,7 +113,7 @@ describe('docker-compose.yml', () => {
     // The e-mail receiver goes to the SMTP catcher.
     const mail = loaded.config.receivers.find((r) => 'email' in r && r.email);
     expect(mail && 'email' in mail ? mail.email?.smtp.host : undefined).toBe('mailpit');
-    expect(loaded.config.server.listen).toBe('0.0.0.0:9464');
+    expect(loaded.config.server.listen).toBe('0.0.0.0:10464');
   });
 
   it('has Prometheus scrape the tally service with the rule file, and Grafana read Prometheus', () => {
@@ -126,8 +126,8 @@ describe('docker-compose.yml', () => {
     for (const f of promConfig.rule_files)
       expect(existsSync(path.join('deploy/prometheus', f)), f).toBe(true);
     const job = promConfig.scrape_configs.find((j) => j.job_name === 'tally');
-    expect(job?.static_configs[0]?.targets).toEqual(['tally:9464']);
-    expect(services['tally']!.ports).toContain('127.0.0.1:9464:9464');
+    expect(job?.static_configs[0]?.targets).toEqual(['tally:10464']);
+    expect(services['tally']!.ports).toContain('127.0.0.1:10464:10464');
 
     const grafana = mountsOf('grafana');
     expect(grafana.get('/etc/grafana/provisioning')).toBe('./deploy/grafana/provisioning');

@@ -105,7 +105,7 @@ describe('the Dockerfile', () => {
       TALLY_CONFIG: '/etc/tally/config.yaml',
       NODE_ENV: 'production',
     });
-    expect(lastOf(runtime, 'EXPOSE')!.args).toBe('9464');
+    expect(lastOf(runtime, 'EXPOSE')!.args).toBe('10464');
     // The HEALTHCHECK reaches the exposed port through TALLY_PORT.
     expect(stageEnv(runtime)['TALLY_PORT']).toBe(lastOf(runtime, 'EXPOSE')!.args);
   });
@@ -168,7 +168,7 @@ describe('the HEALTHCHECK command', () => {
 
   it('uses node and /-/healthy, not curl, and reads the port from TALLY_PORT', () => {
     expect(command.join(' ')).toContain('/-/healthy');
-    expect(command.join(' ')).toContain('process.env.TALLY_PORT||9464');
+    expect(command.join(' ')).toContain('process.env.TALLY_PORT||10464');
     expect(command.join(' ')).not.toContain('curl');
     expect(parseHealthcheck(lastOf(runtime, 'HEALTHCHECK')!.args)?.options).toMatchObject({ timeout: '5s' });
   });

@@ -106,7 +106,7 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_budget_queued_requests', { priority: 'low' })).toBe(2);
     expect(value(samples, 'tally_planner_sweep_bound_seconds')).toBe(2580);
     expect(value(samples, 'tally_planner_stretch_ratio')).toBe(1.5);
-    expect(value(samples, 'tally_planner_requests_per_second', { purpose: 'sweep' })).toBe(0.5);
+    expect(value(samples, 'tally_planner_planned_requests', { purpose: 'sweep' })).toBe(30);
     expect(value(samples, 'tally_planner_interval_seconds', { read: 'channels' })).toBe(30);
   });
 
