@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import {
@@ -62,6 +63,50 @@ async function schemaError(doc: Manifest): Promise<string | undefined> {
   }
 }
 
+/**
+ * Type errors of the manifests as the models' TypeScript interfaces (generated from the
+ * same OpenAPI schema): the one check that flags an unknown (misspelt) field, which the
+ * schema itself allows and only a server's strict field validation would refuse.
+ */
+function fieldErrors(docs: readonly Manifest[]): string[] {
+  const file = path.resolve('test/deploy/__kubernetes-fields-check.ts');
+  const lines: string[] = [];
+  docs.forEach((doc, i) => {
+    const group = doc['apiVersion'] as string;
+    const module = group.startsWith('monitoring.coreos.com/')
+      ? `@kubernetes-models/prometheus-operator/${group}/${doc['kind']}`
+      : `kubernetes-models/${group}/${doc['kind']}`;
+    lines.push(`import type { I${doc['kind']} as T${i} } from '${module}';`);
+    lines.push(`export const m${i} = ${JSON.stringify(doc)} satisfies T${i};`);
+  });
+  const source = `${lines.join('\n')}\n`;
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, ...rest) =>
+    path.resolve(name) === file
+      ? ts.createSourceFile(name, source, version, true)
+      : getSourceFile(name, version, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => path.resolve(name) === file || fileExists(name);
+  return ts
+    .getPreEmitDiagnostics(ts.createProgram([file], options, host))
+    .filter((d) => d.file && path.resolve(d.file.fileName) === file)
+    .map((d) => {
+      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+      const doc = docs[Math.floor(line / 2)];
+      return `${doc?.['kind']}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+    });
+}
+
 const tmp = mkdtempSync(path.join(tmpdir(), 'tally-kube-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -79,6 +124,16 @@ describe('deploy/kubernetes', () => {
       expect(await schemaError(doc)).toBeUndefined();
     },
   );
+
+  it('has no field the Kubernetes types do not know (no misspelt key)', () => {
+    expect(fieldErrors(manifests.map((m) => m.doc))).toEqual([]);
+  }, 60_000);
+
+  it('the field check finds a misspelt key', () => {
+    const broken = structuredClone(byKind('StatefulSet'));
+    broken['spec']['template']['spec']['containers'][0]['readinessProbe']['httpGets'] = {};
+    expect(fieldErrors([broken]).join('\n')).toMatch(/"httpGets"' does not exist/);
+  }, 60_000);
 
   it.each<[string, (d: Manifest) => void, RegExp]>([
     ['a string for an integer', (d) => (d['spec']['replicas'] = 'two'), /replicas must be integer/],
