@@ -147,8 +147,23 @@ system_step() {
       esac
       ;;
     rm)
-      [ "$part" = 'rm -rf /var/lib/apt/lists/*' ] || fail "RUN $part: not understood"
-      note "  $part: nothing to do"
+      # Removes paths of the stage (absolute ones only: a relative rm would depend on the
+      # WORKDIR in ways a reader of the Dockerfile does not expect).
+      args=()
+      for word in "${words[@]:1}"; do
+        if [[ $word == -* ]]; then
+          [[ $word =~ ^-[rf]+$ ]] || fail "RUN $part: rm $word is not understood"
+          args+=("$word")
+        elif [[ $word == /* ]] && [[ $word != *..* ]]; then
+          args+=("$(in_stage "$root" "$workdir" "$word")")
+        else
+          fail "RUN $part: rm takes absolute paths without .. here"
+        fi
+      done
+      # Globs (/var/lib/apt/lists/*) expand inside the stage.
+      # shellcheck disable=SC2068
+      rm ${args[@]}
+      note "  $part"
       ;;
     groupadd | useradd)
       printf '%s\n' "${words[-1]}" >>"$ACCOUNTS"
@@ -186,11 +201,31 @@ system_step() {
   done < <(printf '%s\n' "$cmd" | sed 's/ && /\n/g')
 }
 
+# The part of the official node image the Dockerfile acts on, laid into a stage's root:
+# node in /usr/local/bin, npm and corepack in /usr/local/lib/node_modules with their
+# commands linked from /usr/local/bin (copied from this machine's npm and corepack).
+NPM_PKG=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
+COREPACK_PKG=''
+if command -v corepack >/dev/null; then COREPACK_PKG=$(cd "$(dirname "$(readlink -f "$(command -v corepack)")")/.." && pwd); fi
+seed_base() {
+  local root=$1
+  mkdir -p "$root/usr/local/bin" "$root/usr/local/lib/node_modules"
+  cp "$RUN_NODE" "$root/usr/local/bin/node"
+  cp -a "$NPM_PKG" "$root/usr/local/lib/node_modules/npm"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+  if [ -n "$COREPACK_PKG" ]; then
+    cp -a "$COREPACK_PKG" "$root/usr/local/lib/node_modules/corepack"
+    ln -s ../lib/node_modules/corepack/dist/corepack.js "$root/usr/local/bin/corepack"
+  fi
+}
+
 # Runs one stage's instructions in $WORK/stages/NAME (the stage's file system root), in a
 # subshell so that its ENV does not reach the next stage.
 run_stage() (
   local stage=$1 root=$WORK/stages/$1 workdir=/ line keyword rest user=root word
   mkdir -p "$root"
+  seed_base "$root"
   export PATH=$STAGE_PATH
   while IFS= read -r line; do
     keyword=${line%% *}
@@ -293,6 +328,16 @@ dev=$(cd "$APP" && node -e '
 [ -z "$dev" ] || fail "development packages in the runtime stage: $dev"
 note "no devDependencies in node_modules; dist/ and schema/ present"
 
+step "the runtime stage has node and no package manager"
+[ -x "$RT/usr/local/bin/node" ] || fail "the runtime stage lost /usr/local/bin/node"
+for p in /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+  /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack; do
+  if [ -e "$RT$p" ] || [ -L "$RT$p" ]; then fail "the runtime stage still has $p"; fi
+done
+[ -d "$WORK/stages/$(dockerfile stages | head -1)/usr/local/lib/node_modules/npm" ] ||
+  fail "the build stage lost npm: the seeded base image is not what the stages act on"
+note "/usr/local/bin/node only: npm, npx, corepack and their packages removed"
+
 # --- running it ----------------------------------------------------------------------------
 free_port() { node -e 's=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 # GET URL: prints the status, a newline and the body (status 0 when nothing answers).
@@ -324,7 +369,8 @@ image_command() {
   local arg
   for arg in "${line[@]}"; do
     if [ "$arg" = node ]; then
-      arg=$RUN_NODE
+      # The image's node, in the stage (the base image's /usr/local/bin/node).
+      arg=$RT/usr/local/bin/node
     elif [[ $arg == /* ]] && [ -e "$RT$arg" ]; then
       arg=$RT$arg
     elif [[ $arg == /* ]] && [ "$arg" = "${line[0]}" ] && ! [ -x "$arg" ]; then
@@ -380,7 +426,9 @@ TALLY_PORT=$(free_port)
 CLOSED_PORT=$(free_port)
 image_env() {
   local k
-  printf '%s\0' "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=/nonexistent"
+  # The image's PATH, in the stage: its /usr/local/bin has node and nothing else, so a
+  # tally that shelled out to npm or npx would fail here as in the image.
+  printf '%s\0' "PATH=$RT/usr/local/bin" "HOME=/nonexistent"
   for k in "${!IMAGE_ENV[@]}"; do
     case $k in
     TALLY_CONFIG) printf '%s\0' "TALLY_CONFIG=$RT$CONFIG_IN_IMAGE" ;;
@@ -394,13 +442,25 @@ mapfile -d '' ENV_LINE < <(image_env)
 # Starts the image's command as nobody, in the background, in a session (and process
 # group) of its own. Sets STARTED to the pid to wait for and INIT to the pid of the
 # ENTRYPOINT's process (PID 1 in its namespace), the one `docker kill -s SIGNAL` signals.
+# With READ_ONLY=1, as `docker run --read-only` (or Kubernetes' readOnlyRootFilesystem):
+# in a mount namespace of its own, the stage's root and /tmp are read-only and only the
+# state VOLUME is writable.
 start() {
   local name=$1
   shift
-  local -a cmd
+  local -a cmd ro=()
   mapfile -d '' cmd < <(image_command "$@")
-  note "as nobody${PIDNS[*]:+, PID 1 of a new PID namespace}: ${cmd[*]}"
-  (cd "$APP" && exec setsid "${PIDNS[@]}" setpriv --reuid="$RUN_UID" --regid="$RUN_GID" --clear-groups -- \
+  if [ "${READ_ONLY:-0}" = 1 ]; then
+    # The volume first, a mount of its own; the recursive read-only binds above it keep it
+    # as a writable submount (a bind made inside a read-only mount would be read-only).
+    ro=(unshare --mount --propagation private sh -c '
+      mount --bind "$2" "$2" || exit 1
+      for d in "$1" /tmp; do mount --rbind "$d" "$d" && mount -o remount,bind,ro "$d" || exit 1; done
+      shift 2
+      exec "$@"' read-only "$RT" "$STATE")
+  fi
+  note "as nobody${PIDNS[*]:+, PID 1 of a new PID namespace}${ro[*]:+, read-only root and /tmp}: ${cmd[*]}"
+  (cd "$APP" && exec setsid "${PIDNS[@]}" "${ro[@]}" setpriv --reuid="$RUN_UID" --regid="$RUN_GID" --clear-groups -- \
     env -i "${ENV_LINE[@]}" "${cmd[@]}") >"$WORK/$name.log" 2>&1 &
   STARTED=$!
   PIDS+=("$STARTED")
@@ -447,8 +507,8 @@ SIM_PID=$STARTED
 SIM_INIT=$INIT
 wait_for "http://127.0.0.1:$SIM_PORT/_sim/status" 'demo' 30 sim "$SIM_PID"
 
-step "tally with the image's CMD (${CMD[*]})"
-start tally
+step "tally with the image's CMD (${CMD[*]}), on a read-only root file system"
+READ_ONLY=1 start tally
 TALLY_PID=$STARTED
 TALLY_INIT=$INIT
 wait_for "http://127.0.0.1:$TALLY_PORT/-/healthy" 'healthy' 30 tally "$TALLY_PID"
@@ -481,7 +541,7 @@ mapfile -d '' HEALTHCHECK < <(dockerfile exec "$FINAL" healthcheck)
 [ ${#HEALTHCHECK[@]} -gt 0 ] || fail "the runtime stage has no HEALTHCHECK"
 HC_TIMEOUT=$(dockerfile healthcheck-options "$FINAL" | sed -n 's/^timeout=//p')
 HC_TIMEOUT=${HC_TIMEOUT:-30s}
-[ "${HEALTHCHECK[0]}" = node ] && HEALTHCHECK[0]=$RUN_NODE
+[ "${HEALTHCHECK[0]}" = node ] && HEALTHCHECK[0]=$RT/usr/local/bin/node
 note "${HEALTHCHECK[*]} (timeout $HC_TIMEOUT)"
 healthcheck() {
   local port=$1
@@ -517,6 +577,10 @@ wait "$TALLY_PID" || rc=$?
 [ "$rc" = 0 ] || fail "tally exited $rc after SIGTERM, expected 0$(printf '\n'; tail -20 "$WORK/tally.log")"
 grep -q '"msg":"stopped"' "$WORK/tally.log" || fail "tally's log has no 'stopped' line$(printf '\n'; tail -20 "$WORK/tally.log")"
 note "exit 0, log says stopped"
+if grep -q 'EROFS\|read-only file system' "$WORK/tally.log"; then
+  fail "tally tried to write outside its state directory on the read-only root$(printf '\n'; grep -m5 'EROFS\|read-only file system' "$WORK/tally.log")"
+fi
+note "no write outside the state VOLUME on the read-only root file system"
 kill -TERM "$SIM_INIT"
 for _ in $(seq 1 20); do kill -0 "$SIM_PID" 2>/dev/null || break; sleep 0.5; done
 kill -0 "$SIM_PID" 2>/dev/null && fail "the simulator still runs 10 s after SIGTERM"

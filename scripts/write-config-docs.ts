@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isMap, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import { ENV_REFERENCE_COMMENT } from '../src/config/json-schema.js';
 
 /** Where the reference is committed. */
 export const CONFIG_DOCS_PATH = 'docs/configuration.md';
@@ -378,8 +379,27 @@ Where an option is explained at length: [polling.md](polling.md) (intervals, bud
 [notifications.md](notifications.md) (\`receivers\`, \`delivery\`).
 `;
 
+/**
+ * The schema without the `${VAR}` alternatives the published schema adds to every
+ * constrained scalar: the reference documents the values themselves, and says once, in
+ * its introduction, that any value may be a reference.
+ */
+export function withoutEnvReferences<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withoutEnvReferences) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const s = Object.fromEntries(
+    Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, withoutEnvReferences(v)]),
+  ) as Record<string, unknown>;
+  const any = s['anyOf'] as { $comment?: string }[] | undefined;
+  if (!any?.some((m) => m.$comment === ENV_REFERENCE_COMMENT)) return s as T;
+  const rest = any.filter((m) => m.$comment !== ENV_REFERENCE_COMMENT);
+  const { anyOf: _, ...outer } = s;
+  return (rest.length === 1 ? { ...rest[0], ...outer } : { ...outer, anyOf: rest }) as T;
+}
+
 /** Renders the whole reference. */
-export function renderConfigDocs(schema: JsonSchema, exampleText: string): string {
+export function renderConfigDocs(published: JsonSchema, exampleText: string): string {
+  const schema = withoutEnvReferences(published);
   const keys = documentKeys(schema, exampleComments(exampleText));
   const sections: string[] = [INTRO];
   const tops = Object.keys(schema.properties ?? {});

@@ -55,7 +55,18 @@ export function buildDashboard(): dashboard.Dashboard {
     .editable()
     .refresh('30s')
     .time({ from: 'now-6h', to: 'now' })
-    .timezone('browser');
+    .timezone('browser')
+    // Grafana's own annotations and alerts; Grafana refuses an annotations object without a list.
+    .annotation(
+      new dashboard.AnnotationQueryBuilder()
+        .name('Annotations & Alerts')
+        .builtIn(1)
+        .type('dashboard')
+        .datasource({ type: 'grafana', uid: '-- Grafana --' })
+        .enable(true)
+        .hide(true)
+        .iconColor('rgba(0, 211, 255, 1)'),
+    );
   variables(b);
   for (const section of [
     overview,

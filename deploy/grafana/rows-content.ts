@@ -57,12 +57,12 @@ export function channels(b: dashboard.DashboardBuilder): void {
     .withPanel(
       table({
         title: 'Live sessions now',
-        description: 'Sessions live now, with their channel and title.',
+        description: 'Sessions live now, with their channel (titles are in /api/v1/status).',
         width: 12,
         height: 10,
         queries: [
           {
-            expr: `max by (org, channel, title, session_id) (tally_live_session_info{${ORG}})`,
+            expr: `max by (org, channel, session_id) (tally_live_session_info{${ORG}})`,
             table: true,
           },
         ],
@@ -78,8 +78,8 @@ export function channels(b: dashboard.DashboardBuilder): void {
         legendTable: true,
         min: 0,
         queries: (['questions', 'reactions', 'speakers', 'announcements'] as const).map((kind) => ({
-          expr: `tally_session_${kind}{${ORG}} * on (instance, org, session_id) group_left (channel, title) tally_live_session_info{${ORG}}`,
-          legend: `${kind}: {{channel}} · {{title}}`,
+          expr: `tally_session_${kind}{${ORG}} * on (instance, org, session_id) group_left (channel) tally_live_session_info{${ORG}}`,
+          legend: `${kind}: {{channel}} · {{session_id}}`,
         })),
       }),
     );

@@ -213,7 +213,8 @@ export function budget(b: dashboard.DashboardBuilder): void {
         stack: false,
         queries: [
           {
-            expr: `sum by (purpose) (tally_planner_requests_per_second{${INSTANCE}})`,
+            // The plan is per 60-second budget window; the panel shows requests per second.
+            expr: `sum by (purpose) (tally_planner_planned_requests{${INSTANCE}}) / 60`,
             legend: 'plan {{purpose}}',
           },
           { expr: `sum(rate(tally_upstream_requests_total{${INSTANCE}}[$__rate_interval]))`, legend: 'sent' },

@@ -93,7 +93,9 @@ export function upstream(b: dashboard.DashboardBuilder): void {
         min: 0,
         queries: [
           {
-            expr: `sum by (endpoint, field) (increase(tally_schema_drift_total{${INSTANCE}}[$__rate_interval]))`,
+            // Drift series start at the first finding (the field is not known before), so
+            // 0 per instance until then: a flat line rather than "no data".
+            expr: `sum by (endpoint, field) (increase(tally_schema_drift_total{${INSTANCE}}[$__rate_interval])) or sum by (instance) (tally_build_info{${INSTANCE}}) * 0`,
             legend: '{{endpoint}} {{field}}',
           },
         ],

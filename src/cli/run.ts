@@ -112,7 +112,7 @@ export const runCommand: Command = async (args, io) => {
 
 /**
  * The one log line of a start that failed: its cause once, in the message (`could not
- * start: listen EADDRINUSE: address already in use 127.0.0.1:9464`), with the errno
+ * start: listen EADDRINUSE: address already in use 127.0.0.1:10464`), with the errno
  * `code` as a field. The error object is not logged as well: its message, stack, errno
  * and syscall would repeat the cause. Only an error that is neither tally's own nor a
  * system error (a bug) keeps its stack.

@@ -173,8 +173,8 @@ export const removalsSchema = z.strictObject({
 export const serverSchema = z.strictObject({
   listen: z
     .string()
-    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'host:port, e.g. 0.0.0.0:9464')
-    .default('0.0.0.0:9464'),
+    .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]*):\d{1,5}$/, 'host:port, e.g. 0.0.0.0:10464')
+    .default('0.0.0.0:10464'),
   external_url: httpUrl().optional().meta({ description: 'URL under which users reach tally (for links).' }),
   auth: z
     .strictObject({

@@ -72,6 +72,13 @@ function orgStatus(view: OrgView): Record<string, unknown> {
       channels_unread: summary.channels ? summary.unreadChannels : null,
       oldest_read_at: isoOrNull(summary.oldestSessionsReadAt),
       live: summary.liveSessions.length,
+      // The titles the metrics leave out (free text makes poor labels).
+      live_sessions: summary.liveSessions.map((r) => ({
+        id: r.id,
+        channel_id: r.channelId,
+        channel: r.channel,
+        title: r.title,
+      })),
       last_full_sweep: view.lastFullSweep
         ? {
             seconds: view.lastFullSweep.durationMs / 1000,

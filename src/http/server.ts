@@ -12,7 +12,7 @@ import { Router, routeAccess } from './router.js';
 
 /** Options of {@link HttpServer}. */
 export interface HttpServerOptions {
-  /** `host:port` (`0.0.0.0:9464`, `[::1]:9464`, `127.0.0.1:0` for any free port). */
+  /** `host:port` (`0.0.0.0:10464`, `[::1]:10464`, `127.0.0.1:0` for any free port). */
   listen: string;
   router: Router;
   /** Credentials required on every route that is not public; none = open. */

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryMetrics } from '../notify/metrics.js';
+import { DELIVERY_REASONS, DROP_REASONS } from '../notify/notifier.js';
 
 /** Attempt latency buckets (seconds): webhooks answer in ms, a slow SMTP server in seconds. */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -17,6 +18,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   private readonly latency: Histogram<'receiver' | 'sink'>;
   private readonly depth: Gauge<'receiver'>;
   private readonly oldest: Gauge<'receiver'>;
+  /** Receivers declared so far: a reload declares them again, and zero() would wipe their latency. */
+  private readonly declared = new Set<string>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -65,10 +68,20 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   /** Called at scrape time to refresh the backlog gauges (the delivery worker's reportBacklog). */
   refresh: (() => void) | undefined;
 
-  /** Starts every receiver's series at zero, so that rates and alerts see them before the first send. */
+  /**
+   * Starts every receiver's series at zero (failures and drops by every reason too), so
+   * that rates, alerts and the dashboard see them before the first send.
+   */
   declareReceivers(receivers: readonly { name: string; type: string }[]): void {
     for (const r of receivers) {
-      this.sentTotal.inc({ receiver: r.name, sink: r.type }, 0);
+      const labels = { receiver: r.name, sink: r.type };
+      this.sentTotal.inc(labels, 0);
+      for (const reason of DELIVERY_REASONS) this.failedTotal.inc({ ...labels, reason }, 0);
+      // unknown_receiver is counted under the missing receiver's name, never a declared one.
+      for (const reason of DROP_REASONS)
+        if (reason !== 'unknown_receiver') this.droppedTotal.inc({ ...labels, reason }, 0);
+      if (!this.declared.has(r.name)) this.latency.zero(labels);
+      this.declared.add(r.name);
       this.depth.set({ receiver: r.name }, 0);
       this.oldest.set({ receiver: r.name }, 0);
     }

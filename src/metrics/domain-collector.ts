@@ -221,17 +221,15 @@ function registerSessions(ctx: DomainContext, each: Each): void {
   capped(
     ctx,
     'tally_live_session_info',
-    'Each live session from the last poll, with its channel and title as labels; always 1.',
-    ['org', 'session_id', 'channel_id', 'channel', 'title'],
+    // No title label: free text makes unbounded, changing series; titles are in /api/v1/status.
+    'Each live session from the last poll, with its channel as labels; always 1.',
+    ['org', 'session_id', 'channel_id', 'channel'],
     caps.sessionSeries,
     (emit, allow) =>
       each((s) => {
         for (const r of s.liveSessions) {
           if (!allow.admit(1)) continue;
-          emit(
-            { org: s.org, session_id: r.id, channel_id: r.channelId, channel: r.channel, title: r.title },
-            1,
-          );
+          emit({ org: s.org, session_id: r.id, channel_id: r.channelId, channel: r.channel }, 1);
         }
       }),
   );

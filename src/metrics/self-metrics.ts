@@ -220,12 +220,12 @@ function registerPlanner(registry: Registry, source: StatusSource): void {
   );
   collectedGauge(
     registry,
-    'tally_planner_requests_per_second',
-    'Request rate the plan gives each purpose (fixed reads, hot reads, sweep, reserve).',
+    'tally_planner_planned_requests',
+    'Requests per 60-second budget window the plan gives each purpose (fixed reads, hot reads, sweep, reserve).',
     ['purpose'],
     (g) => {
       const per = source.plan().perMinute;
-      for (const purpose of PURPOSES) g.set({ purpose }, per[purpose] / 60);
+      for (const purpose of PURPOSES) g.set({ purpose }, per[purpose]);
     },
   );
   collectedGauge(

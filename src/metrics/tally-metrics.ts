@@ -9,6 +9,9 @@ import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import type { OrgView, StatusSource } from '../core/status.js';
 import { VERSION } from '../core/version.js';
+import { RETRYABLE_UPSTREAM_REASONS, UPSTREAM_REASONS } from '../upstream/errors.js';
+import { ENDPOINTS } from '../upstream/shape/endpoints.js';
+import { STORE_ERROR_REASONS } from '../store/errors.js';
 import { resolveCaps, type SeriesCaps } from './cardinality.js';
 import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';
@@ -16,7 +19,7 @@ import { render } from './exposition.js';
 import { type ExpositionFormat, negotiate } from './negotiate.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
-import { type Resource, type SnapshotSummary, summarize } from './snapshot-summary.js';
+import { RESOURCES, type Resource, type SnapshotSummary, summarize } from './snapshot-summary.js';
 import { UpstreamMetrics, type UpstreamObserver } from './upstream-metrics.js';
 
 /** Options of {@link TallyMetrics}. */
@@ -60,6 +63,8 @@ export class TallyMetrics {
   private readonly reloadAt: Gauge;
   private readonly dropped: Counter<'family'>;
   private reloaded = false;
+  /** The (org, resource) series of tally_poll_duration_seconds that exist already. */
+  private readonly pollSeries = new Set<string>();
 
   constructor(opts: TallyMetricsOptions) {
     const { registry, source } = opts;
@@ -104,6 +109,25 @@ export class TallyMetrics {
       labelNames: ['org', 'resource'],
       buckets: POLL_BUCKETS,
       registers,
+      collect: () => {
+        // Every org's resources start empty, so the panel has series before the first poll
+        // ends; zero() would wipe observed buckets, hence the set of those already there.
+        // An org that left the config leaves with its series.
+        const orgs = new Set([...source.orgs()].map((view) => view.slug));
+        for (const key of this.pollSeries) {
+          const [org, resource] = key.split('\u0000') as [string, string];
+          if (orgs.has(org)) continue;
+          this.pollSeries.delete(key);
+          this.polls.remove({ org, resource });
+        }
+        for (const org of orgs)
+          for (const resource of RESOURCES) {
+            const key = `${org}\u0000${resource}`;
+            if (this.pollSeries.has(key)) continue;
+            this.pollSeries.add(key);
+            this.polls.zero({ org, resource });
+          }
+      },
     });
     this.stateWrites = new Counter({
       name: 'tally_state_write_failures_total',
@@ -111,6 +135,7 @@ export class TallyMetrics {
       labelNames: ['reason'],
       registers,
     });
+    for (const reason of STORE_ERROR_REASONS) this.stateWrites.inc({ reason }, 0);
     this.reloadOk = new Gauge({
       name: 'tally_config_last_reload_successful',
       help: 'Whether the last configuration (re)load succeeded (1) or not (0).',
@@ -128,7 +153,12 @@ export class TallyMetrics {
     });
     this.reloadOk.set(1);
 
-    this.upstream = new UpstreamMetrics(registry);
+    this.upstream = new UpstreamMetrics(registry, {
+      endpoints: ENDPOINTS,
+      reasons: UPSTREAM_REASONS,
+      retryReasons: RETRYABLE_UPSTREAM_REASONS,
+      orgs: () => [...source.orgs()].map((view) => view.slug),
+    });
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
 
     // Registered last: the capped families count their drops while they are collected, and
@@ -149,6 +179,7 @@ export class TallyMetrics {
 
   /** Observes how long one poll of a resource took. */
   recordPoll(org: string, resource: Resource, durationMs: number): void {
+    this.pollSeries.add(`${org}\u0000${resource}`);
     this.polls.observe({ org, resource }, durationMs / 1000);
   }
 

@@ -33,6 +33,19 @@ export interface UpstreamObserver {
 /** Request latency buckets (seconds): a fast API answers in tens of ms, a slow page in seconds. */
 const LATENCY_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** The label values known before the first request, so every series starts at 0. */
+export interface UpstreamLabelValues {
+  endpoints: readonly string[];
+  /** Every reason a request can fail for. */
+  reasons: readonly string[];
+  /** The reasons a request is tried again for. */
+  retryReasons: readonly string[];
+  /** The orgs configured now (read at scrape time: a reload may change them). */
+  orgs: () => Iterable<string>;
+}
+
+const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '3xx', '4xx', '5xx', 'error'];
+
 /** The upstream request metrics, as an {@link UpstreamObserver}. */
 export class UpstreamMetrics implements UpstreamObserver {
   private readonly requests: Counter<'endpoint' | 'status_class'>;
@@ -43,8 +56,10 @@ export class UpstreamMetrics implements UpstreamObserver {
   private readonly pauses: Counter;
   private readonly drift: Counter<'endpoint' | 'field' | 'reason'>;
   private readonly authFailures: Counter<'org'>;
+  /** Orgs with a tally_upstream_auth_failures_total series. */
+  private readonly authOrgs = new Set<string>();
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, known?: UpstreamLabelValues) {
     const registers = [registry];
     this.requests = new Counter({
       name: 'tally_upstream_requests_total',
@@ -92,7 +107,36 @@ export class UpstreamMetrics implements UpstreamObserver {
       help: "Upstream answers refusing an org's token (401/403).",
       labelNames: ['org'],
       registers,
+      collect: () => {
+        if (!known) return;
+        const orgs = new Set(known.orgs());
+        for (const org of this.authOrgs)
+          if (!orgs.has(org)) {
+            // An org that left the config leaves with its series.
+            this.authOrgs.delete(org);
+            this.authFailures.remove({ org });
+          }
+        for (const org of orgs) {
+          this.authOrgs.add(org);
+          this.authFailures.inc({ org }, 0);
+        }
+      },
     });
+    if (known) this.startAtZero(known);
+  }
+
+  /**
+   * Every series whose labels are known up front starts at 0, so rate(), increase() and
+   * the dashboard see them from the first scrape, not from the first failure. (Schema
+   * drift is left out: its `field` label is only known once a response differs.)
+   */
+  private startAtZero(known: UpstreamLabelValues): void {
+    for (const endpoint of known.endpoints) {
+      for (const status_class of STATUS_CLASSES) this.requests.inc({ endpoint, status_class }, 0);
+      for (const reason of known.reasons) this.errors.inc({ endpoint, reason }, 0);
+      for (const reason of known.retryReasons) this.retries.inc({ endpoint, reason }, 0);
+      this.latency.zero({ endpoint });
+    }
   }
 
   /** Counts a finished request and observes its latency. */
@@ -124,6 +168,7 @@ export class UpstreamMetrics implements UpstreamObserver {
 
   /** Counts a refused token. */
   onAuthFailure(info: { org: string; status: number }): void {
+    this.authOrgs.add(info.org);
     this.authFailures.inc({ org: info.org });
   }
 }

@@ -48,8 +48,40 @@ export type DeliveryReason =
   | 'write'
   | 'unknown';
 
+/** Every {@link DeliveryReason}; the record makes the compiler check none is missing. */
+const DELIVERY_REASON_SET: Record<DeliveryReason, true> = {
+  timeout: true,
+  aborted: true,
+  connect: true,
+  network: true,
+  tls: true,
+  redirect: true,
+  http_4xx: true,
+  http_410: true,
+  http_429: true,
+  http_5xx: true,
+  smtp_4xx: true,
+  smtp_5xx: true,
+  smtp_auth: true,
+  smtp_protocol: true,
+  template: true,
+  write: true,
+  unknown: true,
+};
+
+/** Every reason a delivery attempt can fail for (metric label values). */
+export const DELIVERY_REASONS = Object.keys(DELIVERY_REASON_SET) as readonly DeliveryReason[];
+
 /** Why the delivery worker gave up on a notification without delivering it. */
 export type DropReason = DeliveryReason | 'expired' | 'max_attempts' | 'unknown_receiver';
+
+/** Every {@link DropReason} (metric label values). */
+export const DROP_REASONS: readonly DropReason[] = [
+  ...DELIVERY_REASONS,
+  'expired',
+  'max_attempts',
+  'unknown_receiver',
+];
 
 /** Reasons that are worth another attempt when the sink does not say otherwise. */
 const RETRYABLE: ReadonlySet<DeliveryReason> = new Set([

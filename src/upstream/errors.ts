@@ -23,6 +23,27 @@ export type UpstreamReason =
   | 'schema'
   | 'aborted';
 
+/** Every {@link UpstreamReason}; the record makes the compiler check none is missing. */
+const REASONS: Record<UpstreamReason, true> = {
+  timeout: true,
+  network: true,
+  http_5xx: true,
+  rate_limited: true,
+  auth: true,
+  not_found: true,
+  http_4xx: true,
+  redirect: true,
+  cross_origin: true,
+  oversized: true,
+  malformed: true,
+  paging: true,
+  schema: true,
+  aborted: true,
+};
+
+/** Every reason an upstream request can fail for (metric label values). */
+export const UPSTREAM_REASONS = Object.keys(REASONS) as readonly UpstreamReason[];
+
 /** Reasons worth another attempt of the same GET. */
 const RETRYABLE: ReadonlySet<UpstreamReason> = new Set([
   'timeout',
@@ -31,6 +52,9 @@ const RETRYABLE: ReadonlySet<UpstreamReason> = new Set([
   'rate_limited',
   'malformed',
 ]);
+
+/** The reasons a request is tried again for (metric label values). */
+export const RETRYABLE_UPSTREAM_REASONS: readonly UpstreamReason[] = [...RETRYABLE];
 
 /** A failed upstream request or list read. */
 export class UpstreamError extends TallyError {

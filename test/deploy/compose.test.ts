@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,8 +45,15 @@ function mountsOf(name: string): Map<string, string> {
 }
 
 describe('docker-compose.yml', () => {
-  it('runs tally, the simulator, Prometheus, Grafana and an SMTP catcher', () => {
-    expect(Object.keys(services).sort()).toEqual(['grafana', 'mailpit', 'prometheus', 'sim', 'tally']);
+  it('runs tally, the simulator, Prometheus, Alertmanager, Grafana and an SMTP catcher', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      'alertmanager',
+      'grafana',
+      'mailpit',
+      'prometheus',
+      'sim',
+      'tally',
+    ]);
     expect(services['sim']!.image).toBe(services['tally']!.image);
     expect(services['sim']!.command).toContain('sim');
   });
@@ -113,7 +121,7 @@ describe('docker-compose.yml', () => {
     // The e-mail receiver goes to the SMTP catcher.
     const mail = loaded.config.receivers.find((r) => 'email' in r && r.email);
     expect(mail && 'email' in mail ? mail.email?.smtp.host : undefined).toBe('mailpit');
-    expect(loaded.config.server.listen).toBe('0.0.0.0:9464');
+    expect(loaded.config.server.listen).toBe('0.0.0.0:10464');
   });
 
   it('has Prometheus scrape the tally service with the rule file, and Grafana read Prometheus', () => {
@@ -126,8 +134,8 @@ describe('docker-compose.yml', () => {
     for (const f of promConfig.rule_files)
       expect(existsSync(path.join('deploy/prometheus', f)), f).toBe(true);
     const job = promConfig.scrape_configs.find((j) => j.job_name === 'tally');
-    expect(job?.static_configs[0]?.targets).toEqual(['tally:9464']);
-    expect(services['tally']!.ports).toContain('127.0.0.1:9464:9464');
+    expect(job?.static_configs[0]?.targets).toEqual(['tally:10464']);
+    expect(services['tally']!.ports).toContain('127.0.0.1:10464:10464');
 
     const grafana = mountsOf('grafana');
     expect(grafana.get('/etc/grafana/provisioning')).toBe('./deploy/grafana/provisioning');
@@ -143,5 +151,41 @@ describe('docker-compose.yml', () => {
     const dashboardDir = providers.providers[0]!.options.path;
     const mountedDashboard = [...grafana.entries()].find(([target]) => target.startsWith(`${dashboardDir}/`));
     expect(mountedDashboard?.[1]).toBe('./deploy/grafana/tally-dashboard.json');
+  });
+
+  it('wires Alertmanager to both tally and Prometheus, and mails through the SMTP catcher', async () => {
+    const am = mountsOf('alertmanager');
+    const amFile = am.get('/etc/alertmanager/alertmanager.yml');
+    expect(amFile).toBe('./deploy/compose/alertmanager.yml');
+    expect(services['alertmanager']!.command).toContain('--config.file=/etc/alertmanager/alertmanager.yml');
+    expect(services['alertmanager']!.ports).toContain('127.0.0.1:9093:9093');
+    // Alertmanager's own check of its config, where amtool is installed (CI installs it).
+    const amtool = spawnSync('amtool', ['check-config', amFile!], { encoding: 'utf8' });
+    if (amtool.error === undefined) expect(amtool.status, amtool.stdout + amtool.stderr).toBe(0);
+    const amConfig = parse(readFileSync(amFile!, 'utf8')) as { global: { smtp_smarthost: string } };
+    expect(amConfig.global.smtp_smarthost).toBe('mailpit:1025');
+
+    // Prometheus sends the alerts of tally's rules there.
+    const promConfig = parse(readFileSync('deploy/prometheus/prometheus.yml', 'utf8')) as {
+      alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
+    };
+    expect(promConfig.alerting.alertmanagers[0]!.static_configs[0]!.targets).toEqual(['alertmanager:9093']);
+
+    // tally pushes every alert there: the first route, continuing to the others.
+    const text = readFileSync('deploy/compose/tally.yaml', 'utf8').replaceAll(
+      '/run/secrets/demo-token',
+      path.resolve(compose.secrets!['demo-token']!.file!),
+    );
+    const { config } = await parseConfig(text, {
+      source: 'deploy/compose/tally.yaml',
+      env: {},
+      baseDir: 'deploy/compose',
+    });
+    const receiver = config.receivers.find((r) => 'alertmanager' in r && r.alertmanager);
+    expect(receiver && 'alertmanager' in receiver ? receiver.alertmanager?.urls : undefined).toEqual([
+      'http://alertmanager:9093',
+    ]);
+    expect(config.route?.routes?.[0]).toMatchObject({ receiver: receiver!.name, continue: true });
+    expect(services['tally']!.depends_on).toContain('alertmanager');
   });
 });

@@ -78,9 +78,39 @@ describe('reading a Dockerfile', () => {
 });
 
 describe('the Dockerfile', () => {
-  it('builds on Node 24 LTS slim, pinned by tag, in two stages', () => {
+  it('builds on Node 24 LTS bookworm-slim pinned by digest, the same image in both stages', () => {
     expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
-    for (const s of stages) expect(s.from).toBe('node:24-slim');
+    // A tag alone moves under a rebuild; the digest is what a bump changes on purpose.
+    for (const s of stages)
+      expect(s.from, `FROM ${s.from}`).toMatch(/^node:24-bookworm-slim@sha256:[0-9a-f]{64}$/);
+    expect(new Set(stages.map((s) => s.from)).size).toBe(1);
+    // The label names the tag the digest belongs to.
+    const labels = runtime.instructions
+      .filter((i) => i.keyword === 'LABEL')
+      .map((i) => i.args)
+      .join(' ');
+    expect(labels).toContain(
+      `org.opencontainers.image.base.name="docker.io/library/${stages[0]!.from.split('@')[0]}"`,
+    );
+  });
+
+  it('removes npm, npx and corepack from the runtime stage after its last npm step', () => {
+    const steps = runs(runtime);
+    const removal = steps.findIndex((r) => r.includes('/usr/local/lib/node_modules/npm'));
+    expect(removal).toBeGreaterThan(-1);
+    const removed = steps[removal]!;
+    for (const p of [
+      '/usr/local/lib/node_modules/npm',
+      '/usr/local/lib/node_modules/corepack',
+      '/usr/local/bin/npm',
+      '/usr/local/bin/npx',
+      '/usr/local/bin/corepack',
+    ])
+      expect(removed).toContain(p);
+    expect(steps.slice(removal + 1).filter((r) => /\bnp[mx]\b|corepack/.test(r))).toEqual([]);
+    // Nothing the image runs needs them.
+    const entry = [...execOf(runtime, 'entrypoint'), ...execOf(runtime, 'healthcheck')].join(' ');
+    expect(entry).not.toMatch(/\bnp[mx]\b|corepack/);
   });
 
   it('compiles in the build stage and installs production dependencies only in the runtime', () => {
@@ -105,7 +135,7 @@ describe('the Dockerfile', () => {
       TALLY_CONFIG: '/etc/tally/config.yaml',
       NODE_ENV: 'production',
     });
-    expect(lastOf(runtime, 'EXPOSE')!.args).toBe('9464');
+    expect(lastOf(runtime, 'EXPOSE')!.args).toBe('10464');
     // The HEALTHCHECK reaches the exposed port through TALLY_PORT.
     expect(stageEnv(runtime)['TALLY_PORT']).toBe(lastOf(runtime, 'EXPOSE')!.args);
   });
@@ -168,7 +198,7 @@ describe('the HEALTHCHECK command', () => {
 
   it('uses node and /-/healthy, not curl, and reads the port from TALLY_PORT', () => {
     expect(command.join(' ')).toContain('/-/healthy');
-    expect(command.join(' ')).toContain('process.env.TALLY_PORT||9464');
+    expect(command.join(' ')).toContain('process.env.TALLY_PORT||10464');
     expect(command.join(' ')).not.toContain('curl');
     expect(parseHealthcheck(lastOf(runtime, 'HEALTHCHECK')!.args)?.options).toMatchObject({ timeout: '5s' });
   });

@@ -6,10 +6,16 @@
  * does not fit (schema drift), a wallet-funded org, a token with an expiry, a live session
  * with questions, reactions, speakers and announcements, and an e-mail receiver nobody
  * answers (failed attempts, then dropped notifications).
+ *
+ * It also photographs a few panels' queries on Prometheus' graph page with headless
+ * Chromium: into a temporary directory, or into TALLY_SHOTS_DIR (docs/images/ for the
+ * screenshots in docs/operations.md: `TALLY_SHOTS_DIR=docs/images npx vitest run
+ * --project e2e test/e2e/dashboard.test.ts`).
  */
 import { Registry } from 'prom-client';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chromium } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -177,4 +183,54 @@ describe('the Grafana dashboard against a real Prometheus', () => {
     );
     expect(failures).toEqual([]);
   });
+
+  /** Panels whose queries are photographed, and the file each goes to. */
+  const SHOTS: Record<string, string> = {
+    'Changes by kind': 'dashboard-changes-by-kind.png',
+    'Requests by status class': 'dashboard-requests-by-status-class.png',
+    'Failures and retries by reason': 'dashboard-failures-by-reason.png',
+  };
+  const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
+
+  it.skipIf(!existsSync(CHROMIUM))(
+    "draws panels' data on Prometheus' graph page (screenshots)",
+    async () => {
+      const dir =
+        process.env['TALLY_SHOTS_DIR'] ?? (await mkdtemp(path.join(tmpdir(), 'tally-dashboard-shots-')));
+      await mkdir(dir, { recursive: true });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', '--disable-gpu'],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+        for (const [title, file] of Object.entries(SHOTS)) {
+          const panel = panels.find((p) => p.title === title);
+          expect(panel, title).toBeDefined();
+          const expr = fillVariables(panel!.targets[0]!.expr, variables());
+          // Debian's Prometheus serves the classic UI; the graph page takes the query in its URL.
+          await page.goto(
+            `${prom.url}/classic/graph?g0.expr=${encodeURIComponent(expr)}&g0.tab=0&g0.range_input=2m`,
+          );
+          const series = await eventually(async () => {
+            const m = /Total time series: (\d+)/.exec(await page.innerText('body'));
+            if (!m) throw new Error(`${title}: the graph has not drawn yet`);
+            return Number(m[1]);
+          }, 20_000);
+          expect(series, `${title}: series drawn`).toBeGreaterThan(0);
+          // The legend and the count come before the plot is drawn.
+          await page.waitForTimeout(1_000);
+          const out = path.join(dir, file);
+          await page.screenshot({ path: out });
+          const png = await readFile(out);
+          expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+          expect(png.readUInt32BE(16)).toBe(1200);
+        }
+      } finally {
+        await browser.close();
+        if (!process.env['TALLY_SHOTS_DIR']) await rm(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });

@@ -84,7 +84,7 @@ beforeEach(() => {
       { id: 'c1', name: 'One', status: 'live' },
       { id: 'c2', name: 'Two', status: 'offline' },
     ],
-    sessions: { c1: [{ id: 's1', status: 'live' }] },
+    sessions: { c1: [{ id: 's1', title: 'Breakfast with Ada', status: 'live' }] },
   });
   source.views = [
     orgView(snap, {
@@ -146,6 +146,8 @@ describe('/api/v1/status', () => {
       channels_unread: 1,
       oldest_read_at: new Date(AT).toISOString(),
       live: 1,
+      // The titles tally_live_session_info leaves out.
+      live_sessions: [{ id: 's1', channel_id: 'c1', channel: 'One', title: 'Breakfast with Ada' }],
       last_full_sweep: null,
     });
     expect(body.budget).toMatchObject({ configured_per_minute: 240, left: 223, paused_until: null });

@@ -77,15 +77,15 @@ describe('parseEventQuery', () => {
 
 describe('parseListen', () => {
   it.each([
-    ['0.0.0.0:9464', { host: '0.0.0.0', port: 9464 }],
-    [':9464', { host: undefined, port: 9464 }],
+    ['0.0.0.0:10464', { host: '0.0.0.0', port: 10464 }],
+    [':10464', { host: undefined, port: 10464 }],
     ['[::1]:0', { host: '::1', port: 0 }],
     ['localhost:80', { host: 'localhost', port: 80 }],
   ])('%s', (listen, want) => {
     expect(parseListen(listen)).toEqual(want);
   });
 
-  it.each(['9464', 'host:', 'host:99999'])('refuses %s', (listen) => {
+  it.each(['10464', 'host:', 'host:99999'])('refuses %s', (listen) => {
     expect(() => parseListen(listen)).toThrow(TypeError);
   });
 });

@@ -119,7 +119,7 @@ describe('domain metrics', () => {
     expect(find(samples, 'tally_live_session_info')).toEqual([
       {
         name: 'tally_live_session_info',
-        labels: { org: 'acme', session_id: 's1', channel_id: 'c1', channel: 'Morning', title: 'Breakfast' },
+        labels: { org: 'acme', session_id: 's1', channel_id: 'c1', channel: 'Morning' },
         value: 1,
       },
     ]);

@@ -5,6 +5,9 @@ import type { ChangeEvent } from '../../src/snapshot/events.js';
 import type { Part } from '../../src/snapshot/model.js';
 import { FakeSource, orgView, readAt, snapshot, testPlan } from './fixtures.js';
 import { find, parseSamples, value } from './parse.js';
+import { STORE_ERROR_REASONS } from '../../src/store/errors.js';
+import { RETRYABLE_UPSTREAM_REASONS, UPSTREAM_REASONS } from '../../src/upstream/errors.js';
+import { ENDPOINTS } from '../../src/upstream/shape/endpoints.js';
 
 const AT = 1_700_000_000_000;
 
@@ -106,7 +109,7 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_budget_queued_requests', { priority: 'low' })).toBe(2);
     expect(value(samples, 'tally_planner_sweep_bound_seconds')).toBe(2580);
     expect(value(samples, 'tally_planner_stretch_ratio')).toBe(1.5);
-    expect(value(samples, 'tally_planner_requests_per_second', { purpose: 'sweep' })).toBe(0.5);
+    expect(value(samples, 'tally_planner_planned_requests', { purpose: 'sweep' })).toBe(30);
     expect(value(samples, 'tally_planner_interval_seconds', { read: 'channels' })).toBe(30);
   });
 
@@ -149,7 +152,7 @@ describe('self metrics', () => {
   });
 
   it('observes polls and state write failures', async () => {
-    const metrics = make(new FakeSource([]));
+    const metrics = make(new FakeSource([orgView(snapshot({ org: 'acme' }))]));
     metrics.recordPoll('acme', 'channels', 300);
     metrics.recordPoll('acme', 'channels', 3_000);
     metrics.recordStateWriteFailure('ENOSPC');
@@ -162,7 +165,7 @@ describe('self metrics', () => {
   });
 
   it('is fed by the upstream observer', async () => {
-    const metrics = make(new FakeSource([]));
+    const metrics = make(new FakeSource([orgView(snapshot({ org: 'acme' }))]));
     const up = metrics.upstream;
     up.onRequest({ org: 'acme', endpoint: 'channels', status: 200, statusClass: '2xx', durationMs: 40 });
     up.onRequest({
@@ -206,6 +209,40 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_budget_pauses_total')).toBe(1);
     expect(value(samples, 'tally_schema_drift_total', { endpoint: 'channels', field: 'status' })).toBe(1);
     expect(value(samples, 'tally_upstream_auth_failures_total', { org: 'acme' })).toBe(1);
+  });
+
+  it('starts every counter whose labels are known at 0, so the first scrape has each series', async () => {
+    const metrics = make(
+      new FakeSource([orgView(snapshot({ org: 'acme' })), orgView(snapshot({ org: 'beta' }))]),
+    );
+    metrics.recordPoll('acme', 'channels', 300);
+    const samples = await samplesOf(metrics);
+    for (const endpoint of ENDPOINTS) {
+      for (const status_class of ['2xx', '3xx', '4xx', '5xx', 'error'])
+        expect(value(samples, 'tally_upstream_requests_total', { endpoint, status_class }), endpoint).toBe(0);
+      for (const reason of UPSTREAM_REASONS)
+        expect(value(samples, 'tally_upstream_request_errors_total', { endpoint, reason })).toBe(0);
+      for (const reason of RETRYABLE_UPSTREAM_REASONS)
+        expect(value(samples, 'tally_upstream_retries_total', { endpoint, reason })).toBe(0);
+      expect(value(samples, 'tally_upstream_request_duration_seconds_count', { endpoint })).toBe(0);
+    }
+    for (const org of ['acme', 'beta']) {
+      expect(value(samples, 'tally_upstream_auth_failures_total', { org })).toBe(0);
+      for (const resource of ['profile', 'team', 'subscription', 'sessions', 'detail'])
+        expect(value(samples, 'tally_poll_duration_seconds_count', { org, resource })).toBe(0);
+    }
+    // The poll observed before the first scrape is kept, not zeroed.
+    expect(value(samples, 'tally_poll_duration_seconds_count', { org: 'acme', resource: 'channels' })).toBe(
+      1,
+    );
+    for (const reason of STORE_ERROR_REASONS)
+      expect(value(samples, 'tally_state_write_failures_total', { reason })).toBe(0);
+    expect(value(samples, 'tally_upstream_rate_limited_total')).toBe(0);
+    expect(value(samples, 'tally_budget_pauses_total')).toBe(0);
+    // A later scrape keeps what was observed in between.
+    metrics.recordPoll('beta', 'team', 300);
+    const later = await samplesOf(metrics);
+    expect(value(later, 'tally_poll_duration_seconds_count', { org: 'beta', resource: 'team' })).toBe(1);
   });
 
   it('registers only on the registry it was given', async () => {

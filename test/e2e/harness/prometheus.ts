@@ -12,7 +12,7 @@ import path from 'node:path';
 /** One scrape target. */
 export interface ScrapeTarget {
   job: string;
-  /** Base URL of the target, e.g. `http://127.0.0.1:9464`. */
+  /** Base URL of the target, e.g. `http://127.0.0.1:10464`. */
   url: string;
   metricsPath?: string;
   bearerToken?: string;
