@@ -440,9 +440,11 @@ export class OrgPoller {
     // (hundreds of channels changing at once); the channel list (`high`) still goes first,
     // with its pages' reserve, so it stays on time.
     follow.forEach((run) => {
-      run('follow').catch((err: unknown) =>
-        this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed'),
-      );
+      run('follow').catch((err: unknown) => {
+        // Stopping aborts reads still waiting for the budget: that is no failure.
+        if (!this.deps.signal.aborted)
+          this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed');
+      });
     });
   }
 }
