@@ -409,6 +409,7 @@ export class App implements StatusSource {
       ...orgView(p, this.orgConfig.get(p.slug)),
       drift: this.driftBoard.of(p.slug),
       learned: this.learnedOf(p.slug),
+      spend: this.poller?.spend.of(p.slug),
     }));
   }
 

@@ -47,6 +47,8 @@ export interface OrgView {
   learned?:
     | Readonly<Record<string, { perPage?: number; drop?: string[]; epoch?: string[]; ignored?: string[] }>>
     | undefined;
+  /** Reads of the last minute by purpose (channel_list, org_parts, hot, follow_up, sweep, recheck, detail). */
+  spend?: Readonly<Record<string, number>> | undefined;
   /** The last full sweep of the org's session lists, once one has completed. */
   lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
 }

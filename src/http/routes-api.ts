@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.js';
 import { freshness, type ResourceFreshness } from '../metrics/freshness.js';
 import { RESOURCES, summarize } from '../metrics/snapshot-summary.js';
 import type { OrgView, StatusSource } from '../core/status.js';
+import type { Plan } from '../poll/planner.js';
 import { HttpError, json } from './reply.js';
 import type { Router } from './router.js';
 
@@ -31,7 +32,7 @@ export function statusBody(source: StatusSource, now: number, version: string): 
     started_at: iso(source.startedAt),
     uptime_seconds: Math.max(0, Math.round((now - source.startedAt) / 1000)),
     ready: source.ready(),
-    orgs: [...source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map(orgStatus),
+    orgs: [...source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map((v) => orgStatus(v, plan)),
     budget: {
       configured_per_minute: budget.configured,
       effective_per_minute: budget.effective,
@@ -53,7 +54,15 @@ export function statusBody(source: StatusSource, now: number, version: string): 
   };
 }
 
-function orgStatus(view: OrgView): Record<string, unknown> {
+function orgStatus(view: OrgView, plan: Plan): Record<string, unknown> {
+  // Detection bounds per kind of change: the channel list for channel-level changes, the
+  // sweep for changes only a session list shows, the hot and detail intervals for live ones.
+  const bounds = {
+    channel_level: plan.intervals.channels / 1000,
+    session_level: plan.sweepBoundMs / 1000,
+    hot_channels: plan.intervals.live_sessions / 1000,
+    live_detail: plan.intervals.live_detail / 1000,
+  };
   const summary = summarize(view.snapshot);
   const fresh = freshness(view, summary);
   return {
@@ -97,6 +106,10 @@ function orgStatus(view: OrgView): Record<string, unknown> {
       last_at: iso(d.lastAt),
     })),
     learned: view.learned ?? {},
+    planner: {
+      spent_last_minute: view.spend ?? {},
+      bounds_seconds: bounds,
+    },
     held_removals: (view.heldRemovals ?? []).map((h) => ({
       list: h.list,
       count: h.count,

@@ -230,6 +230,17 @@ function registerPlanner(registry: Registry, source: StatusSource): void {
   );
   collectedGauge(
     registry,
+    'tally_planner_spent_requests',
+    'Requests sent in the last 60 seconds per org and purpose (channel_list, org_parts, hot, follow_up, sweep, recheck, detail).',
+    ['org', 'purpose'],
+    (g) => {
+      for (const view of source.orgs()) {
+        for (const [purpose, n] of Object.entries(view.spend ?? {})) g.set({ org: view.slug, purpose }, n);
+      }
+    },
+  );
+  collectedGauge(
+    registry,
     'tally_planner_interval_seconds',
     'Interval of each kind of read in the current plan (the configured one, or stretched).',
     ['read'],

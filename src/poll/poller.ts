@@ -12,6 +12,7 @@ import type { Fetcher, OrgAuth } from './fetcher.js';
 import { type ChannelFilter, type DiffFn, OrgPoller } from './org-poller.js';
 import { nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
 import { Scheduler } from './scheduler.js';
+import { SpendMeter } from './spend.js';
 import type { RemovalPolicy } from './removals.js';
 import { stopController } from './stop-signal.js';
 
@@ -76,12 +77,17 @@ export class Poller {
   private sweepCredit = 0;
   private readonly sweepInflight = new Set<string>();
   private readonly log: Logger;
+  /** What the reads of the last minute were for, per org. */
+  readonly spend: SpendMeter;
+  private readonly fetcher: Fetcher;
 
   constructor(
     private readonly opts: PollerOptions,
     private readonly deps: PollerDeps,
   ) {
     this.log = deps.logger.child({ component: 'poller' });
+    this.spend = new SpendMeter(deps.clock);
+    this.fetcher = this.spend.wrap(deps.fetcher);
     this.scheduler = new Scheduler({
       clock: deps.clock,
       logger: this.log,
@@ -162,7 +168,7 @@ export class Poller {
       org.filter,
       org.initial ?? emptySnapshot(slug, this.deps.clock.now()),
       {
-        fetcher: this.deps.fetcher,
+        fetcher: this.fetcher,
         clock: this.deps.clock,
         logger: this.log.child({ org: slug }),
         diff: this.deps.diff,

@@ -198,3 +198,20 @@ describe('predictive reads', () => {
     expect(readAt.filter(([ch]) => ch === 'ch-due').length).toBeGreaterThan(2);
   });
 });
+
+describe('what the planner spends on', () => {
+  it('counts every read of the last minute per org and purpose', async () => {
+    const reads: string[] = [];
+    const channels = Array.from({ length: 5 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
+    const p = poller(org(channels, reads), () => 4);
+    p.start();
+    await vi.advanceTimersByTimeAsync(20_000);
+    const spend = p.spend.of('demo');
+    await p.stop(1000);
+    expect(spend.channel_list).toBeGreaterThanOrEqual(1);
+    expect(spend.org_parts).toBeGreaterThanOrEqual(2);
+    expect(spend.sweep).toBe(reads.length);
+    expect(spend.sweep).toBeGreaterThan(5);
+    expect(p.spend.of('other').sweep).toBe(0);
+  });
+});
