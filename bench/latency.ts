@@ -62,6 +62,11 @@ interface Case {
   intervals?: Record<string, string>;
   /** Run the naive sweep too. */
   naive: boolean;
+  /**
+   * Start without a stored snapshot (a cold start): measures the first complete baseline
+   * (every channel's sessions read once) and the channel-level latency during start-up.
+   */
+  cold?: boolean;
 }
 
 /** What one run measured. */
@@ -72,7 +77,16 @@ export interface RunResult {
   sessions: number;
   factor: number;
   durationMs: number;
-  latency: Record<Category, { detect: Summary; notice: Summary; outcomes: Record<string, number> }>;
+  latency: Record<
+    Category,
+    { detect: Summary; notice: Summary; outcomes: Record<string, number>; truth: number; matched: number }
+  >;
+  /** Time from start until every channel's sessions had been read once (cold runs), ms. */
+  baselineMs: number | undefined;
+  /** A cold start (no stored snapshot). */
+  cold: boolean;
+  /** Requests per minute left for the sweep after the channel list and hot reads (B′), by the last plan. */
+  sweepBudgetPerMinute: number | undefined;
   requests: { total: number; maxPerMinute: number; meanPerMinute: number; status429: number; resets: number };
   sweep: {
     /** The planner's bound (max over the run), or the naive round time. */
@@ -176,7 +190,7 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
       logger: silentLogger(),
       clock,
     });
-    await store.save('demo', snapshot);
+    if (!c.cold) await store.save('demo', snapshot);
     const child = await startTallyChild({ config, origin: clock.origin, factor: c.factor, mode });
     const startedAt = clock.now();
     driver?.start();
@@ -254,6 +268,8 @@ function analyse(r: {
       detect: summarize(matched.map((m) => m.detectMs)),
       notice: summarize(matched.map((m) => m.noticeMs)),
       outcomes,
+      truth: inStats.filter((j) => j.outcome.kind !== 'superseded').length,
+      matched: matched.length,
     };
   }
   const api = r.requests.filter((q) => q.origin === 'main');
@@ -275,8 +291,16 @@ function analyse(r: {
     if (r.mode === 'tally' && stated !== undefined && worst > stated) overBound += 1;
   }
   const last = plans.at(-1);
+  const firstReads = channelIds.map((id) => reads.get(id)?.[0]);
+  const baselineMs =
+    r.c.cold && firstReads.every((t) => t !== undefined)
+      ? Math.max(...(firstReads as number[])) - r.startedAt
+      : undefined;
   return {
     world: r.c.world,
+    baselineMs,
+    cold: r.c.cold === true,
+    sweepBudgetPerMinute: last ? BUDGET - last.perMinute.fixed - last.perMinute.hot : undefined,
     mode: r.mode,
     channels: r.c.channels,
     sessions: r.sessions,
@@ -316,7 +340,7 @@ function analyse(r: {
   };
 }
 
-type Variant = 'steady' | 'lively' | 'tuned';
+type Variant = 'steady' | 'lively' | 'tuned' | 'cold';
 
 function cases(variant: Variant, opts: BenchOptions): Case[] {
   const all =
@@ -324,7 +348,9 @@ function cases(variant: Variant, opts: BenchOptions): Case[] {
       ? steadyCases(opts.quick)
       : variant === 'lively'
         ? livelyCases(opts.quick)
-        : tunedCases(opts.quick);
+        : variant === 'cold'
+          ? coldCases()
+          : tunedCases(opts.quick);
   return opts.channels ? all.filter((c) => opts.channels!.includes(c.channels)) : all;
 }
 
@@ -344,19 +370,46 @@ function steadyCases(quick: boolean): Case[] {
   // stretches by its factor: larger orgs get a lower factor, to keep tally well below one
   // core. The 1000-channel run is long enough to cover its sweep bound (~25 min).
   const plan: Record<number, { minutes: number; factor: number }> = quick
-    ? { 100: { minutes: 6, factor: 30 }, 1000: { minutes: 6, factor: 20 }, 5000: { minutes: 6, factor: 20 } }
+    ? {
+        12: { minutes: 6, factor: 30 },
+        100: { minutes: 6, factor: 30 },
+        1000: { minutes: 6, factor: 20 },
+        5000: { minutes: 6, factor: 20 },
+      }
     : {
+        12: { minutes: 15, factor: 30 },
         100: { minutes: 20, factor: 30 },
         1000: { minutes: 28, factor: 20 },
-        5000: { minutes: 12, factor: 6 },
+        5000: { minutes: 40, factor: 6 },
       };
-  return [100, 1000, 5000].map((channels) => ({
+  return [12, 100, 1000, 5000].map((channels) => ({
     world: 'steady' as const,
     channels,
     sessionsPerChannel: 20,
     durationMs: plan[channels]!.minutes * MINUTE,
     factor: plan[channels]!.factor,
     naive: true,
+  }));
+}
+
+// A cold start at every size, tally only: the first complete baseline and channel-level
+// latency while it is built. Long enough for the baseline at the bound
+// (1.2 × (N + 1) / B: 4 s at 12, 30 s at 100, 5 min at 1000, 25 min at 5000).
+function coldCases(): Case[] {
+  const plan: Record<number, { minutes: number; factor: number }> = {
+    12: { minutes: 2, factor: 20 },
+    100: { minutes: 3, factor: 20 },
+    1000: { minutes: 10, factor: 20 },
+    5000: { minutes: 35, factor: 6 },
+  };
+  return [12, 100, 1000, 5000].map((channels) => ({
+    world: 'steady' as const,
+    channels,
+    sessionsPerChannel: 20,
+    durationMs: plan[channels]!.minutes * MINUTE,
+    factor: plan[channels]!.factor,
+    naive: false,
+    cold: true,
   }));
 }
 
@@ -478,6 +531,7 @@ async function runVariant(variant: Variant, opts: BenchOptions): Promise<BenchRe
     name,
     tables: [
       ...tables(results),
+      goalTable(results),
       table(
         Object.keys(targets[0] ?? {}),
         targets.map((t) => Object.values(t)),
@@ -495,6 +549,66 @@ async function runVariant(variant: Variant, opts: BenchOptions): Promise<BenchRe
   };
 }
 
+const SESSION_KINDS: Category[] = ['session.started', 'session.ended', 'session.created'];
+const CHANNEL_KINDS: Category[] = ['channel.live', 'channel.status'];
+
+/**
+ * The issue's goals per size and change kind: ground truth, recall, p50/p95, the bound
+ * (session kinds: max(15 s, 1.2 × N / B′); channel kinds: 1.2 × the channel-list
+ * interval), p95 ÷ bound, naive's p95 and p95 ÷ naive, budget used, 429s, baseline.
+ */
+function goalTable(results: RunResult[]): string {
+  const rows: unknown[][] = [];
+  for (const r of results.filter((x) => x.mode === 'tally')) {
+    const naive = results.find((x) => x.mode === 'naive' && x.channels === r.channels && x.world === r.world);
+    const listMs = r.plan?.channelsIntervalMs ?? 30_000;
+    const bPrime = r.sweepBudgetPerMinute ?? BUDGET;
+    for (const cat of [...CHANNEL_KINDS, ...SESSION_KINDS]) {
+      const l = r.latency[cat];
+      const bound = SESSION_KINDS.includes(cat)
+        ? Math.max(15_000, (1.2 * r.channels * MINUTE) / Math.max(1, bPrime))
+        : 1.2 * listMs;
+      const p95 = l.detect.p95;
+      const np95 = naive?.latency[cat].detect.p95;
+      rows.push([
+        r.channels,
+        r.cold ? 'cold' : 'steady',
+        cat,
+        l.truth,
+        l.truth === 0 ? undefined : l.matched / l.truth,
+        sec(l.detect.p50),
+        sec(p95),
+        sec(bound),
+        p95 === undefined ? undefined : p95 / bound,
+        sec(np95),
+        p95 === undefined || np95 === undefined || np95 === 0 ? undefined : p95 / np95,
+        r.requests.meanPerMinute / BUDGET,
+        r.requests.status429,
+        sec(r.baselineMs),
+      ]);
+    }
+  }
+  return table(
+    [
+      'channels',
+      'start',
+      'change',
+      'truth',
+      'recall',
+      'p50 s',
+      'p95 s',
+      'bound s',
+      'p95/bound',
+      'naive p95 s',
+      'p95/naive',
+      'budget used',
+      '429s',
+      'baseline s',
+    ],
+    rows,
+  );
+}
+
 /** The detection-latency bench, in a steady world (same load at every size). */
 export const latencyBench: Bench = {
   name: 'latency',
@@ -507,6 +621,13 @@ export const latencyLivelyBench: Bench = {
   name: 'latency-lively',
   description: 'detection latency vs a naive full sweep, lively scenario, 100/1000 channels',
   run: (opts) => runVariant('lively', opts),
+};
+
+/** Cold starts at 12, 100, 1000 and 5000 channels: the first complete baseline (tally only). */
+export const latencyColdBench: Bench = {
+  name: 'latency-cold',
+  description: 'cold start: first complete baseline and start-up latency, 12/100/1000/5000 channels',
+  run: (opts) => runVariant('cold', opts),
 };
 
 /** The steady world with slower hot reads, at 1000 and 5000 channels (tally only). */

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { footprintBench } from './footprint.js';
-import { latencyBench, latencyLivelyBench, latencyTunedBench } from './latency.js';
+import { latencyBench, latencyColdBench, latencyLivelyBench, latencyTunedBench } from './latency.js';
 import { type Bench, type BenchResult, writeResult } from './lib/report.js';
 import { soakBench } from './soak.js';
 import { stormBench } from './storm.js';
@@ -43,6 +43,7 @@ const BENCHES: Bench[] = [
   latencyBench,
   latencyLivelyBench,
   latencyTunedBench,
+  latencyColdBench,
   footprintBench,
   stormBench,
   soakBench,
