@@ -35,6 +35,7 @@ options:
   --rate-limit N         requests per minute per client IP (default 300)
   --speed X              simulated seconds per real second (default 1)
   --scenario NAME        calm or lively (default calm); lively changes something every few seconds
+  --hints                channel lists carry sessions_updated_at; session lists answer If-None-Match with 304
   --dialect NAME         a server dialect: ${DIALECT_NAMES.join(', ')} (default default;
                          docs/upstream-shapes.md, "Dialects"); --envelope, --paging and --case override its style
   --envelope STYLE       ${ENVELOPE_STYLES.join(', ')} (default data)
@@ -60,6 +61,7 @@ const OPTIONS = {
   speed: { type: 'string' },
   scenario: { type: 'string' },
   dialect: { type: 'string' },
+  hints: { type: 'boolean' },
   envelope: { type: 'string' },
   paging: { type: 'string' },
   'page-size': { type: 'string' },
@@ -113,7 +115,11 @@ function tokens(raw: string[] | undefined, orgs: string[]): TokenSpec[] | undefi
 }
 
 type Values = {
-  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : string;
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[K] extends { type: 'boolean' }
+      ? boolean
+      : string;
 };
 
 function toOptions(v: Values): SimOptions {
@@ -132,6 +138,7 @@ function toOptions(v: Values): SimOptions {
   set('speed', decimal('speed', v.speed, Number.MIN_VALUE, 1_000_000));
   set('scenario', choice<Scenario>('scenario', v.scenario, ['calm', 'lively']));
   set('dialect', choice<string>('dialect', v.dialect, DIALECT_NAMES));
+  if (v.hints === true) o.hints = true;
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));
   set('paging', choice<PagingStyle>('paging', v.paging, PAGING_STYLES));
   set('pageSize', integer('page-size', v['page-size'], 1, 200));

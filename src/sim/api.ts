@@ -5,6 +5,7 @@
  * method (405) → `/v1/{org}` path (404) → token (401) → org (404) → token's org (403) →
  * resource (404) and query (400).
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { TokenRegistry } from './auth.js';
@@ -142,7 +143,19 @@ export async function handleApi(
       return;
     }
     const rendered = route(req, url, segs, deps, entry, plan);
-    await answer(rendered.status, rendered.headers, JSON.stringify(rendered.body), plan);
+    const text = JSON.stringify(rendered.body);
+    // With hints on, session lists carry an ETag and answer a matching If-None-Match with 304.
+    if (deps.hints() && rendered.status === 200 && /\/sessions\/?$/.test(url.pathname)) {
+      const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+      if (req.headers['if-none-match'] === etag) {
+        log(304, plan);
+        res.writeHead(304, { etag });
+        res.end();
+        return;
+      }
+      rendered.headers['etag'] = etag;
+    }
+    await answer(rendered.status, rendered.headers, text, plan);
   } catch (err) {
     if (!(err instanceof SimRequestError)) {
       log(500, NO_FAULT);

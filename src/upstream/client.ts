@@ -22,9 +22,9 @@ import { VERSION } from '../core/version.js';
 import { type BudgetOptions, RequestBudget } from './budget.js';
 import { DriftReporter } from './drift-reporter.js';
 import { UpstreamError } from './errors.js';
-import { describePath, type HttpTimeouts, HttpTransport } from './http.js';
+import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './http.js';
 import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
-import { readList, withParams } from './paging-loop.js';
+import { type ListRead, readList, withParams } from './paging-loop.js';
 import { failedPart, normalizeItems, valuePart } from './parts.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { type RequestContext, Requester } from './requester.js';
@@ -201,8 +201,14 @@ export class UpstreamClient implements Fetcher {
   async fetchSessions(org: OrgAuth, channelId: string, o: SessionsOptions = {}): Promise<SessionsPart> {
     const window = o.window ?? defaultWindow(this.clock.now(), this.opts.window);
     const query = sessionQuery(this.opts.filters, window, o.statuses);
-    const part = await this.listPart(org, 'sessions', ['channels', channelId, 'sessions'], query, o, (raw) =>
-      normalizeSession(raw, channelId, this.opts.shape),
+    const part = await this.listPart(
+      org,
+      'sessions',
+      ['channels', channelId, 'sessions'],
+      query,
+      o,
+      (raw) => normalizeSession(raw, channelId, this.opts.shape),
+      `${org.slug}\0${channelId}`,
     );
     if (part.state === 'failed') return { ...part, window };
     // Whatever the server did with the filters (ignored them, or tally left them out after
@@ -295,12 +301,16 @@ export class UpstreamClient implements Fetcher {
     query: Record<string, string>,
     o: FetchOptions,
     normalize: (raw: unknown) => Normalized<T | undefined>,
+    /** Key of a copy kept with its validators, for conditional requests (one-page lists). */
+    conditionalKey?: string,
   ): Promise<Part<T[]>> {
     const url = withParams(this.url(org.slug, segments), query);
     const what = `GET ${describePath(url)}`;
+    const held = conditionalKey === undefined ? undefined : this.conditional.get(conditionalKey);
     try {
       const read = await readList(this.requester, {
         ...this.ctx(org, endpoint, o),
+        validators: held?.validators,
         endpoint,
         url,
         shape: this.opts.shape,
@@ -317,7 +327,12 @@ export class UpstreamClient implements Fetcher {
           );
         },
       });
+      // 304: the copy held is current; nothing to parse or normalize.
+      if (read.notModified && held !== undefined) {
+        return this.settle(org, endpoint, valuePart(this.clock.now(), held.items as T[]));
+      }
       const list = normalizeItems(endpoint, read.items, normalize);
+      if (conditionalKey !== undefined) this.hold(conditionalKey, read, list);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
       // Every query tried was refused: the list cannot be read at all, which is drift, not an empty org.
       if (read.pages === 0 && (read.error?.status === 400 || read.error?.status === 422)) {
@@ -398,9 +413,23 @@ export class UpstreamClient implements Fetcher {
   /** `org\0endpoint` of reads whose last outcome was not complete (for log levels). */
   private readonly failing = new Set<string>();
 
+  /** Copies of one-page lists with their validators, for conditional requests (bounded). */
+  private readonly conditional = new Map<string, { validators: Validators; items: unknown[] }>();
+
+  private hold(key: string, read: ListRead, list: { items: unknown[]; unusable: unknown[] }): void {
+    this.conditional.delete(key);
+    if (read.validators === undefined || read.error !== undefined || list.unusable.length > 0) return;
+    this.conditional.set(key, { validators: read.validators, items: list.items });
+    if (this.conditional.size > MAX_CONDITIONAL)
+      this.conditional.delete(this.conditional.keys().next().value as string);
+  }
+
   /** `org endpoint` whose adaptation was logged at warn already. */
   private readonly adaptWarned = new Set<string>();
 }
+
+/** Lists whose copy is kept for conditional requests: one per channel of the largest orgs. */
+const MAX_CONDITIONAL = 20_000;
 
 /** A drift issue for a response whose list or object could not be found. */
 function driftOf(err: SchemaDriftError): DriftIssue {

@@ -59,6 +59,26 @@ export interface ExchangeContext {
   org: string;
   token: string;
   signal?: AbortSignal | undefined;
+  /** Validators of a copy tally holds: sent as If-None-Match / If-Modified-Since; a 304 answers them. */
+  validators?: Validators | undefined;
+}
+
+/** What a server said identifies a representation (`ETag`, `Last-Modified`). */
+export interface Validators {
+  etag?: string | undefined;
+  lastModified?: string | undefined;
+}
+
+/** The validators of a response, when it carries any (never more than a header line's worth). */
+export function validatorsOf(headers: Record<string, string | string[] | undefined>): Validators | undefined {
+  const etag = headerValue(headers['etag']);
+  const lastModified = headerValue(headers['last-modified']);
+  const ok = (v: string | undefined) =>
+    v !== undefined && v.length <= 256 && !/[\r\n]/.test(v) ? v : undefined;
+  const out: Validators = {};
+  if (ok(etag)) out.etag = etag;
+  if (ok(lastModified)) out.lastModified = lastModified;
+  return out.etag === undefined && out.lastModified === undefined ? undefined : out;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -105,6 +125,10 @@ export class HttpTransport {
           accept: 'application/json',
           'accept-encoding': 'gzip, br, deflate',
           'user-agent': this.opts.userAgent,
+          ...(ctx.validators?.etag === undefined ? {} : { 'if-none-match': ctx.validators.etag }),
+          ...(ctx.validators?.lastModified === undefined
+            ? {}
+            : { 'if-modified-since': ctx.validators.lastModified }),
         },
         signal: ctx.signal,
       });
@@ -113,6 +137,11 @@ export class HttpTransport {
       throw classifyTransportError(err, what);
     }
     const { statusCode: status, headers } = res;
+    // Not modified: the copy tally holds is current; no body to read, parse or diff.
+    if (status === 304 && ctx.validators !== undefined) {
+      await discard(res.body);
+      return { kind: 'json', status, headers, body: undefined, url };
+    }
     if (REDIRECTS.has(status)) {
       await discard(res.body);
       return { kind: 'redirect', status, location: headerValue(headers['location']), url };

@@ -14,7 +14,7 @@ import {
   saferQuery,
 } from './adapt.js';
 import { UpstreamError } from './errors.js';
-import { describePath, type JsonResponse } from './http.js';
+import { describePath, type JsonResponse, type Validators, validatorsOf } from './http.js';
 import type { RequestContext, Requester } from './requester.js';
 import {
   type Endpoint,
@@ -38,6 +38,10 @@ export interface ListRead {
   error?: UpstreamError;
   /** A doubt about the end of the list the shape layer raised (e.g. a full page without paging). */
   note?: string;
+  /** The server answered 304 to the validators sent: the copy held is current. */
+  notModified?: boolean;
+  /** Validators of the first page, when the whole list was that one page. */
+  validators?: Validators;
 }
 
 /** What {@link readList} needs besides the requester. */
@@ -80,18 +84,26 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   /** The first item of the last page, to spot a server that ignores the paging parameter. */
   let lastFirst: string | undefined;
   let offsetTried = false;
+  let validators: Validators | undefined;
   const done = (error?: UpstreamError): ListRead => ({
     items,
     pages,
     ...(error ? { error } : {}),
     ...(note === undefined ? {} : { note }),
+    ...(validators !== undefined && pages === 1 && !error ? { validators } : {}),
   });
   for (;;) {
     const what = `GET ${describePath(url)}`;
     let page: ListPage;
     let res: JsonResponse;
     try {
-      res = await requester.getJson(url, req);
+      // Validators go with the first request only: they describe the whole (one-page) list.
+      res = await requester.getJson(
+        url,
+        pages === 0 && adaptations === 0 ? req : { ...req, validators: undefined },
+      );
+      if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true };
+      if (pages === 0) validators = validatorsOf(res.headers);
       page = readListPage(req.endpoint, res.body, res.headers, url, req.shape, state);
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;

@@ -3,6 +3,7 @@
  * redirects by hand, reporting every exchange to the observer. A redirect to another
  * origin is refused before anything is sent there (docs/architecture.md, invariant 4).
  */
+import type { Validators } from './http.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { Priority, RequestBudget } from './budget.js';
@@ -19,6 +20,8 @@ export interface RequestContext {
   endpoint: string;
   priority: Priority;
   signal?: AbortSignal | undefined;
+  /** Validators of a copy held (first page of a list only): a 304 means it is current. */
+  validators?: Validators | undefined;
 }
 
 /** Everything a {@link Requester} uses. */
