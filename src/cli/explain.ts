@@ -183,6 +183,7 @@ function describeLearned(l: Learned): string {
   const parts: string[] = [];
   if (l.perPage !== undefined) parts.push(`page size ${l.perPage}`);
   if (l.drop?.length) parts.push(`left out ${l.drop.join(', ')}`);
+  if (l.isoOffset?.length && !l.epoch?.length) parts.push(`a numeric offset for ${l.isoOffset.join(', ')}`);
   if (l.epoch?.length) parts.push(`epoch seconds for ${l.epoch.join(', ')}`);
   if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
   return parts.join('; ') || 'nothing';

@@ -4,7 +4,8 @@
  * server that refuses one of them answers 400 or 422; tally then reads what the error
  * says (a parameter it names, a maximum it states, or nothing) and asks again with a
  * safer query: the named maximum or half the page size down to a floor, then without the
- * parameters the server refuses, then epoch seconds for a time it cannot parse. What
+ * parameters the server refuses; for a time it cannot parse, ISO 8601 with a numeric
+ * offset, then epoch seconds. What
  * worked is remembered per org and endpoint (and kept in the state directory by the
  * caller), tried first on the next read, and learned again when it stops working. A page
  * size set in the config is never changed. 401 and 403 never adapt anything.
@@ -19,6 +20,8 @@ export interface Learned {
   drop?: string[];
   /** Time parameters to send as epoch seconds. */
   epoch?: string[];
+  /** Time parameters to send as ISO 8601 with a numeric offset (`+00:00`) instead of `Z`. */
+  isoOffset?: string[];
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
@@ -101,7 +104,7 @@ function sanitize(v: unknown): Learned | undefined {
   if (o['refused'] === true) out.refused = true;
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
-  for (const f of ['drop', 'epoch', 'ignored'] as const) {
+  for (const f of ['drop', 'epoch', 'isoOffset', 'ignored'] as const) {
     const list = o[f];
     if (Array.isArray(list) && list.every((x) => typeof x === 'string')) out[f] = list as string[];
   }
@@ -116,9 +119,16 @@ export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
   for (const p of l.drop ?? []) out.searchParams.delete(p);
-  for (const p of l.epoch ?? []) {
+  for (const p of l.isoOffset ?? []) {
+    if ((l.epoch ?? []).includes(p)) continue;
     const v = out.searchParams.get(p);
     const ms = v === null ? Number.NaN : Date.parse(v);
+    if (Number.isFinite(ms))
+      out.searchParams.set(p, new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
+  }
+  for (const p of l.epoch ?? []) {
+    const v = out.searchParams.get(p);
+    const ms = v === null ? Number.NaN : /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
     if (Number.isFinite(ms)) out.searchParams.set(p, String(Math.floor(ms / 1000)));
   }
   return out;
@@ -152,9 +162,14 @@ export function saferQuery(
     (named.includes(ctx.perPageParam) ||
       /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words));
 
-  // 1. A time the server cannot parse: the same time in epoch seconds.
+  // 1. A time the server cannot parse: the same time with a numeric offset, then in epoch seconds.
   const times = named.filter((p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p));
   if (times.length > 0 && /\b(format|date|time|timestamp|parse|invalid)\b/.test(words)) {
+    const fresh = times.filter((p) => !(learned.isoOffset ?? []).includes(p));
+    if (fresh.length > 0) {
+      const next = { ...learned, isoOffset: [...(learned.isoOffset ?? []), ...fresh] };
+      return { url: applyLearned(url, { isoOffset: fresh }, ctx), learned: next };
+    }
     const next = { ...learned, epoch: [...(learned.epoch ?? []), ...times] };
     return { url: applyLearned(url, { epoch: times }, ctx), learned: next };
   }

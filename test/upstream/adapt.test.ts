@@ -46,7 +46,11 @@ describe('saferQuery', () => {
       'unknown query parameter "status"',
       'per_page=100&from=2030-01-07T09%3A00%3A00.000Z',
     ],
-    ['a time it cannot parse', "invalid date format for 'from'", 'per_page=100&status=live&from=1894006800'],
+    [
+      'a time it cannot parse',
+      "invalid date format for 'from'",
+      'per_page=100&status=live&from=2030-01-07T09%3A00%3A00%2B00%3A00',
+    ],
     ['nothing at all', '', 'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z'],
     [
       'unknown names, page size among them',
@@ -61,6 +65,15 @@ describe('saferQuery', () => {
   ])('reads %s', (_what, words, query) => {
     const next = saferQuery(url, err(400, words), {}, ctx);
     expect(next?.url.search.slice(1)).toBe(query);
+  });
+
+  it('tries a numeric offset, then epoch seconds, for a time the server cannot parse', () => {
+    const refused = err(400, "invalid date format for 'from'");
+    const first = saferQuery(url, refused, {}, ctx);
+    expect(first?.url.searchParams.get('from')).toBe('2030-01-07T09:00:00+00:00');
+    const second = first && saferQuery(first.url, refused, first.learned, ctx);
+    expect(second?.url.searchParams.get('from')).toBe('1894006800');
+    expect(second?.learned).toMatchObject({ isoOffset: ['from'], epoch: ['from'] });
   });
 
   it('halves down to the floor, then leaves the page size out, then drops the filters, then gives up', () => {
