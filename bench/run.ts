@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { footprintBench } from './footprint.js';
+import { statusPageBench } from './status-page.js';
 import { latencyBench, latencyColdBench, latencyLivelyBench, latencyTunedBench } from './latency.js';
 import { type Bench, type BenchResult, writeResult } from './lib/report.js';
 import { soakBench } from './soak.js';
@@ -44,6 +45,7 @@ const BENCHES: Bench[] = [
   latencyLivelyBench,
   latencyTunedBench,
   latencyColdBench,
+  statusPageBench,
   footprintBench,
   stormBench,
   soakBench,

@@ -238,6 +238,24 @@ export class App implements StatusSource {
         return this.alerting.engine;
       },
       ...(this.deps.reloadConfig ? { reload: () => this.reloadFromFile() } : {}),
+      outbox: () => {
+        const d = this.alerting.delivery();
+        if (!d) return undefined;
+        return {
+          receivers: () =>
+            [...d.reportBacklog()].map(([name, r]) => ({ name, depth: r.depth, oldestAgeMs: r.oldestAgeMs })),
+          failing: () =>
+            d
+              .pending()
+              .filter((p) => p.lastError !== undefined)
+              .map((p) => ({
+                receiver: p.receiver,
+                attempts: p.attempts,
+                lastError: p.lastError,
+                createdAt: p.createdAt,
+              })),
+        };
+      },
     });
     this.http = http;
     this.httpBase = (await http.listen()).url;

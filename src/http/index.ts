@@ -8,7 +8,6 @@ import type { Logger } from '../core/log.js';
 import type { StatusSource } from '../core/status.js';
 import { VERSION } from '../core/version.js';
 import { authFromConfig, type ServerAuthSection } from './auth.js';
-import { addLandingRoute } from './landing.js';
 import { addAlertRoutes, type EngineSource } from './routes-alerts.js';
 import { addApiRoutes } from './routes-api.js';
 import { addEventsRoute } from './routes-events.js';
@@ -17,6 +16,7 @@ import { addLifecycleRoutes, type Reload } from './routes-lifecycle.js';
 import { addMetricsRoute, type MetricsRenderer } from './routes-metrics.js';
 import { Router } from './router.js';
 import { HttpServer } from './server.js';
+import { addStatusPageRoutes, type OutboxView } from './status-page.js';
 
 export {
   type AccessDecision,
@@ -33,6 +33,7 @@ export { errorReply, HttpError, type HttpReply, JSON_TYPE, json } from './reply.
 export type { EngineSource } from './routes-alerts.js';
 export type { Reload, ReloadOutcome } from './routes-lifecycle.js';
 export type { MetricsRenderer } from './routes-metrics.js';
+export type { OutboxView } from './status-page.js';
 export { type Handler, type RequestContext, type RouteOptions, Router, routeAccess } from './router.js';
 export { HttpServer, parseListen } from './server.js';
 
@@ -49,13 +50,21 @@ export interface HttpDeps {
   alerts?: EngineSource;
   /** Reloads the config for `POST /-/reload`; absent → 501. */
   reload?: Reload;
+  /** The delivery side for the status page's outbox panel. */
+  outbox?: () => OutboxView | undefined;
 }
 
 /** Builds the server with every built-in route; call `listen()` to start it. */
 export function createHttpServer(deps: HttpDeps): HttpServer {
   const version = deps.version ?? VERSION;
   const router = new Router();
-  addLandingRoute(router, deps.source, version);
+  addStatusPageRoutes(router, {
+    source: deps.source,
+    version,
+    now: () => deps.clock.now(),
+    ...(deps.alerts ? { alerts: deps.alerts } : {}),
+    ...(deps.outbox ? { outbox: deps.outbox } : {}),
+  });
   addMetricsRoute(router, deps.metrics);
   addHealthRoutes(router, deps.source);
   addApiRoutes(router, deps.source, deps.clock, version);

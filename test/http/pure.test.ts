@@ -4,7 +4,7 @@ import { acceptsGzip } from '../../src/http/routes-metrics.js';
 import { parseEventQuery } from '../../src/http/routes-events.js';
 import { Router } from '../../src/http/router.js';
 import { parseListen } from '../../src/http/server.js';
-import { landingPage } from '../../src/http/landing.js';
+import { h } from '../../src/http/status-page.js';
 
 describe('Router.match', () => {
   const router = new Router();
@@ -102,11 +102,11 @@ describe('acceptsGzip', () => {
   });
 });
 
-describe('landingPage', () => {
-  it('escapes org slugs and links each snapshot', () => {
-    const html = landingPage('1.0', ['a<b']);
-    expect(html).toContain('href="api/v1/snapshot/a%3Cb"');
-    expect(html).toContain('api/v1/snapshot/a&#60;b');
-    expect(html).not.toContain('a<b');
+describe('the status page escaping', () => {
+  it('leaves no character that could open a tag or leave an attribute', () => {
+    const out = h(`<script>alert("x")</script> ' \` &amp;`);
+    expect(out).not.toMatch(/[<>"'\`]/);
+    expect(out).toContain('&#60;script&#62;');
+    expect(h(undefined)).toBe('');
   });
 });
