@@ -1,6 +1,6 @@
 /**
  * tally's HTTP surface, every route in one place: `/metrics`, health, readiness, the JSON
- * API (status, snapshots, events, alerts, silences, maintenance), reload and a landing
+ * API (status, snapshots, events, alerts, silences, maintenance), reload and the status
  * page. See docs/http-api.md.
  */
 import type { Clock } from '../core/clock.js';
