@@ -162,8 +162,17 @@ export class OrgPoller {
   /** Channels whose sessions are read at the live interval: live, just changed, or with a session due. */
   hotChannels(now: number, horizonMs: number): string[] {
     const out: string[] = [];
-    for (const ch of this.channels()) {
-      if (isLiveStatus(ch.status) || (this.hotUntil.get(ch.id) ?? 0) > now) {
+    const channels = this.channels();
+    // Until every channel's sessions were read once, the first baseline comes first: only
+    // live channels are re-read at the hot interval (a change still gets its follow-up).
+    const baseline = channels.some((ch) => !this.attempts.has(`sessions:${ch.id}`));
+    for (const ch of channels) {
+      if (isLiveStatus(ch.status)) {
+        out.push(ch.id);
+        continue;
+      }
+      if (baseline) continue;
+      if ((this.hotUntil.get(ch.id) ?? 0) > now) {
         out.push(ch.id);
         continue;
       }

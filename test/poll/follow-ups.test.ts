@@ -82,3 +82,38 @@ describe('follow-up reads', () => {
     expect(follow.filter((x) => x === 'follow')).toHaveLength(30);
   });
 });
+
+describe('the first baseline comes first', () => {
+  it('until every channel was read once, only live channels are hot; afterwards changed ones are too', async () => {
+    const calls: [string, string][] = [];
+    const p = new OrgPoller(
+      { slug: 'demo', token: 'demo-token' },
+      undefined,
+      emptySnapshot('demo', clock.now()),
+      {
+        fetcher: recording(calls),
+        clock,
+        logger: silentLogger(),
+        diff: (a, b) => diff(a, b),
+        window: { past: 86_400_000, future: 7 * 86_400_000 },
+        hotForMs: 120_000,
+        onUpdate: () => undefined,
+        perPage: 100,
+        signal: new AbortController().signal,
+      },
+    );
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const channels = sim.view('demo').channels as { id: string; status: string }[];
+    const idle = channels.find((c) => c.status !== 'live')!;
+    // A change marks the channel hot (its follow-up reads it), but 29 others are unread.
+    sim.trigger.channelStatus({ channel: idle.id, status: idle.status === 'offline' ? 'idle' : 'offline' });
+    await p.refresh('channels', signal);
+    await p.settle();
+    const live = channels.filter((c) => c.status === 'live').map((c) => c.id);
+    expect(p.hotChannels(clock.now(), 60_000).sort()).toEqual(live.sort());
+    // Every channel read once: the changed channel is hot again until its hot period ends.
+    for (const c of channels) await p.readSessions(c.id, 'low', signal);
+    expect(p.hotChannels(clock.now(), 60_000)).toContain(idle.id);
+  });
+});
