@@ -9,3 +9,8 @@
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
+
+/** `obj[key]` when it is the object's own property: `constructor` or `toString` never answer from the prototype. */
+export function getOwn<T>(obj: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}

@@ -9,6 +9,7 @@
 import type { AlertView } from '../alerts/engine.js';
 import type { MaintenanceView } from '../alerts/maintenance.js';
 import type { SilenceView } from '../alerts/silences.js';
+import { getOwn } from '../core/own.js';
 import type { OrgView, StatusSource } from '../core/status.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { Channel, Session, SessionDetail } from '../snapshot/model.js';
@@ -203,7 +204,7 @@ ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)
 function orgCard(o: OrgView, now: number): string {
   const channels = value(o.snapshot.channels);
   const unread = channels
-    ? channels.filter((c) => value(o.snapshot.sessions[c.id]) === undefined).length
+    ? channels.filter((c) => value(getOwn(o.snapshot.sessions, c.id)) === undefined).length
     : undefined;
   const state = o.health.state;
   const cls = state === 'ok' ? 'ok' : state === 'unknown' ? 'muted' : 'bad';
@@ -283,7 +284,7 @@ function channelsSection(
   const byOrg = new Map(orgs.map((o) => [o.slug, o]));
   for (const r of slice) {
     const o = byOrg.get(r.org)!;
-    const sessions = value(o.snapshot.sessions[r.channel.id]) ?? [];
+    const sessions = value(getOwn(o.snapshot.sessions, r.channel.id)) ?? [];
     r.live = sessions.find((s) => statusClass(s.status) === 'live');
     r.next = sessions
       .filter(
@@ -293,7 +294,7 @@ function channelsSection(
           s.scheduledAt >= now - 600_000,
       )
       .sort((a, b) => (a.scheduledAt ?? 0) - (b.scheduledAt ?? 0))[0];
-    r.detail = r.live ? value(o.snapshot.details[r.live.id]) : undefined;
+    r.detail = r.live ? value(getOwn(o.snapshot.details, r.live.id)) : undefined;
     r.lastEvent = lastByEntity.get(r.channel.id);
   }
   const total = rows.length;

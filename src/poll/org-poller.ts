@@ -25,7 +25,7 @@ import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
-import { setOwn } from '../core/own.js';
+import { getOwn, setOwn } from '../core/own.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -235,13 +235,16 @@ export class OrgPoller {
         live: isLiveStatus(ch.status),
         changedAt: hotUntil === undefined ? undefined : hotUntil - this.deps.hotForMs,
         hinted: hint !== undefined && this.hintAtRead.has(ch.id) && this.hintAtRead.get(ch.id) !== hint,
-        dueAt: nextStart(this.current.sessions[ch.id], now),
+        dueAt: nextStart(getOwn(this.current.sessions, ch.id), now),
       };
     });
   }
 
   /** The org's share weight in the sweep (`orgs[].weight`). */
   weight = 1;
+
+  /** Set when the poller begins to stop: reads aborted from then on are not failures. */
+  stopping = false;
 
   /** The channel list's hint of each channel as of its last session read. */
   private readonly hintAtRead = new Map<string, string | undefined>();

@@ -130,6 +130,7 @@ export class Poller {
 
   /** Stops scheduling, lets reads in flight finish for up to `timeoutMs`, then aborts them. */
   async stop(timeoutMs: number): Promise<void> {
+    for (const p of this.pollers.values()) p.stopping = true;
     const deadline = this.deps.clock.now() + timeoutMs;
     await this.scheduler.stop(timeoutMs);
     const left = Math.max(0, deadline - this.deps.clock.now());

@@ -150,6 +150,17 @@ describe('the status page', () => {
     expect(full.body).toContain(part.body.trim().slice(0, 200));
   });
 
+  it('shows channels whose ids are awkward for JavaScript objects', async () => {
+    const snap = snapshot({
+      org: 'acme',
+      at: AT,
+      channels: ['__proto__', 'constructor', 'toString'].map((id) => ({ id, name: id, status: 'idle' })),
+    });
+    const { body } = await get(new FakeSource([orgView(snap)]));
+    for (const id of ['__proto__', 'constructor', 'toString']) expect(body).toContain(`<code>${id}</code>`);
+    expect(body).toContain('0/3 channels');
+  });
+
   it('ignores malformed filters instead of failing', () => {
     expect(parseQuery(new URLSearchParams('page=-3&status=<x>&q='))).toEqual({ page: 1 });
     expect(parseQuery(new URLSearchParams('page=2&status=live&org=acme'))).toEqual({
