@@ -46,8 +46,6 @@ export interface SnapshotSummary {
   subscription: Subscription | undefined;
   /** Channels of the last complete channel list, sorted by id; undefined before one. */
   channels: readonly ChannelRow[] | undefined;
-  /** Distinct channel statuses in that list, sorted. */
-  channelStatuses: readonly string[];
   /** Sessions in the window by status, over every channel whose list was read completely. */
   sessionsByStatus: ReadonlyMap<string, number>;
   /** Live sessions, sorted by channel id then session id. */
@@ -76,7 +74,6 @@ export function summarize(s: OrgSnapshot): SnapshotSummary {
   const channelList = completeValue(s.channels);
 
   const channels: ChannelRow[] = [];
-  const statuses = new Set<string>();
   const sessionsByStatus = new Map<string, number>();
   const liveSessions: LiveSessionRow[] = [];
   let lastSessions: number | undefined;
@@ -85,7 +82,6 @@ export function summarize(s: OrgSnapshot): SnapshotSummary {
 
   const sorted = channelList ? [...channelList].sort((a, b) => compare(a.id, b.id)) : [];
   for (const ch of sorted) {
-    statuses.add(ch.status);
     const part = s.sessions[ch.id];
     const sessions = part?.state === 'complete' ? part.value : undefined;
     let byStatus: Map<string, number> | undefined;
@@ -131,7 +127,6 @@ export function summarize(s: OrgSnapshot): SnapshotSummary {
     membersByRole: team ? countBy(team, (m: Member) => m.role ?? UNKNOWN) : undefined,
     subscription,
     channels: channelList ? channels : undefined,
-    channelStatuses: [...statuses].sort(compare),
     sessionsByStatus,
     liveSessions,
     lastSuccess: {
