@@ -178,7 +178,7 @@ function registerChannels(ctx: DomainContext, each: Each): void {
       each((s) => {
         for (const ch of s.channels ?? []) {
           if (!allow.admit(1)) continue;
-          emit({ org: s.org, channel_id: ch.id, channel: ch.name, status: ch.status }, 1);
+          emit({ org: s.org, channel_id: ch.id, channel: ch.name, status: ch.status }, 1, ch.statusLine);
         }
       }),
   );
@@ -193,7 +193,11 @@ function registerChannels(ctx: DomainContext, each: Each): void {
         for (const ch of s.channels ?? []) {
           const by = ch.sessionsByStatus;
           if (!by || by.size === 0 || !allow.admit(by.size)) continue;
-          for (const [status, n] of by) emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n);
+          let i = 0;
+          for (const [status, n] of by) {
+            const memo = (ch.sessionLines[i++] ??= {});
+            emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n, memo);
+          }
         }
       }),
   );

@@ -16,7 +16,7 @@ import { render } from './exposition.js';
 import { type ExpositionFormat, negotiate } from './negotiate.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
-import { type Resource, type SnapshotSummary, summarize } from './snapshot-summary.js';
+import { type Resource, type SnapshotSummary, SummaryMemo, summarize } from './snapshot-summary.js';
 import { UpstreamMetrics, type UpstreamObserver } from './upstream-metrics.js';
 
 /** Options of {@link TallyMetrics}. */
@@ -53,6 +53,7 @@ export class TallyMetrics {
   private readonly registry: Registry;
   private readonly source: StatusSource;
   private readonly summaries = new WeakMap<OrgSnapshot, SnapshotSummary>();
+  private readonly memo = new SummaryMemo();
   private readonly changes: Counter<'org' | 'kind'>;
   private readonly polls: Histogram<'org' | 'resource'>;
   private readonly stateWrites: Counter<'reason'>;
@@ -177,7 +178,7 @@ export class TallyMetrics {
   summary(snapshot: OrgSnapshot): SnapshotSummary {
     let s = this.summaries.get(snapshot);
     if (!s) {
-      s = summarize(snapshot);
+      s = summarize(snapshot, this.memo);
       this.summaries.set(snapshot, s);
     }
     return s;

@@ -150,6 +150,64 @@ describe('domain metrics', () => {
     expect(value(samples, 'tally_live_sessions', { org: 'acme' })).toBe(0);
   });
 
+  it('follows a poll that replaced one part while reusing what the others rendered', async () => {
+    const first = acme();
+    const source = new FakeSource([orgView(first)]);
+    const { metrics } = await scrape(source);
+    // A poller's commit: the same snapshot with one session list re-read (c2 now has a live
+    // session), every other part shared by reference.
+    const c2 = first.sessions['c2']!;
+    const second: OrgSnapshot = {
+      ...first,
+      sessions: {
+        ...first.sessions,
+        c2: {
+          ...c2,
+          value: [
+            { id: 's3', channelId: 'c2', status: 'ended' },
+            { id: 's9', channelId: 'c2', status: 'live', title: 'Late' },
+          ],
+        },
+      } as OrgSnapshot['sessions'],
+    };
+    source.views = [orgView(second)];
+    const samples = parseSamples((await metrics.render(undefined)).body);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'live' })).toBe(1);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'ended' })).toBe(1);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c1', status: 'live' })).toBe(1);
+    expect(value(samples, 'tally_sessions', { org: 'acme', status: 'live' })).toBe(2);
+    expect(find(samples, 'tally_live_session_info').map((s) => s.labels['session_id'])).toEqual(['s1', 's9']);
+
+    // Then the channel list is re-read: c1 went offline and was renamed.
+    const third: OrgSnapshot = {
+      ...second,
+      channels: {
+        state: 'complete',
+        at: AT + 1,
+        value: [
+          { id: 'c1', name: 'Breakfast Show', status: 'offline', visibility: 'public' },
+          { id: 'c2', name: 'Night', status: 'offline', visibility: 'private' },
+        ],
+      },
+    };
+    source.views = [orgView(third)];
+    const after = parseSamples((await metrics.render(undefined)).body);
+    expect(
+      find(after, 'tally_channel_status').map((s) => [
+        s.labels['channel_id'],
+        s.labels['channel'],
+        s.labels['status'],
+      ]),
+    ).toEqual([
+      ['c1', 'Breakfast Show', 'offline'],
+      ['c2', 'Night', 'offline'],
+    ]);
+    expect(
+      find(after, 'tally_channel_sessions', { channel_id: 'c1' }).map((s) => s.labels['channel']),
+    ).toEqual(['Breakfast Show', 'Breakfast Show', 'Breakfast Show']);
+    expect(find(after, 'tally_channel_sessions', { channel_id: 'c3' })).toEqual([]);
+  });
+
   it('drops an org from every family when it leaves the config', async () => {
     const other = snapshot({ org: 'beta', channels: [{ id: 'x', status: 'live' }] });
     const source = new FakeSource([orgView(acme()), orgView(other)]);
