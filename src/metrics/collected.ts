@@ -72,8 +72,12 @@ class ListedFamily<L extends string> implements SelfWriting {
     const sample = writeHeader(out, this.name, this.help, this.type, format);
     // A gauge's sample lines are the same in both formats, so a memo serves either.
     this.fill((labels, value, memo) => {
-      if (!memo) out.push(sampleLine(sample, labels, value, format));
-      else out.push((memo.line ??= sampleLine(sample, labels, value, format)));
+      if (!memo) {
+        out.push(sampleLine(sample, labels, value, format));
+        return;
+      }
+      memo.line ??= sampleLine(sample, labels, value, format);
+      out.push(memo.line);
     });
   }
 

@@ -195,7 +195,8 @@ function registerChannels(ctx: DomainContext, each: Each): void {
           if (!by || by.size === 0 || !allow.admit(by.size)) continue;
           let i = 0;
           for (const [status, n] of by) {
-            const memo = (ch.sessionLines[i++] ??= {});
+            ch.sessionLines[i] ??= {};
+            const memo = ch.sessionLines[i++];
             emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n, memo);
           }
         }
