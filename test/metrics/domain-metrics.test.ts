@@ -50,7 +50,14 @@ function acme(over: Partial<Parameters<typeof snapshot>[0]> = {}): OrgSnapshot {
 }
 
 async function scrape(source: FakeSource, caps?: { channelSeries?: number; sessionSeries?: number }) {
-  const metrics = new TallyMetrics({ registry: new Registry(), source, caps, defaultMetrics: false });
+  // Every render fresh: these tests change what tally knows between scrapes of one snapshot.
+  const metrics = new TallyMetrics({
+    registry: new Registry(),
+    source,
+    caps,
+    defaultMetrics: false,
+    pageMaxAgeMs: 0,
+  });
   return { metrics, samples: parseSamples((await metrics.render(undefined)).body) };
 }
 
