@@ -52,7 +52,7 @@ function tallyCommand(): { args: string[]; entry: string } {
 }
 
 /** Builds tally into bench/results/dist when there is no dist/ (a failed build falls back to tsx). */
-function buildForBench(): void {
+export function buildForBench(): void {
   if (existsSync(path.join(ROOT, 'dist', 'main.js'))) return;
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', BENCH_BUILD], {
@@ -152,7 +152,7 @@ export interface ResumedTally {
   url: string;
   sessions: number;
   entry: string;
-  /** The child's working directory (where a heap snapshot lands). */
+  /** Its state and config directory, also node's diagnostic directory (where a heap snapshot lands). */
   dir: string;
   /** Stops tally (SIGTERM) and the simulator, removes the directory; tally's exit code. */
   stop(): Promise<number | null>;
@@ -191,9 +191,9 @@ export async function startResumedTally(channels: number, nodeArgs: string[] = [
     await store.save('demo', snapshot);
 
     const cmd = tallyCommand();
-    const child = spawn(process.execPath, [...nodeArgs, ...cmd.args, 'run', '--config', config], {
-      // tsx resolves from the repo; a built tally runs anywhere.
-      cwd: cmd.entry.includes('tsx') ? ROOT : dir,
+    const node = [`--diagnostic-dir=${dir}`, ...nodeArgs];
+    const child = spawn(process.execPath, [...node, ...cmd.args, 'run', '--config', config], {
+      cwd: ROOT, // where --import tsx resolves tsx from
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

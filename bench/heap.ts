@@ -8,7 +8,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { startResumedTally } from './footprint.js';
+import { buildForBench, startResumedTally } from './footprint.js';
 import { type Bench, type BenchOptions, type BenchResult, table } from './lib/report.js';
 
 const MiB = 2 ** 20;
@@ -122,6 +122,7 @@ export const heapBench: Bench = {
   name: 'heap',
   description: "Where tally's heap goes at 1000 and 5000 channels (heap snapshots summed by class)",
   async run(opts: BenchOptions): Promise<BenchResult> {
+    buildForBench();
     const sizes = opts.channels ?? [1000, 5000];
     const tables: string[] = [];
     const data: Record<string, unknown> = {};
