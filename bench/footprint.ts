@@ -6,6 +6,7 @@
  * in process — diff time and snapshot write time for a 100 000-session snapshot. Prints
  * the figures measured before the /metrics and state work (issue 17) beside them.
  *
+ * tally runs with the node flags of the container image ({@link IMAGE_NODE_FLAGS}).
  * tally starts from a full snapshot of the world stored in its state directory, with a
  * session window wide enough (15 days) to hold every session, so that what is measured
  * is a daemon holding the whole org, not one still sweeping it.
@@ -37,6 +38,9 @@ const WINDOW_PAST = '15d';
 const DAY = 86_400_000;
 
 const BENCH_BUILD = path.join(ROOT, 'bench', 'results', 'dist');
+
+/** The node flags the container image starts tally with (Dockerfile, ENTRYPOINT). */
+export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
 
 /**
  * How `tally run` is started: `dist/main.js` when the project was built; else a build
@@ -191,7 +195,7 @@ export async function startResumedTally(channels: number, nodeArgs: string[] = [
     await store.save('demo', snapshot);
 
     const cmd = tallyCommand();
-    const node = [`--diagnostic-dir=${dir}`, ...nodeArgs];
+    const node = [`--diagnostic-dir=${dir}`, ...IMAGE_NODE_FLAGS, ...nodeArgs];
     const child = spawn(process.execPath, [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -249,11 +253,13 @@ async function measureSize(channels: number, seconds: number): Promise<SizeResul
     let gzipBytes = 0;
     let series = 0;
     const end = Date.now() + seconds * 1000;
-    // A scrape every 2 s (more than tally's 1 s page age, so each one renders), plain and gzip by turns.
+    // A scrape every 2 s (more than tally's 1 s page age, so each one renders), plain and gzip
+    // by turns, from the end of the first third on (the start-up loads the stored snapshot).
+    const steadyFrom = Date.now() + (seconds * 1000) / 3;
     for (let i = 0; Date.now() < end; i++) {
       const s = await readProc(child.pid!);
       if (s) samples.push(s);
-      if (i % 2 === 1) {
+      if (i % 2 === 1 && Date.now() >= steadyFrom) {
         const gz = i % 4 === 3;
         const r = await scrape(`${url}/metrics`, gz);
         if (gz) {
@@ -265,8 +271,8 @@ async function measureSize(channels: number, seconds: number): Promise<SizeResul
           const page = r.text ?? '';
           series = seriesCount(page);
           heap.push((sampleValue(page, 'nodejs_heap_size_used_bytes') ?? 0) / MiB);
-          if (i > 6) {
-            // The first scrapes' delays cover the start-up (loading the stored snapshot).
+          if (plain.length > 1) {
+            // The first value's interval reaches back into the start-up.
             loop.p99 = Math.max(
               loop.p99,
               1000 * (sampleValue(page, 'nodejs_eventloop_lag_p99_seconds') ?? 0),
