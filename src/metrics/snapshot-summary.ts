@@ -99,6 +99,11 @@ export class SummaryMemo {
   private readonly lists = new WeakMap<SessionsPart, ListSummary>();
   private readonly rows = new WeakMap<Channel, { part: SessionsPart | undefined; row: ChannelRow }>();
   private readonly sorted = new WeakMap<readonly Channel[], readonly Channel[]>();
+  /** Per org, the rows of its latest summary by channel id: as many as it has channels. */
+  private readonly lastRows = new Map<
+    string,
+    Map<string, { part: SessionsPart | undefined; row: ChannelRow }>
+  >();
 
   /** The channels of a list, sorted by id. */
   sortedChannels(list: readonly Channel[]): readonly Channel[] {
@@ -128,20 +133,42 @@ export class SummaryMemo {
   }
 
   /** The row of a channel and its session list (`part` when it was read completely). */
-  row(ch: Channel, part: SessionsPart | undefined): ChannelRow {
+  row(org: string, ch: Channel, part: SessionsPart | undefined): ChannelRow {
     const kept = this.rows.get(ch);
     if (kept && kept.part === part) return kept.row;
-    const row: ChannelRow = {
-      id: ch.id,
-      name: ch.name ?? ch.id,
-      status: ch.status,
-      visibility: ch.visibility ?? UNKNOWN,
-      sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
-      statusLine: {},
-      sessionLines: [],
-    };
+    const name = ch.name ?? ch.id;
+    const visibility = ch.visibility ?? UNKNOWN;
+    // A channel list read again brings new objects for unchanged channels: the row of the
+    // last summary is kept when nothing it shows changed.
+    const last = this.lastRows.get(org)?.get(ch.id);
+    const row: ChannelRow =
+      last &&
+      last.part === part &&
+      last.row.name === name &&
+      last.row.status === ch.status &&
+      last.row.visibility === visibility
+        ? last.row
+        : {
+            id: ch.id,
+            name,
+            status: ch.status,
+            visibility,
+            sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
+            statusLine: {},
+            sessionLines: [],
+          };
     this.rows.set(ch, { part, row });
     return row;
+  }
+
+  /** Remembers the rows of an org's latest summary (replacing the ones before). */
+  remember(org: string, rows: Map<string, { part: SessionsPart | undefined; row: ChannelRow }>): void {
+    this.lastRows.set(org, rows);
+  }
+
+  /** Forgets the rows of orgs no longer configured. */
+  retain(orgs: ReadonlySet<string>): void {
+    for (const org of this.lastRows.keys()) if (!orgs.has(org)) this.lastRows.delete(org);
   }
 }
 
@@ -158,6 +185,7 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
   let lastSessions: number | undefined;
   let oldestSessions: number | undefined;
   let unreadChannels = 0;
+  const rows = new Map<string, { part: SessionsPart | undefined; row: ChannelRow }>();
 
   for (const ch of channelList ? memo.sortedChannels(channelList) : []) {
     const found = s.sessions[ch.id];
@@ -179,8 +207,11 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
         });
       }
     } else unreadChannels += 1;
-    channels.push(memo.row(ch, part));
+    const row = memo.row(s.org, ch, part);
+    rows.set(ch.id, { part, row });
+    channels.push(row);
   }
+  if (channelList) memo.remember(s.org, rows);
 
   let lastDetail: number | undefined;
   for (const part of Object.values(s.details)) {

@@ -211,7 +211,9 @@ export class TallyMetrics {
    */
   async render(accept: string | undefined): Promise<MetricsPage> {
     const format = negotiate(accept);
-    const snapshots = this.orgs().map((v) => v.snapshot);
+    const views = this.orgs();
+    const snapshots = views.map((v) => v.snapshot);
+    this.memo.retain(new Set(views.map((v) => v.slug)));
     const cached = this.pages.get(format);
     if (cached && this.now() - cached.at < this.pageMaxAgeMs && sameItems(cached.snapshots, snapshots))
       return cached.page;
