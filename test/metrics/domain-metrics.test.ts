@@ -215,6 +215,36 @@ describe('domain metrics', () => {
     expect(find(after, 'tally_channel_sessions', { channel_id: 'c3' })).toEqual([]);
   });
 
+  it('shows the same page when the channel list is read again unchanged, and a change at once', async () => {
+    const first = acme();
+    const source = new FakeSource([orgView(first)]);
+    const { metrics } = await scrape(source);
+    const before = (await metrics.render(undefined)).body;
+    const list = first.channels as { state: 'complete'; at: number; value: { id: string }[] };
+    // New objects with the same content, as a read of the list brings.
+    const reread: OrgSnapshot = {
+      ...first,
+      channels: { ...list, value: list.value.map((c) => ({ ...c })) } as NonNullable<OrgSnapshot['channels']>,
+    };
+    source.views = [orgView(reread)];
+    expect((await metrics.render(undefined)).body).toBe(before);
+    const changed: OrgSnapshot = {
+      ...reread,
+      channels: {
+        ...list,
+        value: list.value.map((c) =>
+          c.id === 'c3' ? { ...c, status: 'live', visibility: 'private' } : { ...c },
+        ),
+      } as NonNullable<OrgSnapshot['channels']>,
+    };
+    source.views = [orgView(changed)];
+    const samples = parseSamples((await metrics.render(undefined)).body);
+    expect(
+      find(samples, 'tally_channel_status', { channel_id: 'c3' }).map((x) => x.labels['status']),
+    ).toEqual(['live']);
+    expect(value(samples, 'tally_channels', { status: 'live', visibility: 'private' })).toBe(1);
+  });
+
   it('drops an org from every family when it leaves the config', async () => {
     const other = snapshot({ org: 'beta', channels: [{ id: 'x', status: 'live' }] });
     const source = new FakeSource([orgView(acme()), orgView(other)]);
