@@ -67,5 +67,7 @@ EXPOSE 10464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TALLY_PORT||10464)+'/-/healthy').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/main.js"]
+# A 2 MiB young generation instead of V8's 16 MiB semi-spaces: at 5000 channels RSS falls
+# by about 70 MiB at the same CPU (docs/performance.md, footprint).
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=2", "/app/dist/main.js"]
 CMD ["run"]

@@ -7,11 +7,13 @@
  *   npm run bench -- --quick            # shorter runs (a smoke check, not figures to quote)
  *   npm run bench -- latency --channels 100,1000   # some sizes only
  *   npm run bench -- metrics-render     # the /metrics render bench (bench/metrics-render.ts)
+ *   npm run bench -- heap               # where the heap goes (bench/heap.ts)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { footprintBench } from './footprint.js';
+import { heapBench } from './heap.js';
 import { statusPageBench } from './status-page.js';
 import { latencyBench, latencyColdBench, latencyLivelyBench, latencyTunedBench } from './latency.js';
 import { type Bench, type BenchResult, writeResult } from './lib/report.js';
@@ -47,6 +49,7 @@ const BENCHES: Bench[] = [
   latencyColdBench,
   statusPageBench,
   footprintBench,
+  heapBench,
   stormBench,
   soakBench,
   metricsRenderBench,

@@ -31,12 +31,17 @@ export function channels(b: dashboard.DashboardBuilder): void {
     .withPanel(
       stateTimeline({
         title: 'Channel on air',
-        description: 'Per channel: live or not, from the tally_channel_status state set.',
+        description:
+          'Per channel: live or not, from tally_channel_status (one series per channel, its current status).',
         width: 24,
         height: 10,
         mappings: valueText({ 0: ['not live', 'transparent'], 1: ['live', 'green'] }),
         queries: [
-          { expr: `max by (channel) (tally_channel_status{${ORG},status="live"})`, legend: '{{channel}}' },
+          {
+            // Only the current status is exported: a channel in any other status counts as 0.
+            expr: `max by (channel) (tally_channel_status{${ORG},status="live"} or tally_channel_status{${ORG}} * 0)`,
+            legend: '{{channel}}',
+          },
         ],
       }),
     )

@@ -101,7 +101,12 @@ export class App implements StatusSource {
     this.config = loaded.config;
     this.startedAt = deps.clock.now();
     this.log = deps.logger.child({ component: 'app' });
-    this.metrics = new TallyMetrics({ registry: deps.registry, source: this });
+    const caps = loaded.config.server.metrics;
+    this.metrics = new TallyMetrics({
+      registry: deps.registry,
+      source: this,
+      caps: { channelSeries: caps.channel_series, sessionSeries: caps.session_series },
+    });
     const delivery = new PromDeliveryMetrics(deps.registry);
     delivery.declareReceivers(loaded.config.receivers);
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();

@@ -201,6 +201,21 @@ export const serverSchema = z.strictObject({
     description:
       'Let unauthenticated requests use the endpoints that change state (silences, /-/reload). Off by default: they answer 403 unless server.auth is set and its credentials are sent. `tally run --enable-writes` turns it on too.',
   }),
+  metrics: z
+    .strictObject({
+      channel_series: z.int().min(0).default(20_000).meta({
+        description:
+          'Most series each per-channel family (tally_channel_status, tally_channel_sessions) exposes per scrape; channels past it (by org, then id) are left out and counted in tally_series_dropped_total. Read at start.',
+      }),
+      session_series: z.int().min(0).default(5_000).meta({
+        description:
+          'Most series each per-session family (tally_live_session_info, tally_session_*) exposes per scrape. Read at start.',
+      }),
+    })
+    .prefault({})
+    .meta({
+      description: 'Caps on the series of /metrics for very large orgs (metrics.md, cardinality caps).',
+    }),
 });
 
 /** The state directory. */

@@ -12,21 +12,28 @@ const gzipAsync = promisify(gzip);
 /** Below this size compressing costs more than it saves. */
 const GZIP_MIN_BYTES = 1024;
 
-/** What `/metrics` needs: something that renders every metric for an `Accept` header. */
+/**
+ * What `/metrics` needs: something that renders every metric for an `Accept` header, and
+ * may hand over a gzip of the page it keeps (so a page served again is compressed once).
+ */
 export interface MetricsRenderer {
-  render(
-    accept: string | undefined,
-  ): Promise<{ format: ExpositionFormat; contentType: string; body: string }>;
+  render(accept: string | undefined): Promise<{
+    format: ExpositionFormat;
+    contentType: string;
+    body: string;
+    gzip?: () => Promise<Buffer>;
+  }>;
 }
 
 /** Adds `/metrics`. */
 export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void {
   router.addRoute('GET', '/metrics', async (ctx) => {
-    const { contentType, body } = await metrics.render(ctx.headers.accept);
+    const page = await metrics.render(ctx.headers.accept);
+    const { contentType, body } = page;
     const headers: Record<string, string> = { 'content-type': contentType, vary: 'Accept, Accept-Encoding' };
     if (body.length >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
       headers['content-encoding'] = 'gzip';
-      return { status: 200, headers, body: await gzipAsync(body) };
+      return { status: 200, headers, body: await (page.gzip ? page.gzip() : gzipAsync(body)) };
     }
     return { status: 200, headers, body };
   });

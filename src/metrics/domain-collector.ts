@@ -166,19 +166,19 @@ function registerChannels(ctx: DomainContext, each: Each): void {
         if (s.channels) g.set({ org: s.org }, s.channels.filter((c) => isLiveStatus(c.status)).length);
       }),
   );
+  // One series per channel, for its current status only: a state set with a zero for every
+  // other status seen would triple the page at 5000 channels (docs/metrics.md, state sets).
   capped(
     ctx,
     'tally_channel_status',
-    "Each channel's status from the last poll, as a state set: 1 for its current status, 0 for the other statuses seen in the org.",
+    "Each channel's current status from the last poll, as the status label; always 1 (one series per channel).",
     ['org', 'channel_id', 'channel', 'status'],
     caps.channelSeries,
     (emit, allow) =>
       each((s) => {
         for (const ch of s.channels ?? []) {
-          if (!allow.admit(s.channelStatuses.length)) continue;
-          for (const status of s.channelStatuses) {
-            emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, status === ch.status ? 1 : 0);
-          }
+          if (!allow.admit(1)) continue;
+          emit({ org: s.org, channel_id: ch.id, channel: ch.name, status: ch.status }, 1, ch.statusLine);
         }
       }),
   );
@@ -193,7 +193,12 @@ function registerChannels(ctx: DomainContext, each: Each): void {
         for (const ch of s.channels ?? []) {
           const by = ch.sessionsByStatus;
           if (!by || by.size === 0 || !allow.admit(by.size)) continue;
-          for (const [status, n] of by) emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n);
+          let i = 0;
+          for (const [status, n] of by) {
+            ch.sessionLines[i] ??= {};
+            const memo = ch.sessionLines[i++];
+            emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n, memo);
+          }
         }
       }),
   );

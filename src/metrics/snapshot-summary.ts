@@ -8,13 +8,25 @@
  * fewer channels or sessions than exist.
  */
 import {
+  type Channel,
   completeValue,
   type Member,
   type OrgSnapshot,
+  type Session,
   type SessionDetail,
+  type SessionsPart,
   type Subscription,
 } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
+
+/**
+ * Where a family keeps the exposition line it rendered for a row, so an unchanged row is
+ * not rendered again at the next scrape (rows are shared between summaries, see
+ * {@link SummaryMemo}). Only for families whose line is the same in both formats.
+ */
+export interface LineMemo {
+  line?: string;
+}
 
 /** One channel, with the sessions of its last complete session list. */
 export interface ChannelRow {
@@ -24,6 +36,10 @@ export interface ChannelRow {
   visibility: string;
   /** Sessions in the window by status; undefined when the list was never read completely. */
   sessionsByStatus: ReadonlyMap<string, number> | undefined;
+  /** The rendered `tally_channel_status` line. */
+  readonly statusLine: LineMemo;
+  /** The rendered `tally_channel_sessions` lines, in the order of `sessionsByStatus`. */
+  readonly sessionLines: LineMemo[];
 }
 
 /** A session that is live according to its channel's session list. */
@@ -46,8 +62,6 @@ export interface SnapshotSummary {
   subscription: Subscription | undefined;
   /** Channels of the last complete channel list, sorted by id; undefined before one. */
   channels: readonly ChannelRow[] | undefined;
-  /** Distinct channel statuses in that list, sorted. */
-  channelStatuses: readonly string[];
   /** Sessions in the window by status, over every channel whose list was read completely. */
   sessionsByStatus: ReadonlyMap<string, number>;
   /** Live sessions, sorted by channel id then session id. */
@@ -68,38 +82,121 @@ export type Resource = (typeof RESOURCES)[number];
 /** The label value used where the API left a field out. */
 export const UNKNOWN = 'unknown';
 
-/** Summarizes one snapshot for the collectors. */
-export function summarize(s: OrgSnapshot): SnapshotSummary {
+/** What one complete session list contributes, computed once per list read. */
+interface ListSummary {
+  byStatus: ReadonlyMap<string, number>;
+  /** Its live sessions, sorted by id. */
+  live: readonly Session[];
+}
+
+/**
+ * Parts of summaries kept between snapshots. A new snapshot shares every part it did not
+ * re-read with the one before (model.ts), so a scrape after one poll re-counts one session
+ * list, not 100 000 sessions, and keeps the rendered lines of every unchanged channel.
+ * Keyed weakly by those parts: what no snapshot holds any more is collected with it.
+ */
+export class SummaryMemo {
+  private readonly lists = new WeakMap<SessionsPart, ListSummary>();
+  private readonly rows = new WeakMap<Channel, { part: SessionsPart | undefined; row: ChannelRow }>();
+  private readonly sorted = new WeakMap<readonly Channel[], readonly Channel[]>();
+  /** Per org, the rows of its latest summary by channel id: as many as it has channels. */
+  private readonly lastRows = new Map<
+    string,
+    Map<string, { part: SessionsPart | undefined; row: ChannelRow }>
+  >();
+
+  /** The channels of a list, sorted by id. */
+  sortedChannels(list: readonly Channel[]): readonly Channel[] {
+    let out = this.sorted.get(list);
+    if (!out) {
+      out = [...list].sort((a, b) => compare(a.id, b.id));
+      this.sorted.set(list, out);
+    }
+    return out;
+  }
+
+  /** Counts of one complete session list. */
+  list(part: SessionsPart & { state: 'complete' }): ListSummary {
+    let out = this.lists.get(part);
+    if (!out) {
+      const byStatus = new Map<string, number>();
+      const live: Session[] = [];
+      for (const session of part.value) {
+        bump(byStatus, session.status);
+        if (isLiveStatus(session.status)) live.push(session);
+      }
+      live.sort((a, b) => compare(a.id, b.id));
+      out = { byStatus: sortedMap(byStatus), live };
+      this.lists.set(part, out);
+    }
+    return out;
+  }
+
+  /** The row of a channel and its session list (`part` when it was read completely). */
+  row(org: string, ch: Channel, part: SessionsPart | undefined): ChannelRow {
+    const kept = this.rows.get(ch);
+    if (kept && kept.part === part) return kept.row;
+    const name = ch.name ?? ch.id;
+    const visibility = ch.visibility ?? UNKNOWN;
+    // A channel list read again brings new objects for unchanged channels: the row of the
+    // last summary is kept when nothing it shows changed.
+    const last = this.lastRows.get(org)?.get(ch.id);
+    const row: ChannelRow =
+      last &&
+      last.part === part &&
+      last.row.name === name &&
+      last.row.status === ch.status &&
+      last.row.visibility === visibility
+        ? last.row
+        : {
+            id: ch.id,
+            name,
+            status: ch.status,
+            visibility,
+            sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
+            statusLine: {},
+            sessionLines: [],
+          };
+    this.rows.set(ch, { part, row });
+    return row;
+  }
+
+  /** Remembers the rows of an org's latest summary (replacing the ones before). */
+  remember(org: string, rows: Map<string, { part: SessionsPart | undefined; row: ChannelRow }>): void {
+    this.lastRows.set(org, rows);
+  }
+
+  /** Forgets the rows of orgs no longer configured. */
+  retain(orgs: ReadonlySet<string>): void {
+    for (const org of this.lastRows.keys()) if (!orgs.has(org)) this.lastRows.delete(org);
+  }
+}
+
+/** Summarizes one snapshot for the collectors (`memo`: what earlier summaries worked out). */
+export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo()): SnapshotSummary {
   const profile = completeValue(s.profile);
   const team = completeValue(s.team);
   const subscription = completeValue(s.subscription);
   const channelList = completeValue(s.channels);
 
   const channels: ChannelRow[] = [];
-  const statuses = new Set<string>();
   const sessionsByStatus = new Map<string, number>();
   const liveSessions: LiveSessionRow[] = [];
   let lastSessions: number | undefined;
   let oldestSessions: number | undefined;
   let unreadChannels = 0;
+  const rows = new Map<string, { part: SessionsPart | undefined; row: ChannelRow }>();
 
-  const sorted = channelList ? [...channelList].sort((a, b) => compare(a.id, b.id)) : [];
-  for (const ch of sorted) {
-    statuses.add(ch.status);
-    const part = s.sessions[ch.id];
-    const sessions = part?.state === 'complete' ? part.value : undefined;
-    let byStatus: Map<string, number> | undefined;
-    if (part?.state === 'complete') {
+  for (const ch of channelList ? memo.sortedChannels(channelList) : []) {
+    const found = s.sessions[ch.id];
+    const part = found?.state === 'complete' ? found : undefined;
+    if (part) {
       lastSessions = max(lastSessions, part.at);
       oldestSessions = min(oldestSessions, part.at);
-    } else unreadChannels += 1;
-    if (sessions) {
-      byStatus = new Map();
-      const ordered = [...sessions].sort((a, b) => compare(a.id, b.id));
-      for (const session of ordered) {
-        bump(byStatus, session.status);
-        bump(sessionsByStatus, session.status);
-        if (!isLiveStatus(session.status)) continue;
+      const list = memo.list(part);
+      for (const [status, n] of list.byStatus)
+        sessionsByStatus.set(status, (sessionsByStatus.get(status) ?? 0) + n);
+      for (const session of list.live) {
         liveSessions.push({
           id: session.id,
           channelId: ch.id,
@@ -109,15 +206,12 @@ export function summarize(s: OrgSnapshot): SnapshotSummary {
           detail: completeValue(s.details[session.id]),
         });
       }
-    }
-    channels.push({
-      id: ch.id,
-      name: ch.name ?? ch.id,
-      status: ch.status,
-      visibility: ch.visibility ?? UNKNOWN,
-      sessionsByStatus: byStatus,
-    });
+    } else unreadChannels += 1;
+    const row = memo.row(s.org, ch, part);
+    rows.set(ch.id, { part, row });
+    channels.push(row);
   }
+  if (channelList) memo.remember(s.org, rows);
 
   let lastDetail: number | undefined;
   for (const part of Object.values(s.details)) {
@@ -131,7 +225,6 @@ export function summarize(s: OrgSnapshot): SnapshotSummary {
     membersByRole: team ? countBy(team, (m: Member) => m.role ?? UNKNOWN) : undefined,
     subscription,
     channels: channelList ? channels : undefined,
-    channelStatuses: [...statuses].sort(compare),
     sessionsByStatus,
     liveSessions,
     lastSuccess: {
@@ -165,6 +258,11 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** The same entries in key order, so series come out in a stable order. */
+function sortedMap(map: Map<string, number>): Map<string, number> {
+  return new Map([...map].sort(([a], [b]) => compare(a, b)));
 }
 
 function max(a: number | undefined, b: number): number {

@@ -4,6 +4,8 @@
  * (changes, polls, upstream requests, state writes, reloads) are fed by the app through
  * the methods here and the upstream observer.
  */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
@@ -19,7 +21,13 @@ import { render } from './exposition.js';
 import { type ExpositionFormat, negotiate } from './negotiate.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
-import { RESOURCES, type Resource, type SnapshotSummary, summarize } from './snapshot-summary.js';
+import {
+  RESOURCES,
+  type Resource,
+  type SnapshotSummary,
+  SummaryMemo,
+  summarize,
+} from './snapshot-summary.js';
 import { UpstreamMetrics, type UpstreamObserver } from './upstream-metrics.js';
 
 /** Options of {@link TallyMetrics}. */
@@ -33,6 +41,35 @@ export interface TallyMetricsOptions {
   defaultMetrics?: boolean;
   /** Version labels of `tally_build_info` (default: this build and the running Node.js). */
   build?: { version: string; node: string };
+  /**
+   * How long a rendered page may be served again while no org has a new snapshot (ms,
+   * default {@link PAGE_MAX_AGE_MS}; 0 renders every scrape). Counters and process metrics
+   * on a page served again are at most this old.
+   */
+  pageMaxAgeMs?: number;
+  /** The clock pages are aged by (ms; default `Date.now`). */
+  now?: () => number;
+}
+
+/** Default of {@link TallyMetricsOptions.pageMaxAgeMs}: scrapers of an HA pair, or a scrape and a curl, share a render. */
+export const PAGE_MAX_AGE_MS = 1000;
+
+/** A rendered page, with its gzip made once when a scraper first asks for it. */
+export interface MetricsPage {
+  format: ExpositionFormat;
+  contentType: string;
+  body: string;
+  /** The body gzipped; made once per page. */
+  gzip(): Promise<Buffer>;
+}
+
+const gzipAsync = promisify(gzip);
+
+/** A page and what it was rendered from. */
+interface CachedPage {
+  page: MetricsPage;
+  at: number;
+  snapshots: readonly OrgSnapshot[];
 }
 
 /** Families the cardinality guard may cut, for zero-initialized drop counters. */
@@ -56,6 +93,7 @@ export class TallyMetrics {
   private readonly registry: Registry;
   private readonly source: StatusSource;
   private readonly summaries = new WeakMap<OrgSnapshot, SnapshotSummary>();
+  private readonly memo = new SummaryMemo();
   private readonly changes: Counter<'org' | 'kind'>;
   private readonly polls: Histogram<'org' | 'resource'>;
   private readonly stateWrites: Counter<'reason'>;
@@ -65,12 +103,19 @@ export class TallyMetrics {
   private reloaded = false;
   /** The (org, resource) series of tally_poll_duration_seconds that exist already. */
   private readonly pollSeries = new Set<string>();
+  private readonly pageMaxAgeMs: number;
+  private readonly now: () => number;
+  private readonly pages = new Map<ExpositionFormat, CachedPage>();
+  private readonly rendering = new Map<ExpositionFormat, Promise<MetricsPage>>();
 
   constructor(opts: TallyMetricsOptions) {
     const { registry, source } = opts;
     this.registry = registry;
     this.source = source;
     const caps = resolveCaps(opts.caps);
+    this.pageMaxAgeMs = opts.pageMaxAgeMs ?? PAGE_MAX_AGE_MS;
+    if (!(this.pageMaxAgeMs >= 0)) throw new RangeError('pageMaxAgeMs must be a number ≥ 0');
+    this.now = opts.now ?? Date.now;
     const registers = [registry];
 
     registerDomainMetrics({
@@ -196,19 +241,44 @@ export class TallyMetrics {
     this.reloadAt.set(seconds(at));
   }
 
-  /** Renders every metric for a scrape, in the format the `Accept` header asks for. */
-  async render(
-    accept: string | undefined,
-  ): Promise<{ format: ExpositionFormat; contentType: string; body: string }> {
+  /**
+   * The page for a scrape, in the format the `Accept` header asks for. A page rendered
+   * less than `pageMaxAgeMs` ago from the same snapshots is served again; scrapes that
+   * arrive while one renders share its render.
+   */
+  async render(accept: string | undefined): Promise<MetricsPage> {
     const format = negotiate(accept);
-    return { format, ...(await render(this.registry, format)) };
+    const views = this.orgs();
+    const snapshots = views.map((v) => v.snapshot);
+    this.memo.retain(new Set(views.map((v) => v.slug)));
+    const cached = this.pages.get(format);
+    if (cached && this.now() - cached.at < this.pageMaxAgeMs && sameItems(cached.snapshots, snapshots))
+      return cached.page;
+    let pending = this.rendering.get(format);
+    if (!pending) {
+      pending = this.renderPage(format, snapshots).finally(() => this.rendering.delete(format));
+      this.rendering.set(format, pending);
+    }
+    return pending;
+  }
+
+  private async renderPage(
+    format: ExpositionFormat,
+    snapshots: readonly OrgSnapshot[],
+  ): Promise<MetricsPage> {
+    const at = this.now();
+    const { contentType, body } = await render(this.registry, format);
+    let zipped: Promise<Buffer> | undefined;
+    const page: MetricsPage = { format, contentType, body, gzip: () => (zipped ??= gzipAsync(body)) };
+    if (this.pageMaxAgeMs > 0) this.pages.set(format, { page, at, snapshots });
+    return page;
   }
 
   /** The summary of a snapshot, computed once per snapshot object. */
   summary(snapshot: OrgSnapshot): SnapshotSummary {
     let s = this.summaries.get(snapshot);
     if (!s) {
-      s = summarize(snapshot);
+      s = summarize(snapshot, this.memo);
       this.summaries.set(snapshot, s);
     }
     return s;
@@ -217,4 +287,8 @@ export class TallyMetrics {
   private orgs(): OrgView[] {
     return [...this.source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   }
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -42,6 +42,21 @@ describe('parseConfig', () => {
     expect(config.intervals.channels).toBe(30_000);
     expect(config.intervals.sweep).toBe(15 * 60_000);
     expect(config.state.dir).toBe('./.tally-state');
+    expect(config.server.metrics).toEqual({ channel_series: 20_000, session_series: 5_000 });
+  });
+
+  it('takes series caps for /metrics and refuses a negative one where it stands', async () => {
+    const ok = await parseConfig(`${base}server:\n  metrics:\n    channel_series: 500\n`, {
+      source: 'x',
+      env: {},
+      baseDir: dir,
+    });
+    expect(ok.config.server.metrics).toEqual({ channel_series: 500, session_series: 5_000 });
+    const problems = await problemsOf(`${base}server:\n  metrics:\n    session_series: -1\n`);
+    expect(
+      problems.find((p) => p.startsWith('server.metrics.session_series:') && p.includes('line 8')),
+      problems.join('\n'),
+    ).toBeDefined();
   });
 
   it.each([

@@ -128,7 +128,12 @@ describe('the Dockerfile', () => {
     expect(user).not.toMatch(/^(root|0)(:|$)/);
     expect(runs(runtime).some((r) => /apt-get install .*\btini\b/.test(r))).toBe(true);
     expect(execOf(runtime, 'entrypoint').slice(0, 2)).toEqual(['/usr/bin/tini', '--']);
-    expect(execOf(runtime, 'entrypoint').slice(2)).toEqual(['node', '/app/dist/main.js']);
+    // A small young generation keeps RSS down at large orgs (docs/performance.md, footprint).
+    expect(execOf(runtime, 'entrypoint').slice(2)).toEqual([
+      'node',
+      '--max-semi-space-size=2',
+      '/app/dist/main.js',
+    ]);
     expect(execOf(runtime, 'cmd')).toEqual(['run']);
     expect(parseVolume(lastOf(runtime, 'VOLUME')!.args)).toEqual(['/var/lib/tally']);
     expect(stageEnv(runtime)).toMatchObject({

@@ -50,7 +50,14 @@ function acme(over: Partial<Parameters<typeof snapshot>[0]> = {}): OrgSnapshot {
 }
 
 async function scrape(source: FakeSource, caps?: { channelSeries?: number; sessionSeries?: number }) {
-  const metrics = new TallyMetrics({ registry: new Registry(), source, caps, defaultMetrics: false });
+  // Every render fresh: these tests change what tally knows between scrapes of one snapshot.
+  const metrics = new TallyMetrics({
+    registry: new Registry(),
+    source,
+    caps,
+    defaultMetrics: false,
+    pageMaxAgeMs: 0,
+  });
   return { metrics, samples: parseSamples((await metrics.render(undefined)).body) };
 }
 
@@ -80,22 +87,19 @@ describe('domain metrics', () => {
     expect(value(samples, 'tally_token_expiry_timestamp_seconds', { org: 'acme' })).toBe(1_893_456_000);
   });
 
-  it('exposes channels as counts and as a state set per channel', async () => {
+  it('exposes channels as counts and as one current-status series per channel', async () => {
     const { samples } = await scrape(new FakeSource([orgView(acme())]));
 
     expect(value(samples, 'tally_channels', { status: 'offline', visibility: 'public' })).toBe(1);
     expect(value(samples, 'tally_channels', { status: 'offline', visibility: 'private' })).toBe(1);
     expect(value(samples, 'tally_channels', { status: 'live', visibility: 'public' })).toBe(1);
     expect(value(samples, 'tally_live_channels', { org: 'acme' })).toBe(1);
-    // One series per channel and known status, sorted by channel id; 1 marks the current status.
+    // One series per channel, sorted by channel id, its current status as the label.
     expect(
       find(samples, 'tally_channel_status').map((s) => [s.labels['channel_id'], s.labels['status'], s.value]),
     ).toEqual([
       ['c1', 'live', 1],
-      ['c1', 'offline', 0],
-      ['c2', 'live', 0],
       ['c2', 'offline', 1],
-      ['c3', 'live', 0],
       ['c3', 'offline', 1],
     ]);
     expect(find(samples, 'tally_channel_status', { channel_id: 'c1' })[0]?.labels['channel']).toBe('Morning');
@@ -153,6 +157,94 @@ describe('domain metrics', () => {
     expect(value(samples, 'tally_live_sessions', { org: 'acme' })).toBe(0);
   });
 
+  it('follows a poll that replaced one part while reusing what the others rendered', async () => {
+    const first = acme();
+    const source = new FakeSource([orgView(first)]);
+    const { metrics } = await scrape(source);
+    // A poller's commit: the same snapshot with one session list re-read (c2 now has a live
+    // session), every other part shared by reference.
+    const c2 = first.sessions['c2']!;
+    const second: OrgSnapshot = {
+      ...first,
+      sessions: {
+        ...first.sessions,
+        c2: {
+          ...c2,
+          value: [
+            { id: 's3', channelId: 'c2', status: 'ended' },
+            { id: 's9', channelId: 'c2', status: 'live', title: 'Late' },
+          ],
+        },
+      } as OrgSnapshot['sessions'],
+    };
+    source.views = [orgView(second)];
+    const samples = parseSamples((await metrics.render(undefined)).body);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'live' })).toBe(1);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'ended' })).toBe(1);
+    expect(value(samples, 'tally_channel_sessions', { channel_id: 'c1', status: 'live' })).toBe(1);
+    expect(value(samples, 'tally_sessions', { org: 'acme', status: 'live' })).toBe(2);
+    expect(find(samples, 'tally_live_session_info').map((s) => s.labels['session_id'])).toEqual(['s1', 's9']);
+
+    // Then the channel list is re-read: c1 went offline and was renamed.
+    const third: OrgSnapshot = {
+      ...second,
+      channels: {
+        state: 'complete',
+        at: AT + 1,
+        value: [
+          { id: 'c1', name: 'Breakfast Show', status: 'offline', visibility: 'public' },
+          { id: 'c2', name: 'Night', status: 'offline', visibility: 'private' },
+        ],
+      },
+    };
+    source.views = [orgView(third)];
+    const after = parseSamples((await metrics.render(undefined)).body);
+    expect(
+      find(after, 'tally_channel_status').map((s) => [
+        s.labels['channel_id'],
+        s.labels['channel'],
+        s.labels['status'],
+      ]),
+    ).toEqual([
+      ['c1', 'Breakfast Show', 'offline'],
+      ['c2', 'Night', 'offline'],
+    ]);
+    expect(
+      find(after, 'tally_channel_sessions', { channel_id: 'c1' }).map((s) => s.labels['channel']),
+    ).toEqual(['Breakfast Show', 'Breakfast Show', 'Breakfast Show']);
+    expect(find(after, 'tally_channel_sessions', { channel_id: 'c3' })).toEqual([]);
+  });
+
+  it('shows the same page when the channel list is read again unchanged, and a change at once', async () => {
+    const first = acme();
+    const source = new FakeSource([orgView(first)]);
+    const { metrics } = await scrape(source);
+    const before = (await metrics.render(undefined)).body;
+    const list = first.channels as { state: 'complete'; at: number; value: { id: string }[] };
+    // New objects with the same content, as a read of the list brings.
+    const reread: OrgSnapshot = {
+      ...first,
+      channels: { ...list, value: list.value.map((c) => ({ ...c })) } as NonNullable<OrgSnapshot['channels']>,
+    };
+    source.views = [orgView(reread)];
+    expect((await metrics.render(undefined)).body).toBe(before);
+    const changed: OrgSnapshot = {
+      ...reread,
+      channels: {
+        ...list,
+        value: list.value.map((c) =>
+          c.id === 'c3' ? { ...c, status: 'live', visibility: 'private' } : { ...c },
+        ),
+      } as NonNullable<OrgSnapshot['channels']>,
+    };
+    source.views = [orgView(changed)];
+    const samples = parseSamples((await metrics.render(undefined)).body);
+    expect(
+      find(samples, 'tally_channel_status', { channel_id: 'c3' }).map((x) => x.labels['status']),
+    ).toEqual(['live']);
+    expect(value(samples, 'tally_channels', { status: 'live', visibility: 'private' })).toBe(1);
+  });
+
   it('drops an org from every family when it leaves the config', async () => {
     const other = snapshot({ org: 'beta', channels: [{ id: 'x', status: 'live' }] });
     const source = new FakeSource([orgView(acme()), orgView(other)]);
@@ -196,18 +288,18 @@ describe('domain metrics', () => {
 describe('cardinality caps', () => {
   it('admits whole channels in a stable order and counts the dropped series', async () => {
     const source = new FakeSource([orgView(acme())]);
-    // Three channels × two known statuses = six series; a cap of five admits two channels.
-    const { metrics, samples } = await scrape(source, { channelSeries: 5 });
+    // Three channels, one series each; a cap of two admits the first two by id.
+    const { metrics, samples } = await scrape(source, { channelSeries: 2 });
     expect([...new Set(find(samples, 'tally_channel_status').map((s) => s.labels['channel_id']))]).toEqual([
       'c1',
       'c2',
     ]);
-    expect(value(samples, 'tally_series_dropped_total', { family: 'tally_channel_status' })).toBe(2);
+    expect(value(samples, 'tally_series_dropped_total', { family: 'tally_channel_status' })).toBe(1);
     // Aggregates are never capped.
     expect(find(samples, 'tally_channels').reduce((n, s) => n + s.value, 0)).toBe(3);
 
     const again = parseSamples((await metrics.render(undefined)).body);
-    expect(value(again, 'tally_series_dropped_total', { family: 'tally_channel_status' })).toBe(4);
+    expect(value(again, 'tally_series_dropped_total', { family: 'tally_channel_status' })).toBe(2);
     expect(value(again, 'tally_series_dropped_total', { family: 'tally_session_questions' })).toBe(0);
   });
 

@@ -20,7 +20,14 @@ async function samplesOf(metrics: TallyMetrics) {
 }
 
 function make(source: FakeSource, build = { version: '1.2.3', node: '24.0.0' }) {
-  return new TallyMetrics({ registry: new Registry(), source, defaultMetrics: false, build });
+  // Every render fresh: these tests change what tally knows between scrapes of one snapshot.
+  return new TallyMetrics({
+    registry: new Registry(),
+    source,
+    defaultMetrics: false,
+    build,
+    pageMaxAgeMs: 0,
+  });
 }
 
 describe('self metrics', () => {
