@@ -235,6 +235,8 @@ export class TallyMetrics {
 
   /** Records the outcome of a configuration reload at `at` (ms). */
   recordConfigReload(ok: boolean, at: number): void {
+    // A reload is news a scraper must see at once, not after the cached page expires.
+    this.pages.clear();
     this.reloadOk.set(ok ? 1 : 0);
     if (!ok) return;
     this.reloaded = true;
