@@ -368,9 +368,10 @@ export class OrgPoller {
       list === 'team' || list === 'channels'
         ? this.refresh(list, signal)
         : this.readSessions(list.slice('sessions:'.length), 'high', signal);
-    read.catch((err: unknown) =>
-      this.deps.logger.warn({ org: this.slug, list, err }, 'read confirming a removal failed'),
-    );
+    read.catch((err: unknown) => {
+      if (!this.stopping && !signal.aborted)
+        this.deps.logger.warn({ org: this.slug, list, err }, 'read confirming a removal failed');
+    });
   }
 
   /**
@@ -453,8 +454,9 @@ export class OrgPoller {
     // with its pages' reserve, so it stays on time.
     follow.forEach((run) => {
       run('follow').catch((err: unknown) => {
-        // Stopping aborts reads still waiting for the budget: that is no failure.
-        if (!this.deps.signal.aborted)
+        // Stopping aborts reads still waiting for the budget, also reads this one shares
+        // with a job the scheduler aborts: that is no failure.
+        if (!this.stopping && !this.deps.signal.aborted)
           this.deps.logger.warn({ org: this.slug, err }, 'follow-up read failed');
       });
     });

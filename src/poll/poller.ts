@@ -301,7 +301,8 @@ export class Poller {
       poller
         .readSessions(entry.channelId, 'low', this.stopping.signal)
         .catch((err: unknown) => {
-          if (!this.stopping.signal.aborted) this.log.warn({ org: entry.org, err }, 'sweep read failed');
+          if (!poller.stopping && !this.stopping.signal.aborted)
+            this.log.warn({ org: entry.org, err }, 'sweep read failed');
         })
         .finally(() => this.sweepInflight.delete(key));
     }

@@ -4,7 +4,8 @@
  * (high) is not queued behind hundreds of them; the channel list itself is read at high.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/core/log.js';
+import { Writable } from 'node:stream';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { OrgPoller } from '../../src/poll/org-poller.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
@@ -115,5 +116,65 @@ describe('the first baseline comes first', () => {
     // Every channel read once: the changed channel is hot again until its hot period ends.
     for (const c of channels) await p.readSessions(c.id, 'low', signal);
     expect(p.hotChannels(clock.now(), 60_000)).toContain(idle.id);
+  });
+});
+
+describe('follow-ups while stopping', () => {
+  /** The real client, except that every session read fails as a read aborted by a stop does. */
+  function abortedSessions(): Fetcher {
+    return new Proxy(client, {
+      get(target, key, receiver) {
+        if (key === 'fetchSessions') return async () => Promise.reject(new Error('scheduler stopped'));
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as unknown as Fetcher;
+  }
+
+  async function warningsAfterChange(stopping: boolean): Promise<string[]> {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      format: 'json',
+      destination: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(String(JSON.parse(chunk.toString()).msg));
+          cb();
+        },
+      }),
+    });
+    const p = new OrgPoller(
+      { slug: 'demo', token: 'demo-token' },
+      undefined,
+      emptySnapshot('demo', clock.now()),
+      {
+        fetcher: abortedSessions(),
+        clock,
+        logger,
+        diff: (a, b) => diff(a, b),
+        window: { past: 86_400_000, future: 7 * 86_400_000 },
+        hotForMs: 120_000,
+        onUpdate: () => undefined,
+        perPage: 100,
+        signal: new AbortController().signal,
+      },
+    );
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const ch = (sim.view('demo').channels as { id: string; status: string }[])[0]!;
+    sim.trigger.channelStatus({ channel: ch.id, status: ch.status === 'offline' ? 'idle' : 'offline' });
+    p.stopping = stopping;
+    await p.refresh('channels', signal);
+    await p.settle();
+    await new Promise((r) => setImmediate(r));
+    return lines;
+  }
+
+  it('a follow-up that fails while tally runs is logged', async () => {
+    expect(await warningsAfterChange(false)).toContain('follow-up read failed');
+  });
+
+  it('a follow-up aborted because tally stops (its shared read aborted by the scheduler) is no failure', async () => {
+    expect(await warningsAfterChange(true)).not.toContain('follow-up read failed');
   });
 });
