@@ -186,7 +186,8 @@ export class App implements StatusSource {
         capacity: () => this.client.budget.capacityPerMinute(),
         reserveForHigh: (requests) => this.client.budget.reserveForHigh(requests),
         // A few requests stay free for what a change asks for next.
-        spare: () => this.client.budget.spare(Math.ceil(this.client.budget.effective() / 20)),
+        // A second's worth stays free for a read that comes due meanwhile.
+        spare: () => this.client.budget.spare(Math.ceil(this.client.budget.effective() / 60)),
         removals: {
           massShare: this.config.removals.mass_share,
           massMin: this.config.removals.mass_min,

@@ -159,13 +159,23 @@ export class OrgPoller {
     });
   }
 
+  /** Whether the first baseline is under way: some listed channel's sessions were never read. */
+  inBaseline(): boolean {
+    return this.channels().some((ch) => !this.attempts.has(`sessions:${ch.id}`));
+  }
+
+  /** When a read (`sessions:<channel>`, `detail:<session>`, `channels` …) was last attempted. */
+  lastAttemptAt(key: string): number | undefined {
+    return this.attempts.get(key)?.at;
+  }
+
   /** Channels whose sessions are read at the live interval: live, just changed, or with a session due. */
   hotChannels(now: number, horizonMs: number): string[] {
     const out: string[] = [];
     const channels = this.channels();
     // Until every channel's sessions were read once, the first baseline comes first: only
     // live channels are re-read at the hot interval (a change still gets its follow-up).
-    const baseline = channels.some((ch) => !this.attempts.has(`sessions:${ch.id}`));
+    const baseline = this.inBaseline();
     for (const ch of channels) {
       if (isLiveStatus(ch.status)) {
         out.push(ch.id);

@@ -65,8 +65,23 @@ const PLAN_EVERY_MS = 30_000;
  * at (and its bound) whenever the budget is busy.
  */
 const MAX_SWEEP_INFLIGHT = 8;
-/** Requests kept for high priority besides the channel lists' pages (the first follow-ups). */
-const URGENT_RESERVE = 10;
+/** The channel lists' share beyond their pages: a margin for a read that comes early (jitter) or a list that grew. */
+const LIST_MARGIN = 10;
+
+/**
+ * While an org's first baseline is under way, its live channels and live details are
+ * read again only every this many of their intervals, so that the baseline gets the
+ * budget (docs/polling.md, "The first baseline"); changes the channel list shows still
+ * get their follow-up at once.
+ */
+const BASELINE_SLOWDOWN = 4;
+
+/** Whether a periodic read of an org still in its first baseline is due. */
+function dueInBaseline(p: OrgPoller, key: string, now: number, intervalMs: number): boolean {
+  const last = p.lastAttemptAt(key);
+  // Half an interval of slack: the job's own ticks are jittered.
+  return last === undefined || last > now || now - last >= (BASELINE_SLOWDOWN - 0.5) * intervalMs;
+}
 
 /** Polls every configured org within one budget. */
 export class Poller {
@@ -190,10 +205,13 @@ export class Poller {
     const now = this.deps.clock.now();
     const horizon = this.opts.intervals.live_sessions * 2;
     const orgs = [...this.pollers.values()].map((p) => p.load(now, horizon));
-    // Every page of every channel list, plus the first follow-ups, must find the budget free.
+    const next = plan({ budgetPerMinute: this.opts.capacity(), intervals: this.opts.intervals, orgs });
+    // The channel lists' share of every minute: each read of every list, and some, so
+    // that every page of the next read finds the budget free.
     const pages = orgs.reduce((n, o) => n + Math.max(1, o.channelPages), 0);
-    this.opts.reserveForHigh?.(pages + URGENT_RESERVE);
-    return plan({ budgetPerMinute: this.opts.capacity(), intervals: this.opts.intervals, orgs });
+    const readsPerMinute = Math.max(1, Math.ceil(60_000 / Math.max(1, next.intervals.channels)));
+    this.opts.reserveForHigh?.(pages * readsPerMinute + LIST_MARGIN);
+    return next;
   }
 
   private replan(): void {
@@ -219,10 +237,14 @@ export class Poller {
       jitter,
       run: async (signal) => {
         const now = this.deps.clock.now();
-        const reads = [...this.pollers.values()].flatMap((p) =>
+        const reads = [...this.pollers.values()].flatMap((p) => {
+          const baseline = p.inBaseline();
           // Normal: a round over many hot channels must not hold back the channel list.
-          p.hotChannels(now, iv.live_sessions * 2).map((ch) => p.readSessions(ch, 'normal', signal)),
-        );
+          return p
+            .hotChannels(now, iv.live_sessions * 2)
+            .filter((ch) => !baseline || dueInBaseline(p, `sessions:${ch}`, now, iv.live_sessions))
+            .map((ch) => p.readSessions(ch, 'normal', signal));
+        });
         await Promise.allSettled(reads);
       },
     });
@@ -231,9 +253,14 @@ export class Poller {
       intervalMs: iv.live_detail,
       jitter,
       run: async (signal) => {
-        const reads = [...this.pollers.values()].flatMap((p) =>
-          p.detailTargets().map((id) => p.readDetail(id, 'normal', signal)),
-        );
+        const now = this.deps.clock.now();
+        const reads = [...this.pollers.values()].flatMap((p) => {
+          const baseline = p.inBaseline();
+          return p
+            .detailTargets()
+            .filter((id) => !baseline || dueInBaseline(p, `detail:${id}`, now, iv.live_detail))
+            .map((id) => p.readDetail(id, 'normal', signal));
+        });
         await Promise.allSettled(reads);
       },
     });

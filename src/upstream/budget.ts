@@ -10,9 +10,16 @@
  *   queueing takes, the server never sees more than the budget arrive in any window:
  *   when the last of N+1 arrivals in one window was granted, the N others were either
  *   in flight or released within that window, hence still counted.
- * - Waiting requests are served by priority (`high` → `normal` → `low`), first come first
- *   served within a class. `low` may only use the budget up to `lowReserve` below the
- *   limit, so background sweeps never take the last slots from live checks.
+ * - Waiting requests are served by priority (`high` → `follow` → `normal` → `low`), first
+ *   come first served within a class.
+ * - Reserves are shares, not holes (docs/polling.md, "Budget"): `high` (the channel list)
+ *   has a share of every window that no other class may take, sized by the poller to one
+ *   window's worth of list pages, so a list read finds its pages free. `follow` and
+ *   `normal` have `lowReserve` that the background sweep may not take: with pacing, a
+ *   share of the saved tokens (a read that comes due goes out at once, and the sweep
+ *   still gets the whole rate over time); without, a share of the window, which the
+ *   slots they hold count towards. What a class does not use goes to whoever waits, so
+ *   the whole budget is spent while anything waits.
  * - A 429 pauses every request until its `Retry-After` (plus a margin) has passed, and
  *   the effective budget steps down (×`stepDown`), then recovers linearly by
  *   `recoveryPerMinute` of the configured budget per minute once the pause is over.
@@ -108,6 +115,7 @@ interface LogEntry {
   /** Grant time while open, release time once closed. */
   at: number;
   open: boolean;
+  priority: Priority;
 }
 
 interface Waiter {
@@ -126,7 +134,7 @@ export class RequestBudget {
   private readonly windowMs: number;
   private readonly spanMs: number;
   private readonly lowReserve: number;
-  /** Requests `normal` and `low` leave free for `high` (see {@link reserveForHigh}). */
+  /** The share of every window only `high` may use (see {@link reserveForHigh}). */
   private highReserve = 0;
   private readonly stepDownFactor: number;
   private readonly recoveryPerMinute: number;
@@ -233,9 +241,11 @@ export class RequestBudget {
   }
 
   /**
-   * Keeps `requests` of every window for `high` requests alone (at most half of it), so
-   * that a burst of them — every page of a long channel list — finds them free instead of
-   * trickling out as older reads leave the window. `low` keeps at least `lowReserve` free.
+   * Gives `high` requests a share of `requests` in every window (at most half of it) that
+   * no other class may use, so that a burst of them — every page of a long channel list —
+   * finds the window free instead of trickling out as older reads leave it. The share
+   * counts requests, not free slots: the `high` requests already in the window are part
+   * of it, so it is sized to one window's worth of list reads (and some).
    */
   reserveForHigh(requests: number): void {
     this.highReserve = Math.max(0, Math.floor(requests));
@@ -263,9 +273,15 @@ export class RequestBudget {
     if (now < this.pausedUntil) return 0;
     if (this.queues.high.length + this.queues.follow.length + this.queues.normal.length > 0) return 0;
     this.prune(now);
-    const left = this.limit('low', now) - this.log.length - this.queues.low.length - headroom;
+    const left = this.room('low', now) - this.queues.low.length - headroom;
     this.refill(now);
-    return Math.max(0, Math.min(left, Math.floor(this.tokens) - this.queues.low.length));
+    return Math.max(0, Math.min(left, Math.floor(this.tokens - this.lowTokens()) - this.queues.low.length));
+  }
+
+  /** Saved tokens the sweep leaves to follow-ups and periodic reads when pacing is on. */
+  private lowTokens(): number {
+    if (this.burst === Number.POSITIVE_INFINITY) return 0;
+    return Math.min(this.burst - 1, Math.ceil(this.burst * this.lowReserve));
   }
 
   /** The planner's estimate of what it may spend per minute: the effective budget. */
@@ -337,14 +353,14 @@ export class RequestBudget {
         this.disarm();
         return;
       }
-      const limit = this.limit(priority, now);
-      if (this.log.length >= limit) {
-        this.armForExpiry(limit, now);
+      if (this.room(priority, now) <= 0) {
+        this.armForExpiry(priority, now);
         return;
       }
-      // The even pace: a token per request; `high` may run up to a burst into debt.
+      // The even pace: a token per request; `high` may run up to a burst into debt, `low`
+      // leaves its reserve of tokens.
       this.refill(now);
-      const floor = priority === 'high' ? 1 - this.burst : 1;
+      const floor = priority === 'high' ? 1 - this.burst : priority === 'low' ? 1 + this.lowTokens() : 1;
       if (this.tokens < floor) {
         this.arm(now + Math.ceil(((floor - this.tokens) * MINUTE) / Math.max(1, this.effectiveAt(now))), now);
         return;
@@ -352,7 +368,7 @@ export class RequestBudget {
       this.tokens -= 1;
       const waiter = this.queues[priority].shift()!;
       waiter.detach();
-      const entry: LogEntry = { at: now, open: true };
+      const entry: LogEntry = { at: now, open: true, priority };
       this.log.push(entry);
       this.inFlight += 1;
       waiter.resolve(this.releaser(entry));
@@ -371,20 +387,21 @@ export class RequestBudget {
   }
 
   /**
-   * Arms the timer for when enough released entries expire to get under `limit`; when
-   * open entries are in the way, their release pumps instead.
+   * Arms the timer for the first moment a request of `priority` may find room as released
+   * entries leave the window (room grows by one per entry that leaves, at most); when open
+   * entries are in the way, their release pumps instead. Checked again when it fires.
    */
-  private armForExpiry(limit: number, now: number): void {
+  private armForExpiry(priority: Priority, now: number): void {
     const closed = this.log
       .filter((e) => !e.open)
       .map((e) => e.at)
       .sort((a, b) => a - b);
-    const mustExpire = this.log.length - limit + 1;
+    const mustExpire = 1 - this.room(priority, now);
     if (closed.length < mustExpire) {
       this.disarm();
       return;
     }
-    this.arm(closed[mustExpire - 1]! + this.spanMs, now);
+    this.arm(closed[Math.max(0, mustExpire - 1)]! + this.spanMs, now);
   }
 
   /** Adds the tokens earned since the last count, at the effective rate, up to `burst`. */
@@ -399,13 +416,28 @@ export class RequestBudget {
     this.tokensAt = now;
   }
 
-  private limit(priority: Priority, now: number): number {
+  /**
+   * How many more requests of `priority` the window takes now (≤ 0: none). Every class is
+   * bounded by the limit; the others also by the shares of the classes above them.
+   */
+  private room(priority: Priority, now: number): number {
     const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
-    if (priority === 'high') return limit;
-    const reserve =
-      priority === 'low' ? Math.max(Math.ceil(limit * this.lowReserve), this.highReserve) : this.highReserve;
+    const free = limit - this.log.length;
+    if (priority === 'high') return free;
+    let high = 0;
+    let urgent = 0;
+    for (const e of this.log) {
+      if (e.priority === 'high') high += 1;
+      else if (e.priority !== 'low') urgent += 1;
+    }
+    const others = this.log.length - high;
+    let reserve = this.highReserve;
+    // Without pacing, the sweep leaves `lowReserve` of the window to follow-ups and periodic
+    // reads, less what they hold (with pacing, it leaves them tokens instead).
+    if (priority === 'low' && this.burst === Number.POSITIVE_INFINITY)
+      reserve += Math.max(0, Math.ceil(limit * this.lowReserve) - urgent);
     // Never more than half the window: the other classes must not starve.
-    return Math.max(1, limit - Math.min(reserve, Math.floor(limit / 2)));
+    return Math.min(free, limit - Math.min(reserve, Math.floor(limit / 2)) - others);
   }
 
   private effectiveAt(now: number): number {

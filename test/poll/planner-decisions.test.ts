@@ -1,12 +1,15 @@
 /**
  * The planner's decisions on a fake clock (docs/polling.md): idle budget goes to the
  * sweep, the per-channel minimum interval holds, what is worth most is read first
- * (never read, hinted, due, recently changed, weighted), and follow-ups are all urgent.
+ * (never read, hinted, due, recently changed, weighted), follow-ups are all urgent, and
+ * the budget's reserves are shares that do not leave it idle.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
+import { RequestBudget } from '../../src/upstream/budget.js';
+import type { FetchOptions } from '../../src/upstream/types.js';
 import { Poller } from '../../src/poll/poller.js';
 import { nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
 import { diff } from '../../src/snapshot/diff.js';
@@ -213,5 +216,113 @@ describe('what the planner spends on', () => {
     expect(spend.sweep).toBe(reads.length);
     expect(spend.sweep).toBeGreaterThan(5);
     expect(p.spend.of('other').sweep).toBe(0);
+  });
+});
+
+describe('the channel list has a share, and nobody holds budget they do not use', () => {
+  it('1000 channels, 20 live: every list read on time and whole, the rest of the budget spent', async () => {
+    const budget = new RequestBudget({ perMinute: 240, clock: systemClock, burst: 20 });
+    const channels = Array.from({ length: 1000 }, (_, i) => ({
+      id: `ch-${String(i).padStart(4, '0')}`,
+      status: i < 20 ? 'live' : 'idle',
+    }));
+    const reads: string[] = [];
+    const inner = org(channels, reads);
+    const lists: [number, number][] = [];
+    let granted = 0;
+    const cost = async (n: number, o: FetchOptions | undefined) => {
+      for (let i = 0; i < n; i++) {
+        const release = await budget.acquire(o?.priority ?? 'normal', o?.signal);
+        granted++;
+        release();
+      }
+    };
+    // Every read costs the budget what it would over HTTP: the list one request per page.
+    const paid =
+      <A extends unknown[], R>(n: number, read: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        await cost(n, args.at(-1) as FetchOptions | undefined);
+        return read(...args);
+      };
+    const fetcher: Fetcher = {
+      fetchOrg: paid(1, inner.fetchOrg),
+      fetchTeam: paid(1, inner.fetchTeam),
+      fetchSubscription: paid(1, inner.fetchSubscription),
+      fetchChannels: async (a, o) => {
+        const from = Date.now();
+        await cost(10, o);
+        lists.push([from, Date.now()]);
+        return inner.fetchChannels(a, o);
+      },
+      fetchSessions: paid(1, inner.fetchSessions),
+      fetchSessionDetail: paid(1, inner.fetchSessionDetail),
+    };
+    const p = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        intervals: {
+          org: 60_000,
+          team: 60_000,
+          subscription: 60_000,
+          channels: 30_000,
+          live_sessions: 30_000,
+          live_detail: 60_000,
+          sweep: 15 * 60_000,
+          sweep_min: 15_000,
+          jitter: 0,
+        },
+        window: { past: HOUR, future: HOUR },
+        perPage: 100,
+        capacity: () => budget.capacityPerMinute(),
+        reserveForHigh: (n) => budget.reserveForHigh(n),
+        spare: () => budget.spare(4),
+      },
+      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+    );
+    p.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    const before = granted;
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    const used = (granted - before) / (5 * 240);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    // The list's share (2 reads of 10 pages a minute, and 10) is not a hole: ≥ 95 % is spent.
+    expect(used).toBeGreaterThanOrEqual(0.95);
+    expect(used).toBeLessThanOrEqual(1);
+    // And the list still finds its pages free: every read whole within 5 s, one per 30 s.
+    const steady = lists.filter(([from]) => from >= START + 60_000 && from < START + 6 * 60_000);
+    expect(steady.length).toBeGreaterThanOrEqual(9);
+    for (const [from, to] of steady) expect(to - from).toBeLessThanOrEqual(5000);
+  });
+});
+
+describe('the first baseline', () => {
+  it('re-reads live channels only every fourth hot round until every channel was read once, then every round', async () => {
+    const channels = Array.from({ length: 40 }, (_, i) => ({
+      id: `ch-${String(i).padStart(2, '0')}`,
+      status: i < 3 ? 'live' : 'idle',
+    }));
+    const reads: string[] = [];
+    let spare = 0;
+    const p = poller(org(channels, reads), () => spare);
+    p.start();
+    // The planned pace alone (a few reads a minute) keeps the baseline going for minutes.
+    await vi.advanceTimersByTimeAsync(150_000);
+    const live = (id: string) => reads.filter((r) => r === id).length;
+    expect(new Set(reads).size).toBeLessThan(40);
+    // Read first, then once more after four hot intervals (2 minutes): not every 30 s.
+    expect(live('ch-00')).toBeLessThanOrEqual(2);
+    // Spare budget completes the baseline; from then on every hot round reads them.
+    spare = 8;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(new Set(reads).size).toBe(40);
+    const before = live('ch-00');
+    spare = 0;
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(live('ch-00') - before).toBeGreaterThanOrEqual(4);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
   });
 });
