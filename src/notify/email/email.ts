@@ -6,7 +6,7 @@
  * alert group answers the one before it (`In-Reply-To`) and names the group's first
  * (`References`), so mail clients show a group — firing, updates, resolved — as one thread.
  */
-import nodemailer, { type Mail } from 'nodemailer';
+import type { Mail } from 'nodemailer';
 import type { Notification } from '../../alerts/types.js';
 import { VERSION } from '../../core/version.js';
 import { abortError, DeliveryError, type Notifier, type SendContext, transportError } from '../notifier.js';
@@ -26,7 +26,9 @@ export class EmailNotifier implements Notifier {
   readonly name: string;
   readonly #cfg: EmailConfig;
   readonly #templates: EmailTemplates;
-  readonly #transport: Mail;
+  /** Made at the first send: nodemailer is loaded only by a process that sends mail (about 10 MiB). */
+  #transport: Promise<Mail> | undefined;
+  readonly #transportOptions: Parameters<typeof import('nodemailer').createTransport>[0];
   readonly #where: string;
 
   constructor(name: string, cfg: EmailConfig, opts: EmailNotifierOptions = {}) {
@@ -36,7 +38,7 @@ export class EmailNotifier implements Notifier {
     const smtp = cfg.smtp;
     const backstop = opts.socketTimeoutMs ?? 60_000;
     this.#where = `email ${name}: SMTP ${smtp.host}:${smtp.port}`;
-    this.#transport = nodemailer.createTransport({
+    this.#transportOptions = {
       host: smtp.host,
       port: smtp.port,
       secure: smtp.tls === 'implicit',
@@ -50,7 +52,12 @@ export class EmailNotifier implements Notifier {
       socketTimeout: backstop,
       // nodemailer would otherwise log through its own logger; tally logs in the delivery worker.
       logger: false,
-    });
+    };
+  }
+
+  #transportNow(): Promise<Mail> {
+    this.#transport ??= import('nodemailer').then((m) => m.default.createTransport(this.#transportOptions));
+    return this.#transport;
   }
 
   /** Renders and sends the message of `n` once. */
@@ -72,7 +79,7 @@ export class EmailNotifier implements Notifier {
     const domain = domainOf(cfg.from);
     const thread = threadHeaders(n, domain);
     try {
-      await this.#transport.sendMail({
+      await (await this.#transportNow()).sendMail({
         from: cfg.from,
         to: cfg.to,
         ...(cfg.reply_to !== undefined ? { replyTo: cfg.reply_to } : {}),
@@ -98,7 +105,8 @@ export class EmailNotifier implements Notifier {
 
   /** Closes the transport's connections. */
   async close(): Promise<void> {
-    this.#transport.close();
+    const transport = await this.#transport?.catch(() => undefined);
+    transport?.close();
   }
 
   #classify(err: unknown, signal: AbortSignal): DeliveryError {
