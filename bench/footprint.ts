@@ -69,7 +69,9 @@ export function buildForBench(): void {
 
 /** What one size measured. */
 interface SizeResult {
+  /** Channels in all, over `orgs` orgs of equal size. */
   channels: number;
+  orgs: number;
   sessions: number;
   entry: string;
   seconds: number;
@@ -165,9 +167,22 @@ export interface ResumedTally {
 /**
  * Starts the simulator with `channels` channels of 20 sessions and `tally run` against it,
  * from a snapshot of that whole world stored in its state directory (`nodeArgs` go to node).
+ * With `orgs` > 1 the channels are spread over that many orgs of equal size (the fleet view).
  */
-export async function startResumedTally(channels: number, nodeArgs: string[] = []): Promise<ResumedTally> {
-  const sim = await startSimulator({ seed: 7, channels, sessionsPerChannel: 20, scenario: 'calm' });
+export async function startResumedTally(
+  channels: number,
+  nodeArgs: string[] = [],
+  orgs = 1,
+): Promise<ResumedTally> {
+  const slugs =
+    orgs === 1 ? ['demo'] : Array.from({ length: orgs }, (_, i) => `org-${String(i + 1).padStart(2, '0')}`);
+  const sim = await startSimulator({
+    seed: 7,
+    channels: Math.round(channels / orgs),
+    sessionsPerChannel: 20,
+    scenario: 'calm',
+    orgs: slugs,
+  });
   const dir = await mkdtemp(path.join(tmpdir(), 'tally-bench-footprint-'));
   const cleanup = async () => {
     await sim.close();
@@ -180,19 +195,24 @@ export async function startResumedTally(channels: number, nodeArgs: string[] = [
       stateDir,
       windowPast: WINDOW_PAST,
       logLevel: 'info',
-    });
-    const snapshot = snapshotFromSim(sim, {
-      org: 'demo',
-      shape: shapeFromConfig(loaded.config.upstream.shape),
-      window: loaded.config.upstream.window,
-      at: Date.now(),
+      orgs: slugs,
     });
     const store = await SnapshotStore.open({
       dir: path.join(stateDir, 'snapshots'),
       logger: silentLogger(),
       clock: systemClock,
     });
-    await store.save('demo', snapshot);
+    let sessions = 0;
+    for (const slug of slugs) {
+      const snapshot = snapshotFromSim(sim, {
+        org: slug,
+        shape: shapeFromConfig(loaded.config.upstream.shape),
+        window: loaded.config.upstream.window,
+        at: Date.now(),
+      });
+      sessions += sessionCount(snapshot);
+      await store.save(slug, snapshot);
+    }
 
     const cmd = tallyCommand();
     const node = [`--diagnostic-dir=${dir}`, ...IMAGE_NODE_FLAGS, ...nodeArgs];
@@ -222,7 +242,7 @@ export async function startResumedTally(channels: number, nodeArgs: string[] = [
     return {
       child,
       url,
-      sessions: sessionCount(snapshot),
+      sessions,
       entry: cmd.entry,
       dir,
       async stop() {
@@ -239,8 +259,8 @@ export async function startResumedTally(channels: number, nodeArgs: string[] = [
   }
 }
 
-async function measureSize(channels: number, seconds: number): Promise<SizeResult> {
-  const tally = await startResumedTally(channels);
+async function measureSize(channels: number, seconds: number, orgs = 1): Promise<SizeResult> {
+  const tally = await startResumedTally(channels, [], orgs);
   const { child, url } = tally;
   let stopped = false;
   try {
@@ -292,6 +312,7 @@ async function measureSize(channels: number, seconds: number): Promise<SizeResul
     const steady = samples.slice(Math.floor(samples.length / 3));
     return {
       channels,
+      orgs,
       sessions: tally.sessions,
       entry: tally.entry,
       seconds,
@@ -411,12 +432,39 @@ export const footprintBench: Bench = {
       results.push(await measureSize(n, seconds));
       console.log(`  ${n} channels: RSS ${results.at(-1)!.rssMiB.median.toFixed(0)} MiB`);
     }
+    // The fleet view: the same 5000 channels as 20 orgs of 250.
+    let fleet: SizeResult | undefined;
+    if (sizes.includes(5000)) {
+      fleet = await measureSize(5000, seconds, 20);
+      console.log(`  20 orgs × 250 channels: RSS ${fleet.rssMiB.median.toFixed(0)} MiB`);
+    }
     const baseline = await loaderBaselineMiB();
     const local = await inProcess(opts.quick ? 8 : 20);
     const big = results.find((r) => r.channels === 5000);
     const diffTypical = local.diffs['one session list re-read (a typical poll)'].p95 ?? 0;
     const diffWorst = local.diffs['every part re-read (worst case)'].p95 ?? 0;
     const f = (v: number | undefined, unit: string) => (v === undefined ? '–' : `${v.toFixed(1)} ${unit}`);
+    const fleetTargets = fleet
+      ? [
+          ['fleet 20 × 250: RSS median < 128 MiB', f(fleet.rssMiB.median, 'MiB'), fleet.rssMiB.median < 128],
+          ['fleet 20 × 250: RSS peak < 160 MiB', f(fleet.rssMiB.peak, 'MiB'), fleet.rssMiB.peak < 160],
+          [
+            'fleet 20 × 250: /metrics p50 < 50 ms (plain)',
+            f(fleet.metrics.p50, 'ms'),
+            (fleet.metrics.p50 ?? 1e9) < 50,
+          ],
+          [
+            'fleet 20 × 250: /metrics p95 < 100 ms (plain)',
+            f(fleet.metrics.p95, 'ms'),
+            (fleet.metrics.p95 ?? 1e9) < 100,
+          ],
+          [
+            'fleet 20 × 250: event-loop delay p99 < 50 ms',
+            f(fleet.loopDelayMs.p99, 'ms'),
+            fleet.loopDelayMs.p99 < 50,
+          ],
+        ]
+      : [];
     const targets = [
       [
         'RSS median < 128 MiB (5000 channels)',
@@ -438,6 +486,7 @@ export const footprintBench: Bench = {
       ['event-loop delay p99 < 50 ms', f(big?.loopDelayMs.p99, 'ms'), big ? big.loopDelayMs.p99 < 50 : '–'],
       ['diff < 100 ms (p95, worst case)', `${diffWorst.toFixed(1)} ms`, diffWorst < 100],
       ['diff < 100 ms (p95, typical poll)', `${diffTypical.toFixed(1)} ms`, diffTypical < 100],
+      ...fleetTargets,
     ];
     // Growth: least-squares slope over the sizes measured, per 1000 channels.
     const per = (pick: (r: SizeResult) => number | undefined) =>
@@ -449,7 +498,10 @@ export const footprintBench: Bench = {
       pageKiBPer1000: per((r) => r.metrics.bodyKiB),
       seriesPer1000: per((r) => r.series),
     };
-    const before = (n: number, k: 'rss' | 'peak' | 'p50' | 'p95' | 'kib') => BEFORE[n]?.[k] ?? '–';
+    const before = (r: SizeResult, k: 'rss' | 'peak' | 'p50' | 'p95' | 'kib') =>
+      r.orgs === 1 ? (BEFORE[r.channels]?.[k] ?? '–') : '–';
+    const shown = fleet ? [...results, fleet] : results;
+    const label = (r: SizeResult) => (r.orgs === 1 ? r.channels : `${r.orgs} × ${r.channels / r.orgs}`);
     return {
       name: 'footprint',
       tables: [
@@ -463,11 +515,11 @@ export const footprintBench: Bench = {
             'CPU share',
             'exit',
           ],
-          results.map((r) => [
-            r.channels,
+          shown.map((r) => [
+            label(r),
             r.sessions,
-            `${r.rssMiB.median.toFixed(0)} (${before(r.channels, 'rss')})`,
-            `${r.rssMiB.peak.toFixed(0)} (${before(r.channels, 'peak')})`,
+            `${r.rssMiB.median.toFixed(0)} (${before(r, 'rss')})`,
+            `${r.rssMiB.peak.toFixed(0)} (${before(r, 'peak')})`,
             r.heapUsedMiB,
             r.cpuShare,
             r.exitCode,
@@ -486,13 +538,13 @@ export const footprintBench: Bench = {
             'loop p99 ms',
             'loop max ms',
           ],
-          results.map((r) => [
-            r.channels,
+          shown.map((r) => [
+            label(r),
             r.metrics.p50,
             r.metrics.p95,
-            `${r.gzip.p50?.toFixed(1)} (${before(r.channels, 'p50')})`,
-            `${r.gzip.p95?.toFixed(1)} (${before(r.channels, 'p95')})`,
-            `${r.metrics.bodyKiB.toFixed(0)} (${before(r.channels, 'kib')})`,
+            `${r.gzip.p50?.toFixed(1)} (${before(r, 'p50')})`,
+            `${r.gzip.p95?.toFixed(1)} (${before(r, 'p95')})`,
+            `${r.metrics.bodyKiB.toFixed(0)} (${before(r, 'kib')})`,
             r.gzip.bodyKiB,
             r.series,
             r.loopDelayMs.p99,
@@ -527,6 +579,7 @@ export const footprintBench: Bench = {
       data: {
         seconds,
         results,
+        fleet,
         growth,
         before: BEFORE,
         loaderBaselineMiB: baseline,

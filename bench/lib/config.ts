@@ -21,6 +21,8 @@ export interface BenchConfigOptions {
   logLevel?: string;
   /** `state.events.max_bytes` (default: tally's, 64 MiB). */
   eventsMaxBytes?: string;
+  /** The orgs watched, each with the simulator's default token `<slug>-token` (default: demo). */
+  orgs?: string[];
 }
 
 /** Everyday rules and a console receiver (see config.example.yaml). */
@@ -65,9 +67,7 @@ export function benchConfigYaml(o: BenchConfigOptions): string {
   window:
     past: ${o.windowPast ?? '1d'}
 orgs:
-  - slug: demo
-    token: demo-token
-${intervals ? `intervals:\n${intervals}` : ''}server:
+${(o.orgs ?? ['demo']).map((slug) => `  - slug: ${slug}\n    token: ${slug}-token\n`).join('')}${intervals ? `intervals:\n${intervals}` : ''}server:
   listen: 127.0.0.1:0
 state:
   dir: ${JSON.stringify(o.stateDir)}

@@ -4,9 +4,11 @@
  * process restarted after a crash, sees either the old content or the new, never a mix.
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errnoCode, type StoreOp, toStoreError } from './errors.js';
+import { JsonTextError, PiecewiseJsonParser } from './json-stream.js';
 
 /** The part of an open file the store uses; `node:fs/promises` FileHandle fits it. */
 export interface StoreFileHandle {
@@ -182,5 +184,28 @@ export async function readJsonFile(path: string): Promise<JsonRead> {
       status: 'corrupt',
       problem: `invalid JSON: ${err instanceof Error ? err.message : String(err)}`,
     };
+  }
+}
+
+/**
+ * Like {@link readJsonFile}, reading and parsing the file a piece at a time (json-stream.ts),
+ * so that a large file is never held as bytes and text beside its parsed value.
+ */
+export async function readJsonFileStreamed(path: string): Promise<JsonRead> {
+  const parser = new PiecewiseJsonParser();
+  try {
+    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    for await (const piece of stream) parser.push(piece as string);
+    return { status: 'ok', value: parser.end() };
+  } catch (err) {
+    if (err instanceof JsonTextError) {
+      return parser.empty
+        ? { status: 'corrupt', problem: 'empty file' }
+        : { status: 'corrupt', problem: `invalid JSON: ${err.message}` };
+    }
+    const code = errnoCode(err);
+    if (code === 'ENOENT') return { status: 'missing' };
+    if (code === 'EISDIR') return { status: 'corrupt', problem: 'is a directory' };
+    throw toStoreError(err, 'read', path);
   }
 }

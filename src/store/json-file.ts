@@ -7,7 +7,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { dirname } from 'node:path';
-import { ensureDir, readJsonFile, type StoreFs, writeFileAtomic } from './atomic.js';
+import { ensureDir, readJsonFile, readJsonFileStreamed, type StoreFs, writeFileAtomic } from './atomic.js';
 import { type StoreHealth, tracked } from './health.js';
 import { jsonPieces } from './json-chunks.js';
 import { Serial } from './serial.js';
@@ -26,9 +26,9 @@ export interface JsonStateFileOptions<T> {
   /** Create the file's directory on the first save when it is missing (default false). */
   createDir?: boolean;
   /**
-   * Write the JSON a piece at a time (see json-chunks.ts) instead of as one string: for
-   * large files of values that are never changed in place (snapshots), since the value
-   * is then read while it is written.
+   * Write and read the JSON a piece at a time (json-chunks.ts, json-stream.ts) instead of
+   * as one string: for large files of values that are never changed in place (snapshots),
+   * since the value is then read while it is written.
    */
   streamed?: boolean;
   /** Returns the parsed value typed, or throws an Error saying what is wrong with it. */
@@ -70,7 +70,7 @@ export class JsonStateFile<T> {
    * Throws {@link StoreError} only when the file cannot be read at all (permissions, I/O).
    */
   async load(): Promise<LoadedState<T> | undefined> {
-    const read = await readJsonFile(this.path);
+    const read = this.opts.streamed ? await readJsonFileStreamed(this.path) : await readJsonFile(this.path);
     if (read.status === 'missing') return undefined;
     if (read.status === 'corrupt') return this.discard(read.problem);
     const checked = this.check(read.value);
