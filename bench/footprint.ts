@@ -43,6 +43,15 @@ const BENCH_BUILD = path.join(ROOT, 'bench', 'results', 'dist');
 export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
 
 /**
+ * The node flags tally runs with: the image's, or `BENCH_NODE_FLAGS` (space-separated)
+ * to measure others, e.g. `BENCH_NODE_FLAGS='--max-semi-space-size=2 --optimize-for-size'`.
+ */
+function nodeFlags(): string[] {
+  const env = process.env['BENCH_NODE_FLAGS'];
+  return env === undefined ? IMAGE_NODE_FLAGS : env.split(/\s+/).filter((f) => f !== '');
+}
+
+/**
  * How `tally run` is started: `dist/main.js` when the project was built; else a build
  * made for the bench under bench/results/dist (git-ignored); else the sources through
  * tsx, whose loader alone costs tens of MiB (reported beside the figures).
@@ -215,7 +224,7 @@ export async function startResumedTally(
     }
 
     const cmd = tallyCommand();
-    const node = [`--diagnostic-dir=${dir}`, ...IMAGE_NODE_FLAGS, ...nodeArgs];
+    const node = [`--diagnostic-dir=${dir}`, ...nodeFlags(), ...nodeArgs];
     const child = spawn(process.execPath, [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -574,10 +583,11 @@ export const footprintBench: Bench = {
           ],
         ),
         table(['target (issue 17)', 'measured', 'met'], targets),
-        `tally started as: ${results[0]?.entry ?? tallyCommand().entry}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
+        `tally started as: node ${nodeFlags().join(' ')} ${results[0]?.entry ?? tallyCommand().entry}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
       ],
       data: {
         seconds,
+        nodeFlags: nodeFlags(),
         results,
         fleet,
         growth,
