@@ -47,8 +47,6 @@ export interface OrgPollerDeps {
   diff: DiffFn;
   /** Session lists are read for [now - past, now + future]. */
   window: { past: number; future: number };
-  /** A channel stays "hot" (sessions read at the live interval) this long after it changed. */
-  hotForMs: number;
   /** Called after every read that changed the snapshot, with the events it produced. */
   onUpdate: (snapshot: OrgSnapshot, events: ChangeEvent[]) => void;
   /** Page size the API is asked for, to estimate pages for the planner. */
@@ -68,7 +66,8 @@ export class OrgPoller {
   readonly slug: string;
   readonly health: UpstreamHealth;
   private current: OrgSnapshot;
-  private readonly hotUntil = new Map<string, number>();
+  /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
+  private readonly changedAt = new Map<string, number>();
   private readonly finalDetail = new Set<string>();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
@@ -169,7 +168,13 @@ export class OrgPoller {
     return this.attempts.get(key)?.at;
   }
 
-  /** Channels whose sessions are read at the live interval: live, just changed, or with a session due. */
+  /**
+   * Channels whose sessions are read at the live interval: live, or with a session live or
+   * due (docs/polling.md). A channel that just changed is not among them: its follow-up
+   * reads it at once, and the sweep then weighs it as likelier to change again. Reading it
+   * every hot round as well cost, in a world changing a channel every few seconds, most
+   * of the budget the sweep needs for every other channel.
+   */
   hotChannels(now: number, horizonMs: number): string[] {
     const out: string[] = [];
     const channels = this.channels();
@@ -182,10 +187,6 @@ export class OrgPoller {
         continue;
       }
       if (baseline) continue;
-      if ((this.hotUntil.get(ch.id) ?? 0) > now) {
-        out.push(ch.id);
-        continue;
-      }
       const part = this.current.sessions[ch.id];
       if (part?.state !== 'complete') continue;
       const due = part.value.some(
@@ -235,7 +236,7 @@ export class OrgPoller {
   /** The sweep bookkeeping of every watched channel. */
   sweepEntries(now = this.deps.clock.now()): SweepEntry[] {
     return this.channels().map((ch) => {
-      const hotUntil = this.hotUntil.get(ch.id);
+      const changedAt = this.changedAt.get(ch.id);
       const hint = hintString(ch);
       return {
         org: this.slug,
@@ -243,7 +244,7 @@ export class OrgPoller {
         lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at,
         weight: this.weight,
         live: isLiveStatus(ch.status),
-        changedAt: hotUntil === undefined ? undefined : hotUntil - this.deps.hotForMs,
+        changedAt,
         hinted: hint !== undefined && this.hintAtRead.has(ch.id) && this.hintAtRead.get(ch.id) !== hint,
         dueAt: nextStart(getOwn(this.current.sessions, ch.id), now),
       };
@@ -431,12 +432,12 @@ export class OrgPoller {
       if (e.kind === 'channel.removed') {
         const gone = sessions[chId];
         delete sessions[chId];
-        this.hotUntil.delete(chId);
+        this.changedAt.delete(chId);
         this.hintAtRead.delete(chId);
         if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
       }
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
-        this.hotUntil.set(chId, now + this.deps.hotForMs);
+        this.changedAt.set(chId, now);
         follow.push((priority) => this.readSessions(chId, priority, signal));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {

@@ -213,7 +213,8 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   ) {
     return DUE + age * weight;
   }
-  const recent = e.changedAt !== undefined && p.now - e.changedAt <= RECENT_CHANGE_MS ? 2 : 0;
+  // Modest weights: every other channel waits that much longer for the sweep.
+  const recent = e.changedAt !== undefined && p.now - e.changedAt <= RECENT_CHANGE_MS ? 0.5 : 0;
   return age * weight * (1 + recent + (e.live ? 1 : 0));
 }
 

@@ -189,7 +189,6 @@ export class Poller {
         logger: this.log.child({ org: slug }),
         diff: this.deps.diff,
         window: this.opts.window,
-        hotForMs: Math.max(this.opts.intervals.live_sessions * 4, 120_000),
         onUpdate: (snapshot, events) => this.deps.onUpdate(slug, snapshot, events),
         onPoll: (resource, ms) => this.deps.onPoll?.(slug, resource, ms),
         perPage: this.opts.perPage,

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { createLogger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { OrgPoller } from '../../src/poll/org-poller.js';
+import { nextToSweep } from '../../src/poll/planner.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { diff } from '../../src/snapshot/diff.js';
 import { emptySnapshot } from '../../src/snapshot/model.js';
@@ -58,7 +59,6 @@ describe('follow-up reads', () => {
         logger: silentLogger(),
         diff: (a, b) => diff(a, b),
         window: { past: 86_400_000, future: 7 * 86_400_000 },
-        hotForMs: 120_000,
         onUpdate: () => undefined,
         perPage: 100,
         signal: new AbortController().signal,
@@ -85,7 +85,7 @@ describe('follow-up reads', () => {
 });
 
 describe('the first baseline comes first', () => {
-  it('until every channel was read once, only live channels are hot; afterwards changed ones are too', async () => {
+  it('only live channels are hot, before and after the first baseline; a changed channel gets its follow-up, then the sweep weighs it more', async () => {
     const calls: [string, string][] = [];
     const p = new OrgPoller(
       { slug: 'demo', token: 'demo-token' },
@@ -97,7 +97,6 @@ describe('the first baseline comes first', () => {
         logger: silentLogger(),
         diff: (a, b) => diff(a, b),
         window: { past: 86_400_000, future: 7 * 86_400_000 },
-        hotForMs: 120_000,
         onUpdate: () => undefined,
         perPage: 100,
         signal: new AbortController().signal,
@@ -107,15 +106,20 @@ describe('the first baseline comes first', () => {
     await p.refresh('channels', signal);
     const channels = sim.view('demo').channels as { id: string; status: string }[];
     const idle = channels.find((c) => c.status !== 'live')!;
-    // A change marks the channel hot (its follow-up reads it), but 29 others are unread.
+    // A change gets its follow-up read at once; it does not make the channel hot.
     sim.trigger.channelStatus({ channel: idle.id, status: idle.status === 'offline' ? 'idle' : 'offline' });
     await p.refresh('channels', signal);
     await p.settle();
     const live = channels.filter((c) => c.status === 'live').map((c) => c.id);
     expect(p.hotChannels(clock.now(), 60_000).sort()).toEqual(live.sort());
-    // Every channel read once: the changed channel is hot again until its hot period ends.
+    expect(calls.filter(([k]) => k === 'fetchSessions')).toEqual([['fetchSessions', 'follow']]);
+    // Every channel read once, at the same time: still only live channels are hot, and of
+    // the others the sweep reads the changed one first.
     for (const c of channels) await p.readSessions(c.id, 'low', signal);
-    expect(p.hotChannels(clock.now(), 60_000)).toContain(idle.id);
+    clock.time += 60_000;
+    expect(p.hotChannels(clock.now(), 60_000).sort()).toEqual(live.sort());
+    const quiet = p.sweepEntries(clock.now()).filter((e) => !e.live);
+    expect(nextToSweep(quiet, 1, { now: clock.now(), minEveryMs: 15_000 })[0]?.channelId).toBe(idle.id);
   });
 });
 
@@ -153,7 +157,6 @@ describe('follow-ups while stopping', () => {
         logger,
         diff: (a, b) => diff(a, b),
         window: { past: 86_400_000, future: 7 * 86_400_000 },
-        hotForMs: 120_000,
         onUpdate: () => undefined,
         perPage: 100,
         signal: new AbortController().signal,

@@ -25,7 +25,6 @@ function poller(initial: OrgSnapshot = emptySnapshot('demo', clock.now())): OrgP
     logger: silentLogger(),
     diff: (a, b) => diff(a, b),
     window: { past: 86_400_000, future: 7 * 86_400_000 },
-    hotForMs: 120_000,
     onUpdate: (_s, e) => events.push(...e),
     perPage: 100,
     signal: new AbortController().signal,
