@@ -67,6 +67,11 @@ interface Case {
    * (every channel's sessions read once) and the channel-level latency during start-up.
    */
   cold?: boolean;
+  /**
+   * The simulator offers change hints: `sessions_updated_at` in the channel list and ETags
+   * on session lists (docs/upstream-shapes.md). The naive poller ignores them.
+   */
+  hints?: boolean;
 }
 
 /** What one run measured. */
@@ -87,7 +92,15 @@ export interface RunResult {
   cold: boolean;
   /** Requests per minute left for the sweep after the channel list and hot reads (B′), by the last plan. */
   sweepBudgetPerMinute: number | undefined;
-  requests: { total: number; maxPerMinute: number; meanPerMinute: number; status429: number; resets: number };
+  requests: {
+    total: number;
+    maxPerMinute: number;
+    meanPerMinute: number;
+    status429: number;
+    resets: number;
+    /** Requests per minute by what they read (from the simulator's request log). */
+    byKindPerMinute: Record<string, number>;
+  };
   sweep: {
     /** The planner's bound (max over the run), or the naive round time. */
     statedBoundMs: number | undefined;
@@ -95,6 +108,8 @@ export interface RunResult {
     channelsTotal: number;
     /** Longest time a channel went without its sessions being read (first read counted from start). */
     maxGapMs: number;
+    /** Reads of one channel's sessions over the run: least, median, most (how evenly the budget went). */
+    readsPerChannel: { min: number; p50: number; max: number };
     /** Channels not read within the stated bound (only judged when the run is longer than the bound). */
     overBound: number | undefined;
   };
@@ -128,6 +143,27 @@ function sessionsReadTimes(requests: readonly RequestLogEntry[], since: number):
   return out;
 }
 
+/** What a request read, by its path. */
+function requestKind(q: RequestLogEntry): string {
+  const page = q.query['page'] !== undefined && q.query['page'] !== '1' ? ' (later page)' : '';
+  if (/^\/v1\/[^/]+\/channels\/?$/.test(q.path)) return 'channel list';
+  if (/^\/v1\/[^/]+\/channels\/[^/]+\/sessions\/?$/.test(q.path)) return `session list${page}`;
+  if (/^\/v1\/[^/]+\/sessions\/[^/]+/.test(q.path)) return 'session detail';
+  return 'org parts';
+}
+
+function spread(counts: number[]): { min: number; p50: number; max: number } {
+  const sorted = [...counts].sort((a, b) => a - b);
+  return { min: sorted[0] ?? 0, p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
+}
+
+function perMinuteByKind(api: readonly RequestLogEntry[], minutes: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const q of api) counts[requestKind(q)] = (counts[requestKind(q)] ?? 0) + 1;
+  for (const k of Object.keys(counts)) counts[k] = Math.round((10 * counts[k]!) / minutes) / 10;
+  return counts;
+}
+
 /** Durations of full channel-list reads: from a first page (no page parameter) to the last page before the next first. */
 function listReads(requests: readonly RequestLogEntry[]): number[] {
   const out: number[] = [];
@@ -152,6 +188,7 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
     sessionsPerChannel: c.sessionsPerChannel,
     scenario: c.world === 'lively' ? 'lively' : 'calm',
     frozen: c.world === 'steady',
+    hints: c.hints === true,
     clock,
     maxRequests: 1_000_000,
     maxChanges: 5_000_000,
@@ -316,12 +353,14 @@ function analyse(r: {
       meanPerMinute: api.length / minutes,
       status429: api.filter((q) => q.status === 429).length,
       resets: api.filter((q) => q.status === 0).length,
+      byKindPerMinute: perMinuteByKind(api, minutes),
     },
     sweep: {
       statedBoundMs: stated,
       channelsRead: channelIds.filter((id) => (reads.get(id) ?? []).length > 0).length,
       channelsTotal: channelIds.length,
       maxGapMs: maxGap,
+      readsPerChannel: spread(channelIds.map((id) => reads.get(id)?.length ?? 0)),
       overBound:
         r.mode === 'tally' && stated !== undefined && r.end - r.startedAt > stated ? overBound : undefined,
     },
@@ -340,7 +379,7 @@ function analyse(r: {
   };
 }
 
-type Variant = 'steady' | 'lively' | 'tuned' | 'cold';
+type Variant = 'steady' | 'lively' | 'tuned' | 'cold' | 'hints';
 
 function cases(variant: Variant, opts: BenchOptions): Case[] {
   const all =
@@ -350,7 +389,9 @@ function cases(variant: Variant, opts: BenchOptions): Case[] {
         ? livelyCases(opts.quick)
         : variant === 'cold'
           ? coldCases()
-          : tunedCases(opts.quick);
+          : variant === 'hints'
+            ? steadyCases(opts.quick).map((c) => ({ ...c, hints: true }))
+            : tunedCases(opts.quick);
   return opts.channels ? all.filter((c) => opts.channels!.includes(c.channels)) : all;
 }
 
@@ -628,6 +669,14 @@ export const latencyColdBench: Bench = {
   name: 'latency-cold',
   description: 'cold start: first complete baseline and start-up latency, 12/100/1000/5000 channels',
   run: (opts) => runVariant('cold', opts),
+};
+
+/** The steady world from a server that offers change hints, against the naive sweep. */
+export const latencyHintsBench: Bench = {
+  name: 'latency-hints',
+  description:
+    'detection latency vs a naive full sweep, steady world, a server with change hints, 12/100/1000/5000',
+  run: (opts) => runVariant('hints', opts),
 };
 
 /** The steady world with slower hot reads, at 1000 and 5000 channels (tally only). */

@@ -15,7 +15,13 @@ import { parseArgs } from 'node:util';
 import { footprintBench } from './footprint.js';
 import { heapBench } from './heap.js';
 import { statusPageBench } from './status-page.js';
-import { latencyBench, latencyColdBench, latencyLivelyBench, latencyTunedBench } from './latency.js';
+import {
+  latencyBench,
+  latencyColdBench,
+  latencyHintsBench,
+  latencyLivelyBench,
+  latencyTunedBench,
+} from './latency.js';
 import { type Bench, type BenchResult, writeResult } from './lib/report.js';
 import { soakBench } from './soak.js';
 import { stormBench } from './storm.js';
@@ -46,6 +52,7 @@ const BENCHES: Bench[] = [
   latencyBench,
   latencyLivelyBench,
   latencyTunedBench,
+  latencyHintsBench,
   latencyColdBench,
   statusPageBench,
   footprintBench,
