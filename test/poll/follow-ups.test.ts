@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { createLogger, silentLogger } from '../../src/core/log.js';
+import { createLogger, type Logger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { OrgPoller } from '../../src/poll/org-poller.js';
 import { nextToSweep } from '../../src/poll/planner.js';
@@ -31,6 +31,20 @@ afterEach(async () => {
   await sim.close();
 });
 
+/** An org poller over `fetcher` from an empty snapshot, as the tests here need it. */
+function poller(fetcher: Fetcher, logger: Logger = silentLogger()): OrgPoller {
+  return new OrgPoller({ slug: 'demo', token: 'demo-token' }, undefined, emptySnapshot('demo', clock.now()), {
+    fetcher,
+    clock,
+    logger,
+    diff: (a, b) => diff(a, b),
+    window: { past: 86_400_000, future: 7 * 86_400_000 },
+    onUpdate: () => undefined,
+    perPage: 100,
+    signal: new AbortController().signal,
+  });
+}
+
 /** The real client, recording the priority of every read by kind. */
 function recording(calls: [string, string][]): Fetcher {
   const note = (kind: string, o: FetchOptions | undefined) => calls.push([kind, o?.priority ?? 'normal']);
@@ -49,21 +63,7 @@ function recording(calls: [string, string][]): Fetcher {
 describe('follow-up reads', () => {
   it('after 30 channels change at once: every follow-up at follow priority; the channel list at high', async () => {
     const calls: [string, string][] = [];
-    const p = new OrgPoller(
-      { slug: 'demo', token: 'demo-token' },
-      undefined,
-      emptySnapshot('demo', clock.now()),
-      {
-        fetcher: recording(calls),
-        clock,
-        logger: silentLogger(),
-        diff: (a, b) => diff(a, b),
-        window: { past: 86_400_000, future: 7 * 86_400_000 },
-        onUpdate: () => undefined,
-        perPage: 100,
-        signal: new AbortController().signal,
-      },
-    );
+    const p = poller(recording(calls));
     const signal = new AbortController().signal;
     await p.refresh('channels', signal);
     for (const ch of sim.view('demo').channels) {
@@ -87,21 +87,7 @@ describe('follow-up reads', () => {
 describe('the first baseline comes first', () => {
   it('only live channels are hot, before and after the first baseline; a changed channel gets its follow-up, then the sweep weighs it more', async () => {
     const calls: [string, string][] = [];
-    const p = new OrgPoller(
-      { slug: 'demo', token: 'demo-token' },
-      undefined,
-      emptySnapshot('demo', clock.now()),
-      {
-        fetcher: recording(calls),
-        clock,
-        logger: silentLogger(),
-        diff: (a, b) => diff(a, b),
-        window: { past: 86_400_000, future: 7 * 86_400_000 },
-        onUpdate: () => undefined,
-        perPage: 100,
-        signal: new AbortController().signal,
-      },
-    );
+    const p = poller(recording(calls));
     const signal = new AbortController().signal;
     await p.refresh('channels', signal);
     const channels = sim.view('demo').channels as { id: string; status: string }[];
@@ -147,21 +133,7 @@ describe('follow-ups while stopping', () => {
         },
       }),
     });
-    const p = new OrgPoller(
-      { slug: 'demo', token: 'demo-token' },
-      undefined,
-      emptySnapshot('demo', clock.now()),
-      {
-        fetcher: abortedSessions(),
-        clock,
-        logger,
-        diff: (a, b) => diff(a, b),
-        window: { past: 86_400_000, future: 7 * 86_400_000 },
-        onUpdate: () => undefined,
-        perPage: 100,
-        signal: new AbortController().signal,
-      },
-    );
+    const p = poller(abortedSessions(), logger);
     const signal = new AbortController().signal;
     await p.refresh('channels', signal);
     const ch = (sim.view('demo').channels as { id: string; status: string }[])[0]!;
