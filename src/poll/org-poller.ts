@@ -133,14 +133,16 @@ export class OrgPoller {
   async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
     await this.once(`sessions:${channelId}`, async (ticket) => {
       // The channel list's hint as of this read: a later move of it means something new.
-      this.hintAtRead.set(channelId, this.hintOf(channelId));
+      // Kept with the stored list too, so that a restart still tells a moved hint.
+      const hint = this.hintOf(channelId);
+      this.hintAtRead.set(channelId, hint);
       const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
         priority,
         signal,
         window: this.window(),
       });
       if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
-      this.foldSessions(channelId, part, ticket);
+      this.foldSessions(channelId, hint === undefined ? part : { ...part, hint }, ticket);
     });
   }
 
@@ -158,9 +160,14 @@ export class OrgPoller {
     });
   }
 
-  /** Whether the first baseline is under way: some listed channel's sessions were never read. */
+  /**
+   * Whether the first baseline is under way: some listed channel's sessions were never
+   * read, neither by this process nor in the stored snapshot it resumed from.
+   */
   inBaseline(): boolean {
-    return this.channels().some((ch) => !this.attempts.has(`sessions:${ch.id}`));
+    return this.channels().some(
+      (ch) => !this.attempts.has(`sessions:${ch.id}`) && getOwn(this.current.sessions, ch.id) === undefined,
+    );
   }
 
   /** When a read (`sessions:<channel>`, `detail:<session>`, `channels` …) was last attempted. */
@@ -238,14 +245,17 @@ export class OrgPoller {
     return this.channels().map((ch) => {
       const changedAt = this.changedAt.get(ch.id);
       const hint = hintString(ch);
+      // A list read before a restart counts as read when it was (its age, its hint).
+      const stored = getOwn(this.current.sessions, ch.id);
+      const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
       return {
         org: this.slug,
         channelId: ch.id,
-        lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at,
+        lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at ?? stored?.at,
         weight: this.weight,
         live: isLiveStatus(ch.status),
         changedAt,
-        hinted: hint !== undefined && this.hintAtRead.has(ch.id) && this.hintAtRead.get(ch.id) !== hint,
+        hinted: hint !== undefined && seen !== undefined && seen !== hint,
         dueAt: nextStart(getOwn(this.current.sessions, ch.id), now),
       };
     });

@@ -121,8 +121,12 @@ export interface TimeWindow {
   to: number;
 }
 
-/** A session list part also says which window it covered. */
-export type SessionsPart = Part<Session[]> & { window: TimeWindow };
+/**
+ * A session list part also says which window it covered, and the channel list's activity
+ * hint of the channel when it was read (when the server gives one): a later hint that
+ * differs means the list is worth reading again, across restarts too.
+ */
+export type SessionsPart = Part<Session[]> & { window: TimeWindow; hint?: string };
 
 /** Everything tally knows about one organization at one moment, part by part. */
 export interface OrgSnapshot {

@@ -191,3 +191,57 @@ describe('OrgPoller against the simulator', () => {
     expect(sim.requests().filter((r) => r.path.endsWith('/team')).length - before).toBe(2);
   });
 });
+
+describe('an OrgPoller resumed from a stored snapshot', () => {
+  it('is not in its first baseline, counts stored lists as read when they were, and tells a hint that moved while it was down', async () => {
+    await client.close();
+    await sim.close();
+    sim = await startSimulator({
+      seed: 3,
+      channels: 4,
+      sessionsPerChannel: 3,
+      frozen: true,
+      clock,
+      hints: true,
+    });
+    client = makeClient();
+
+    const before = poller();
+    expect(before.inBaseline()).toBe(false); // no channel list yet: nothing to read
+    await readEverything(before);
+    const stored = structuredClone(before.snapshot());
+    const ids = Object.keys(stored.sessions);
+    expect(ids).toHaveLength(4);
+    // Each stored list keeps the channel list's hint it was read under.
+    for (const id of ids) expect(stored.sessions[id]?.hint).toEqual(expect.any(String));
+
+    // A restart, and meanwhile a session is scheduled on one channel.
+    await clock.tick(60_000);
+    const target = ids[1]!;
+    sim.trigger.scheduleSession({ org: 'demo', channel: target });
+    const after = poller(stored);
+    expect(after.inBaseline()).toBe(false);
+    const entries = after.sweepEntries();
+    expect(entries.map((e) => e.lastReadAt)).toEqual(entries.map((e) => stored.sessions[e.channelId]?.at));
+    expect(entries.every((e) => e.hinted === false)).toBe(true);
+
+    await after.refresh('channels', new AbortController().signal);
+    const hinted = after
+      .sweepEntries()
+      .filter((e) => e.hinted)
+      .map((e) => e.channelId);
+    expect(hinted).toEqual([target]);
+  });
+
+  it('is in its first baseline while a listed channel has neither a stored list nor a read', async () => {
+    const first = poller();
+    await readEverything(first);
+    const stored = structuredClone(first.snapshot());
+    const dropped = Object.keys(stored.sessions)[0]!;
+    delete stored.sessions[dropped];
+    const p = poller(stored);
+    expect(p.inBaseline()).toBe(true);
+    await p.readSessions(dropped, 'low', new AbortController().signal);
+    expect(p.inBaseline()).toBe(false);
+  });
+});
