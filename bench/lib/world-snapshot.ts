@@ -6,6 +6,7 @@
  * first sweep on a silent one.
  */
 import type { Simulator } from '../../src/sim/index.js';
+import { channelHint } from '../../src/poll/org-poller.js';
 import { inWindow } from '../../src/snapshot/diff.js';
 import type {
   Channel,
@@ -57,7 +58,15 @@ export function snapshotFromSim(sim: Simulator, o: WorldSnapshotOptions): OrgSna
       (view.sessions[ch.id] ?? []).map((s) => normalizeSession(s, ch.id, o.shape).value),
     ) as Session[];
     const shown = list.filter((s) => inWindow(s, window));
-    sessions[ch.id] = { state: 'complete', at, value: shown, window };
+    // As tally stores a list it read: with the channel's change hint at the time, if any.
+    const hint = channelHint(ch);
+    sessions[ch.id] = {
+      state: 'complete',
+      at,
+      value: shown,
+      window,
+      ...(hint === undefined ? {} : { hint }),
+    };
     for (const s of shown) {
       if (s.status !== 'live') continue;
       const raw = sim.sessionDetail(o.org, s.id);

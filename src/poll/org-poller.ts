@@ -244,7 +244,7 @@ export class OrgPoller {
   sweepEntries(now = this.deps.clock.now()): SweepEntry[] {
     return this.channels().map((ch) => {
       const changedAt = this.changedAt.get(ch.id);
-      const hint = hintString(ch);
+      const hint = channelHint(ch);
       // A list read before a restart counts as read when it was (its age, its hint).
       const stored = getOwn(this.current.sessions, ch.id);
       const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
@@ -274,7 +274,7 @@ export class OrgPoller {
     const list = this.current.channels;
     if (list === undefined || list.state === 'failed') return undefined;
     const ch = list.value.find((c) => c.id === channelId);
-    return ch === undefined ? undefined : hintString(ch);
+    return ch === undefined ? undefined : channelHint(ch);
   }
 
   /** What this org costs, for the planner. */
@@ -485,7 +485,7 @@ export class OrgPoller {
 }
 
 /** A channel's activity hints as one comparable value; undefined when the server gives none. */
-function hintString(ch: Channel): string | undefined {
+export function channelHint(ch: Channel): string | undefined {
   if (ch.activityAt === undefined && ch.sessionCount === undefined) return undefined;
   return `${ch.activityAt ?? ''}/${ch.sessionCount ?? ''}`;
 }
