@@ -105,6 +105,21 @@ describe('tally run', () => {
       '--enable-writes',
     );
     expect(io.out()).toContain('"writes":"disabled"');
+    // The real write routes of the alert API are closed too; their reads are not.
+    const silence = {
+      matchers: ['org = "alpha"'],
+      ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+      created_by: 'ops',
+      comment: 'test',
+    };
+    const add = await fetch(`${base}/api/v1/silences`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(silence),
+    });
+    expect(add.status).toBe(403);
+    expect((await fetch(`${base}/api/v1/silences/any`, { method: 'DELETE' })).status).toBe(403);
+    expect((await fetch(`${base}/api/v1/silences`)).status).toBe(200);
 
     await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
     io.reload();
@@ -146,6 +161,64 @@ describe('tally run', () => {
     const io = captureIO();
     expect(await runCommand(['--config', file, '--shard', '3/2'], io)).toBe(1);
     expect(io.err()).toContain('shard 3/2: I must be from 1 to N');
+  });
+});
+
+describe('server.auth from files', () => {
+  it('reads the bearer token and the basic password from their *_file, and opens writes to them alone', async () => {
+    const tokenFile = path.join(dir, 'web-token');
+    const passwordFile = path.join(dir, 'web-password');
+    // As a mounted Secret: a trailing newline is not part of the secret.
+    await writeFile(tokenFile, 'web-bearer-1234\n');
+    await writeFile(passwordFile, 'pass-5678\n');
+    await writeFile(
+      file,
+      config(['alpha']).replace(
+        'server: { listen: 127.0.0.1:0 }',
+        `server:
+  listen: 127.0.0.1:0
+  auth:
+    bearer_token_file: ${JSON.stringify(tokenFile)}
+    basic: { username: prom, password_file: ${JSON.stringify(passwordFile)} }`,
+      ),
+    );
+    const io = captureIO();
+    const running = runCommand(['--config', file], io);
+    try {
+      const base = await waitFor(
+        () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+        'the HTTP server',
+      );
+      const bearer = { authorization: 'Bearer web-bearer-1234' };
+      const basic = { authorization: `Basic ${Buffer.from('prom:pass-5678').toString('base64')}` };
+      expect((await fetch(`${base}/api/v1/status`)).status).toBe(401);
+      expect((await fetch(`${base}/api/v1/status`, { headers: bearer })).status).toBe(200);
+      expect((await fetch(`${base}/api/v1/status`, { headers: basic })).status).toBe(200);
+      expect(
+        (await fetch(`${base}/api/v1/status`, { headers: { authorization: 'Bearer web-bearer-123' } }))
+          .status,
+      ).toBe(401);
+      // Writes: closed to anonymous requests, open with the credentials from the files.
+      expect((await fetch(`${base}/-/reload`, { method: 'POST' })).status).toBe(401);
+      expect((await fetch(`${base}/-/reload`, { method: 'POST', headers: bearer })).status).toBe(200);
+      const add = await fetch(`${base}/api/v1/silences`, {
+        method: 'POST',
+        headers: { ...basic, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          matchers: ['org = "alpha"'],
+          ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+          created_by: 'ops',
+          comment: 'maintenance',
+        }),
+      });
+      expect(add.status).toBe(201);
+      // The secrets never reach the log.
+      expect(io.out()).not.toContain('web-bearer-1234');
+      expect(io.out()).not.toContain('pass-5678');
+    } finally {
+      io.stop();
+      expect(await running).toBe(0);
+    }
   });
 });
 

@@ -14,18 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
 import { eventually, freePort } from './harness/prometheus.js';
+import { firstThatRuns, needs, runs } from './harness/tools.js';
 
-const has = (bin: string) => {
-  try {
-    execFileSync(bin, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const BINARY = ['prometheus-alertmanager', 'alertmanager'].find(has);
-const AMTOOL = has('amtool');
-if (!BINARY || !AMTOOL) console.warn('Alertmanager or amtool not installed: event-alert e2e test skipped');
+const BINARY = firstThatRuns('prometheus-alertmanager', 'alertmanager');
+const AMTOOL = runs('amtool');
+const PRESENT = needs(
+  BINARY !== undefined && AMTOOL,
+  'Alertmanager or amtool',
+  'apt-get install prometheus-alertmanager',
+);
 
 /** How long an event alert fires after its last event (tally's resolve_after). */
 const RESOLVE_AFTER_S = 8;
@@ -51,7 +48,7 @@ async function stopChild(c: ChildProcess, ms = 5000): Promise<void> {
   clearTimeout(t);
 }
 
-describe.skipIf(!BINARY || !AMTOOL)('event alerts in a real Alertmanager', () => {
+describe.skipIf(!PRESENT)('event alerts in a real Alertmanager', () => {
   let dir: string;
   let hook: HttpReceiver;
   let sim: Simulator;

@@ -5,7 +5,7 @@
  * deduplicates: the webhook receiver behind it gets exactly one notification per group when
  * the alerts fire, and exactly one when they resolve.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,18 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
 import { eventually, freePort } from './harness/prometheus.js';
+import { firstThatRuns, needs } from './harness/tools.js';
 import { byCodeUnits } from '../../src/core/order.js';
 
-const BINARY = ['prometheus-alertmanager', 'alertmanager'].find((b) => {
-  try {
-    execFileSync(b, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!BINARY)
-  console.warn('Alertmanager not installed (apt-get install prometheus-alertmanager): HA test skipped');
+const BINARY = firstThatRuns('prometheus-alertmanager', 'alertmanager');
+needs(BINARY !== undefined, 'Alertmanager', 'apt-get install prometheus-alertmanager');
 
 /** Alertmanager's cluster waits this long per position before a member sends (its HA dedup). */
 const PEER_TIMEOUT_S = 2;

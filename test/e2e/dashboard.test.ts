@@ -13,7 +13,7 @@
  * --project e2e test/e2e/dashboard.test.ts`).
  */
 import { Registry } from 'prom-client';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_JSON_PATH } from '../../deploy/grafana/dashboard.js';
+import { CHROMIUM, hasChromium, needs } from './harness/tools.js';
 import { App } from '../../src/app/app.js';
 import { systemClock } from '../../src/core/clock.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -190,9 +191,7 @@ describe('the Grafana dashboard against a real Prometheus', () => {
     'Requests by status class': 'dashboard-requests-by-status-class.png',
     'Failures and retries by reason': 'dashboard-failures-by-reason.png',
   };
-  const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
-
-  it.skipIf(!existsSync(CHROMIUM))(
+  it.skipIf(!needs(hasChromium(), `Chromium (${CHROMIUM})`, 'apt-get install chromium'))(
     "draws panels' data on Prometheus' graph page (screenshots)",
     async () => {
       const dir =

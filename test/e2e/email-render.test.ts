@@ -3,16 +3,14 @@
  * Chromium (Debian's package, driven by playwright-core) through scripts/render-email.ts,
  * the script that makes the screenshots in docs/images/.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_SHOTS, renderEmails } from '../../scripts/render-email.js';
+import { CHROMIUM, hasChromium, needs } from './harness/tools.js';
 
-const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
-if (!existsSync(CHROMIUM))
-  console.warn(`${CHROMIUM} not found (apt-get install chromium): e-mail render test skipped`);
+const HAS_CHROMIUM = needs(hasChromium(), `Chromium (${CHROMIUM})`, 'apt-get install chromium');
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -20,7 +18,7 @@ function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('the alert e-mail in Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('the alert e-mail in Chromium', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'tally-email-render-'));
