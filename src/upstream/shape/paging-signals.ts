@@ -51,8 +51,17 @@ export const NEXT_URL_KEYS = [
   'pagination.links.next',
   '@odata.nextLink',
 ];
-/** Keys whose opaque string value is a cursor rather than a URL. */
-const OPAQUE_NEXT_KEYS = new Set(['next', 'meta.next', 'pagination.next', 'paging.next']);
+/** Keys whose opaque string value (not a URL) is a cursor. */
+const OPAQUE_NEXT_KEYS = new Set([
+  'next',
+  'meta.next',
+  'pagination.next',
+  'paging.next',
+  'links.next',
+  'link.next',
+  'meta.links.next',
+  'pagination.links.next',
+]);
 
 /** Body keys that hold the next cursor. */
 export const CURSOR_KEYS = [
@@ -65,12 +74,30 @@ export const CURSOR_KEYS = [
   'pagination.cursor.next',
   'paging.next_cursor',
   'response_metadata.next_cursor',
+  'links.next_cursor',
+  'meta.links.next_cursor',
+  'meta.pagination.next_cursor',
+  'next_page_cursor',
+  'meta.next_page_cursor',
   'next_page_token',
   'next_token',
   'continuation_token',
 ];
-/** Cursors present on every page, meaningful only when the body also says there is more. */
-export const CONDITIONAL_CURSOR_KEYS = ['paging.cursors.after', 'page_info.end_cursor', 'cursors.after'];
+/**
+ * Cursors present on every page, meaningful only when the body also says there is more: a
+ * plain `cursor` beside `has_more` is the next page's (a server echoing the one asked for
+ * would repeat a page, which the loop check catches).
+ */
+export const CONDITIONAL_CURSOR_KEYS = [
+  'paging.cursors.after',
+  'page_info.end_cursor',
+  'cursors.after',
+  'cursor',
+  'meta.cursor',
+  'pagination.cursor',
+  'links.cursor',
+  'meta.pagination.cursor',
+];
 
 export const PAGE_KEYS = [
   'page',

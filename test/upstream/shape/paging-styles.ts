@@ -165,6 +165,26 @@ export const BODY_STYLES: StyleDef[] = [
     meta: (c) => ({ next: c.more ? cursorOf(c.end) : null }),
   },
   {
+    name: 'links.next: opaque cursor',
+    body: true,
+    meta: (c) => ({ links: { self: c.url.href, next: c.more ? cursorOf(c.end) : null } }),
+  },
+  {
+    name: 'links.next_cursor',
+    body: true,
+    meta: (c) => ({ links: defined({ next_cursor: when(c.more, cursorOf(c.end)) }) }),
+  },
+  {
+    name: 'meta.cursor + meta.has_more (cursor on every page)',
+    body: true,
+    meta: (c) => ({ meta: { cursor: cursorOf(c.end), has_more: c.more } }),
+  },
+  {
+    name: 'pagination.links.next: opaque cursor',
+    body: true,
+    meta: (c) => ({ pagination: { links: defined({ next: when(c.more, cursorOf(c.end)) }) } }),
+  },
+  {
     name: 'page + total_pages (canonical)',
     body: true,
     meta: (c) => ({ page: c.page, per_page: c.perPage, total: c.n, total_pages: Math.ceil(c.n / c.perPage) }),
