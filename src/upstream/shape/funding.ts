@@ -4,7 +4,15 @@
  */
 import type { AiFunding } from '../../snapshot/model.js';
 import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
-import { type Money, parseMoney, parseNumber } from './numbers.js';
+import { aliasesFor } from './fields.js';
+import {
+  currencyOf,
+  type Money,
+  moneyFromMinor,
+  parseMoney,
+  parseNumber,
+  saysMinorUnits,
+} from './numbers.js';
 import { asAny, asText, asWord, type ReadContext, readField, toBool } from './read.js';
 
 const WALLET_WORDS = new Set(['wallet', 'credits', 'credit', 'prepaid', 'balance', 'prepaid_wallet']);
@@ -70,6 +78,15 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   const funding: AiFunding & { mode: 'wallet' } = { mode: 'wallet' };
   const raw = readField(ctx, scope, 'funding.balance', asAny);
   let money = parseMoney(raw);
+  // A plain number whose siblings say it counts cents (`unit: "cents"`, `in_minor_units`).
+  const n = parseNumber(raw);
+  const beside = n === undefined ? undefined : parentOf(scope, aliasesFor('funding.balance', ctx.opts));
+  if (n !== undefined && beside !== undefined && saysMinorUnits(beside.parent)) {
+    const code =
+      currencyOf(beside.parent) ?? readField(ctx, scope, 'funding.currency', asText)?.toUpperCase();
+    const m = moneyFromMinor(n, beside.key, beside.parent, code, true);
+    money = { ...m, how: m.how?.slice(beside.key.length + 1) ?? '' };
+  }
   // The path is the alias readField just reported; the conversion refines it.
   if (money?.how !== undefined) traceBalance(ctx, '', money.how);
   if (money === undefined) {
@@ -124,7 +141,9 @@ function findBalance(
     const money =
       n !== undefined && MINOR_NAME.test(key)
         ? parseMoney({ minor_units: n, ...(currency === undefined ? {} : { currency }) })
-        : parseMoney(value);
+        : n !== undefined && saysMinorUnits(v)
+          ? moneyFromMinor(n, 'minor_units', v, currency?.toUpperCase(), true)
+          : parseMoney(value);
     if (money?.amount !== undefined) {
       return {
         path,
@@ -139,6 +158,21 @@ function findBalance(
     if (!isRecord(value)) continue;
     const found = findBalance(value, prefix === '' ? key : `${prefix}.${key}`, depth + 1);
     if (found) return found;
+  }
+  return undefined;
+}
+
+/** The object holding the first of `paths` present in `scope`, and the key there. */
+function parentOf(
+  scope: JsonRecord,
+  paths: readonly string[],
+): { parent: JsonRecord; key: string } | undefined {
+  for (const path of paths) {
+    const v = getPath(scope, path);
+    if (v === undefined || v === null) continue;
+    const dot = path.lastIndexOf('.');
+    const parent = dot < 0 ? scope : getPath(scope, path.slice(0, dot));
+    return isRecord(parent) ? { parent, key: path.slice(dot + 1) } : undefined;
   }
   return undefined;
 }

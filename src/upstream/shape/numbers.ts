@@ -97,6 +97,49 @@ const MINOR_KEYS = [
   'balanceCents',
 ];
 const CURRENCY_KEYS = ['currency', 'currency_code', 'unit'];
+/** Keys beside an amount that may say what it counts in (`unit: "cents"`). */
+const UNIT_KEYS = [
+  'unit',
+  'units',
+  'denomination',
+  'amount_unit',
+  'balance_unit',
+  'amount_type',
+  'unit_type',
+];
+const MINOR_UNIT_WORD = /^(cents?|minor|minor[ _-]?units?|sub[ _-]?units?|pence|centimes?|fils|paisa|sen)$/i;
+/** Flags beside an amount that say it is in minor units (`in_minor_units: true`). */
+const MINOR_FLAGS = [
+  'in_minor_units',
+  'minor_units',
+  'is_minor',
+  'in_cents',
+  'amounts_in_cents',
+  'amount_in_cents',
+];
+
+/**
+ * Whether an object's keys say the amounts beside them are in the currency's minor unit:
+ * a unit word (`unit: "cents"`, `denomination: "minor"`) or a flag (`in_minor_units: true`).
+ */
+export function saysMinorUnits(o: Record<string, unknown>): boolean {
+  for (const key of UNIT_KEYS) {
+    const v = getPath(o, key);
+    if (typeof v === 'string' && MINOR_UNIT_WORD.test(v.trim())) return true;
+  }
+  return MINOR_FLAGS.some((key) => getPath(o, key) === true);
+}
+
+/** The currency named beside an amount; `unit` counts only as a three-letter code. */
+export function currencyOf(o: Record<string, unknown>): string | undefined {
+  for (const key of CURRENCY_KEYS) {
+    const v = getPath(o, key);
+    if (typeof v !== 'string' || v.trim() === '') continue;
+    if (key === 'unit' && !/^[A-Za-z]{3}$/.test(v.trim())) continue;
+    return v.trim().toUpperCase();
+  }
+  return undefined;
+}
 // `12.50 EUR`, `EUR 12.50`
 const AMOUNT_WITH_CODE = /^(?:([A-Za-z]{3})\s*)?([+-]?\d+(?:\.\d+)?)(?:\s*([A-Za-z]{3}))?$/;
 
@@ -116,14 +159,12 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
     return code === undefined ? { amount: Number(m[2]) } : { amount: Number(m[2]), currency: code };
   }
   if (!isRecord(v) || depth > 2) return undefined;
-  const currency = firstString(v, CURRENCY_KEYS);
-  for (const key of MINOR_KEYS) {
+  const currency = currencyOf(v);
+  const minorBeside = saysMinorUnits(v);
+  for (const key of minorBeside ? [...MINOR_KEYS, ...AMOUNT_KEYS] : MINOR_KEYS) {
     const minor = parseNumber(getPath(v, key));
-    if (minor !== undefined) {
-      const { amount, exp, stated } = minorToMajor(minor, v, currency);
-      const why = stated ? 'exponent given by the server' : `${currency ?? 'no currency'}: exponent ${exp}`;
-      return withCurrency({ amount, how: `${key} ÷ ${10 ** exp} (minor units; ${why})` }, currency);
-    }
+    if (minor !== undefined)
+      return moneyFromMinor(minor, key, v, currency, minorBeside && !MINOR_KEYS.includes(key));
   }
   for (const key of AMOUNT_KEYS) {
     const inner = parseMoney(getPath(v, key), depth + 1);
@@ -132,6 +173,24 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Money from an amount in minor units found under `key`, scaled by an exponent stated in
+ * `beside` (the object holding it) or else by the currency's ISO 4217 exponent.
+ * `said`: the amount's own key does not say minor units, its siblings do.
+ */
+export function moneyFromMinor(
+  minor: number,
+  key: string,
+  beside: Record<string, unknown>,
+  currency: string | undefined,
+  said = false,
+): Money {
+  const { amount, exp, stated } = minorToMajor(minor, beside, currency);
+  const why = stated ? 'exponent given by the server' : `${currency ?? 'no currency'}: exponent ${exp}`;
+  const how = `${key} ÷ ${10 ** exp} (minor units${said ? ', said beside it' : ''}; ${why})`;
+  return withCurrency({ amount, how }, currency);
 }
 
 // An explicit sibling exponent wins over the currency's: the server says how it counts.
@@ -157,12 +216,4 @@ function minorToMajor(
 function withCurrency(m: Money, currency: string | undefined): Money {
   if (currency === undefined || m.currency !== undefined) return m;
   return { ...m, currency };
-}
-
-function firstString(o: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const v = getPath(o, key);
-    if (typeof v === 'string' && v.trim() !== '') return v.trim().toUpperCase();
-  }
-  return undefined;
 }

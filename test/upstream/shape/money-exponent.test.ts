@@ -125,6 +125,50 @@ describe('a wallet balance anywhere in the funding object', () => {
     expect(r.sources.join(' ')).toMatch(/÷ 100/);
   });
 
+  it.each<[string, unknown, number, string]>([
+    [
+      'unit: "cents" beside the balance',
+      { mode: 'wallet', wallet: { balance: 1999, unit: 'cents', currency: 'USD' } },
+      19.99,
+      'USD',
+    ],
+    [
+      'in_minor_units: true, KWD',
+      { mode: 'wallet', wallet: { balance: 12345, in_minor_units: true, currency: 'kwd' } },
+      12.345,
+      'KWD',
+    ],
+    [
+      'denomination: minor, JPY (exponent 0)',
+      { mode: 'wallet', balance: 1500, denomination: 'minor', currency: 'JPY' },
+      1500,
+      'JPY',
+    ],
+    [
+      'unit: "minor_units" deep down',
+      { mode: 'wallet', account: { funds: { available: 250, unit: 'minor_units', currency: 'EUR' } } },
+      2.5,
+      'EUR',
+    ],
+    [
+      'an amount object saying cents',
+      { mode: 'wallet', wallet: { balance: { amount: 4200, unit: 'cents', currency: 'GBP' } } },
+      42,
+      'GBP',
+    ],
+  ])('siblings that say minor units: %s', (_name, ai, amount, currency) => {
+    const r = wallet(ai);
+    expect(r.funding).toEqual({ mode: 'wallet', balance: amount, currency });
+    expect(r.sources.join(' ')).toMatch(/minor units, said beside it/);
+  });
+
+  it('unit as a currency code is a currency, not a scale', () => {
+    const r = wallet({ mode: 'wallet', wallet: { balance: { amount: 19.5, unit: 'usd' } } });
+    expect(r.funding).toEqual({ mode: 'wallet', balance: 19.5, currency: 'USD' });
+    expect(parseMoney({ amount: 7, unit: 'cents' })).toEqual(expect.objectContaining({ amount: 0.07 }));
+    expect(parseMoney({ amount: 7, unit: 'cents' })?.currency).toBeUndefined();
+  });
+
   it('a wallet with nothing that reads as a balance is drift', () => {
     const r = wallet({ mode: 'wallet', wallet: { note: 'ask sales' } });
     expect(r.funding).toEqual({ mode: 'wallet' });
