@@ -3,6 +3,7 @@
  * {@link Part} that says how it went. One per process (one budget for the process's IP).
  * The fetch methods never throw for upstream problems; they reject only when aborted.
  */
+import { statusClass } from '../snapshot/vocabulary.js';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../config/schema.js';
 import { TallyError } from '../core/errors.js';
@@ -217,8 +218,9 @@ export class UpstreamClient implements Fetcher {
     const inWindow = part.value.filter((s: Session) => !outsideWindow(s, window));
     let value = inWindow;
     if (o.statuses !== undefined && o.statuses.length > 0) {
-      const wanted = new Set(o.statuses.map((s) => s.toLowerCase()));
-      value = value.filter((s: Session) => wanted.has(s.status));
+      // By class: asking for `live` keeps a session the server calls `on_air`.
+      const wanted = new Set(o.statuses.map((s) => statusClass(s)));
+      value = value.filter((s: Session) => wanted.has(statusClass(s.status)));
     }
     const ignored: string[] = [];
     if (inWindow.length < part.value.length) ignored.push('window');
@@ -334,6 +336,8 @@ export class UpstreamClient implements Fetcher {
       const list = normalizeItems(endpoint, read.items, normalize);
       if (conditionalKey !== undefined) this.hold(conditionalKey, read, list);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
+      const notJson = read.error === undefined ? undefined : notJsonDrift(endpoint, read.error);
+      if (notJson) envelope.push(notJson);
       // Every query tried was refused: the list cannot be read at all, which is drift, not an empty org.
       if (read.pages === 0 && (read.error?.status === 400 || read.error?.status === 422)) {
         const words = (read.error.upstreamWords ?? '').slice(0, 120);
@@ -376,6 +380,8 @@ export class UpstreamClient implements Fetcher {
         this.drift.report(org.slug, [driftOf(err)]);
         return new UpstreamError(`${what}: ${err.message}`, { reason: 'schema', cause: err });
       }
+      const notJson = notJsonDrift(endpoint, err);
+      if (notJson) this.drift.report(org.slug, [notJson]);
       return err;
     }
     this.log.error({ org: org.slug, endpoint, err }, 'unexpected error while reading');
@@ -426,6 +432,17 @@ export class UpstreamClient implements Fetcher {
 
   /** `org endpoint` whose adaptation was logged at warn already. */
   private readonly adaptWarned = new Set<string>();
+}
+
+/**
+ * A success whose body is not JSON at all (an HTML page from a proxy, a login form): the
+ * server is not speaking the API, which is drift, not an outage.
+ */
+function notJsonDrift(endpoint: Endpoint, err: unknown): DriftIssue | undefined {
+  if (!(err instanceof UpstreamError) || err.reason !== 'malformed') return undefined;
+  if (err.status === undefined || err.status < 200 || err.status >= 300) return undefined;
+  const at = err.message.indexOf('response is not valid JSON');
+  return at < 0 ? undefined : { endpoint, field: 'body', problem: err.message.slice(at), fatal: true };
 }
 
 /** Lists whose copy is kept for conditional requests: one per channel of the largest orgs. */

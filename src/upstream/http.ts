@@ -161,7 +161,9 @@ export class HttpTransport {
     try {
       body = JSON.parse(bytes.toString('utf8'));
     } catch (err) {
-      throw new UpstreamError(`${what}: response is not valid JSON (${bytes.length} bytes)`, {
+      const type =
+        headerValue(headers['content-type'])?.split(';')[0]?.trim().slice(0, 60) || 'no content-type';
+      throw new UpstreamError(`${what}: response is not valid JSON (${type}, ${bytes.length} bytes)`, {
         reason: 'malformed',
         status,
         cause: err,

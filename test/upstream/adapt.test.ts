@@ -340,6 +340,27 @@ describe('filters the server refuses or ignores', () => {
     expect(memory.get('acme', 'sessions')?.ignored).toEqual(['status', 'window']);
   });
 
+  it('statuses are matched by class: asking for live keeps what the server calls on air', async () => {
+    const words = [
+      { id: 'a', status: 'On Air', started_at: iso(NOW - H) },
+      { id: 'b', status: 'broadcasting', started_at: iso(NOW - H) },
+      { id: 'c', status: 'finished', started_at: iso(NOW - 2 * H), ended_at: iso(NOW - H) },
+    ];
+    // The server applies the filter in its own words: it sends only what it calls live.
+    server = await startServer((_req, res) => json(res, 200, { data: words.slice(0, 2) }));
+    const memory = new QueryMemory();
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory,
+        filters: { ...DEFAULT_FILTERS, send_status: true },
+      }),
+    );
+    const part = await client.fetchSessions(ACME, 'ch-1', { window, statuses: ['live'] });
+    expect(ids(part)).toEqual(['a', 'b']);
+    // It honoured the filter: nothing recorded as ignored.
+    expect(memory.get('acme', 'sessions')?.ignored ?? []).toEqual([]);
+  });
+
   it('a server that honours the window is recorded as nothing', async () => {
     server = await startServer((_req, res) => json(res, 200, { data: SESSIONS.slice(1, 3) }));
     const memory = new QueryMemory();

@@ -172,9 +172,48 @@ describe('response bodies', () => {
     const part = await client(s.origin).fetchOrg(ACME);
     expect(part).toMatchObject({ state: 'failed', error: { reason: 'malformed' } });
     expect(part.state === 'failed' && part.error.message).toBe(
-      'GET /v1/acme: response is not valid JSON (17 bytes)',
+      'GET /v1/acme: response is not valid JSON (application/json, 17 bytes)',
     );
     expect(s.received).toHaveLength(3);
+  });
+
+  it('a success whose body is not JSON (an HTML page) is fatal drift naming the endpoint, for objects and lists', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body>Please sign in</body></html>');
+    });
+    const drift: { org: string; endpoint: string; field: string; problem: string; fatal: boolean }[] = [];
+    const c = client(s.origin, {
+      observer: { onDrift: (i: (typeof drift)[number]) => drift.push(i) },
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+    });
+    const org = await c.fetchOrg(ACME);
+    const channels = await c.fetchChannels(ACME);
+    expect(org).toMatchObject({ state: 'failed', error: { reason: 'malformed' } });
+    expect(channels).toMatchObject({ state: 'failed', error: { reason: 'malformed' } });
+    const problem = 'response is not valid JSON (text/html, 40 bytes)';
+    expect(drift).toEqual([
+      { org: 'acme', endpoint: 'org', field: 'body', problem, fatal: true },
+      { org: 'acme', endpoint: 'channels', field: 'body', problem, fatal: true },
+    ]);
+    const { driftReason } = await import('../../src/upstream/shape/drift.js');
+    expect(driftReason(drift[0]!)).toBe('not_json');
+    // The page's words never reach the drift report.
+    expect(JSON.stringify(drift)).not.toContain('sign in');
+  });
+
+  it('a failed status with an HTML body is an outage, not drift', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>Bad gateway</html>');
+    });
+    const drift: unknown[] = [];
+    const c = client(s.origin, {
+      observer: { onDrift: (i: unknown) => drift.push(i) },
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+    });
+    expect(await c.fetchOrg(ACME)).toMatchObject({ state: 'failed' });
+    expect(drift).toEqual([]);
   });
 
   it('retries a body cut short and then reads it whole', async () => {

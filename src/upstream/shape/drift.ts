@@ -63,6 +63,7 @@ export class DriftLog {
 export type DriftReason =
   | 'no_list'
   | 'unrecognised_body'
+  | 'not_json'
   | 'missing_id'
   | 'missing_part'
   | 'query_refused'
@@ -74,6 +75,7 @@ export function driftReason(issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal
   if (issue.field === 'envelope') return 'no_list';
   if (issue.field === 'query') return 'query_refused';
   if (/none of the fields tally reads/.test(issue.problem)) return 'unrecognised_body';
+  if (issue.field === 'body' && /not valid JSON/.test(issue.problem)) return 'not_json';
   if (/no usable id/.test(issue.problem)) return 'missing_id';
   if (/^unknown (status|visibility) word/.test(issue.problem)) return 'unknown_word';
   if (/no readable balance|not found|no .* found/.test(issue.problem)) return 'missing_part';

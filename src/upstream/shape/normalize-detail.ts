@@ -5,8 +5,39 @@ import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } fr
 import { readSessionCore } from './normalize-session.js';
 import type { ShapeOptions } from './options.js';
 import { readReactions } from './reactions.js';
-import { asBool, asId, asWord, type ReadContext, readField, traceKeys } from './read.js';
+import type { FieldKey } from './fields.js';
+import {
+  asBool,
+  asId,
+  asWord,
+  hasAnyField,
+  keysSeen,
+  type ReadContext,
+  readField,
+  traceKeys,
+} from './read.js';
 import { readItems } from './sub-resources.js';
+
+/** The fields of a session detail, any one of which makes a body a session's. */
+const DETAIL_FIELDS = [
+  'session.id',
+  'session.channelId',
+  'session.title',
+  'session.status',
+  'session.scheduledAt',
+  'session.startedAt',
+  'session.endedAt',
+  'detail.questions',
+  'detail.questionsCount',
+  'detail.announcements',
+  'detail.announcementsCount',
+  'detail.speakers',
+  'detail.speakersCount',
+  'detail.reactions',
+  'detail.reactionsCount',
+  'detail.aiStatus',
+  'detail.aiEnabled',
+] as const satisfies readonly FieldKey[];
 
 /** An empty detail of session `id`: what a record that cannot be read at all yields. */
 function emptyDetail(id: string): SessionDetail {
@@ -35,6 +66,12 @@ export function normalizeSessionDetail(
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
   traceKeys(ctx, record);
+  // A body with nothing tally reads is a failed read, never a session whose questions,
+  // speakers and reactions all went to zero (docs/upstream-shapes.md, "Absent is not changed").
+  if (!hasAnyField(ctx, record, DETAIL_FIELDS) && getPath(record, 'ai') === undefined) {
+    drift.fatal('session', `none of the fields tally reads is in the body; keys seen: ${keysSeen(raw)}`);
+    return { value: detail, drift: drift.issues };
+  }
   const channelId = readField(ctx, record, 'session.channelId', asId);
   if (channelId !== undefined) detail.channelId = channelId;
   const core = readSessionCore(ctx, record);

@@ -34,6 +34,9 @@ export function normalizeOrg(
   if (name !== undefined) org.name = name;
   const plan = readField(ctx, record, 'org.plan', asText);
   if (plan !== undefined) org.plan = plan;
+  // The subscription carries the plan too (and a subscription without one fails its read):
+  // here a missing plan is reported, and the rest of the profile still read.
+  else if (!hasAnyField(ctx, record, ['org.plan'])) drift.note('org.plan', 'no plan found');
   const settings = readField(ctx, record, 'org.settings', asRecord);
   if (settings !== undefined) org.settings = flattenSettings(settings, drift, 'org.settings');
   return { value: org, drift: drift.issues };

@@ -36,6 +36,9 @@ export function normalizeSubscription(
   }
   const plan = readField(ctx, record, 'subscription.plan', asText);
   if (plan !== undefined) sub.plan = plan;
+  // A plan tally cannot find is reported (an explicit null is a plan: none), and the rest
+  // still read: the limits and the wallet beside it are good (docs/upstream-shapes.md).
+  else if (!hasAnyField(ctx, record, ['subscription.plan'])) drift.note('subscription.plan', 'no plan found');
 
   const limitsRaw = readField(ctx, record, 'subscription.limits', asAny);
   const fromLimits =

@@ -210,3 +210,18 @@ describe('normalizeSessionDetail', () => {
     expect(r.drift).toEqual([{ endpoint: 'session', field, problem, fatal: false }]);
   });
 });
+
+describe('a detail body that is not a session', () => {
+  it('is fatal drift naming the keys, never their values, and never a session whose counts fell to zero', async () => {
+    const { normalizeSessionDetail } = await import('../../../src/upstream/shape/normalize-detail.js');
+    const r = normalizeSessionDetail({ message: 'maintenance', retry: 30 }, 's1', {});
+    const fatal = r.drift.filter((i) => i.fatal);
+    expect(fatal).toHaveLength(1);
+    expect(fatal[0]?.problem).toBe(
+      'none of the fields tally reads is in the body; keys seen: "message", "retry"',
+    );
+    // Any one field tally reads makes it a session's detail.
+    expect(normalizeSessionDetail({ questions: [] }, 's1', {}).drift.filter((i) => i.fatal)).toEqual([]);
+    expect(normalizeSessionDetail({ ai: true }, 's1', {}).drift.filter((i) => i.fatal)).toEqual([]);
+  });
+});

@@ -35,7 +35,9 @@ describe('normalizeOrg', () => {
   ])('%s', (_name, raw, expected) => {
     const { value, drift } = normalizeOrg(raw, 'acme', {});
     expect({ name: value.name, plan: value.plan }).toEqual({ name: undefined, plan: undefined, ...expected });
-    expect(drift).toEqual([]);
+    // A body without a plan says so (drift, not fatal); nothing else is reported.
+    expect(drift.filter((d) => d.problem !== 'no plan found')).toEqual([]);
+    expect(drift.length).toBe(expected.plan === undefined ? 1 : 0);
   });
 
   it('the slug asked for is authoritative', () => {
@@ -44,6 +46,7 @@ describe('normalizeOrg', () => {
 
   it('flattens nested settings, keeps scalar lists as JSON, drops deep objects and lists of objects with a note', () => {
     const raw = {
+      plan: 'pro',
       settings: {
         notifications: { email: true, digest: { frequency: 'daily', deep: { x: 1 } } },
         languages: ['en', 'de'],
@@ -85,7 +88,7 @@ describe('normalizeOrg', () => {
     ['settings is a string', { settings: 'x' }, 'org.settings', "'settings' is a string, expected an object"],
     ['plan is a boolean', { plan: true }, 'org.plan', "'plan' is a boolean, expected a string"],
   ])('drift: %s', (_name, raw, field, problem) => {
-    const { drift } = normalizeOrg(raw, 'acme', {});
+    const { drift } = normalizeOrg({ plan: 'pro', ...raw }, 'acme', {});
     expect(drift).toEqual([{ endpoint: 'org', field, problem, fatal: false }]);
   });
 

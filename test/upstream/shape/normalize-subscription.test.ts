@@ -107,7 +107,7 @@ describe('limits and usage', () => {
     ['an entry that is not an object', [5], 'entry [0] is a number, expected an object'],
     ['limits as a string', 'none', 'is a string, expected an object or a list'],
   ])('drift: %s', (_name, limits, problem) => {
-    const r = normalizeSubscription({ limits, ai_funding: { mode: 'wallet', balance: 1 } }, {});
+    const r = normalizeSubscription({ plan: 'p', limits, ai_funding: { mode: 'wallet', balance: 1 } }, {});
     expect(r.drift).toEqual([
       { endpoint: 'subscription', field: 'subscription.limits', problem, fatal: false },
     ]);
@@ -179,7 +179,8 @@ describe('AI funding', () => {
     ],
     ['unknown mode kept', { ai_funding: { mode: 'Sponsored' } }, { mode: 'unknown', raw: 'sponsored' }],
   ])('%s', (_name, raw, expected) => {
-    const r = normalizeSubscription(raw, {});
+    // A plan beside the funding: without one the read also reports a missing plan.
+    const r = normalizeSubscription({ plan: 'p', ...raw }, {});
     expect(r.value.funding).toEqual(expected);
     expect(r.drift).toEqual([]);
   });
@@ -199,7 +200,7 @@ describe('AI funding', () => {
       'is a string, expected an amount',
     ],
   ])('drift: %s', (_name, raw, field, problem) => {
-    const r = normalizeSubscription(raw, {});
+    const r = normalizeSubscription({ plan: 'p', ...raw }, {});
     expect(r.drift).toEqual([{ endpoint: 'subscription', field, problem, fatal: false }]);
   });
 });
@@ -233,5 +234,28 @@ describe('parseMoney', () => {
     const m = parseMoney(input);
     // `how` names the conversion for --explain; toEqual ignores it when undefined.
     expect(m === undefined ? m : { ...m, how: undefined }).toEqual(expected);
+  });
+});
+
+describe('a missing plan', () => {
+  it('is drift in the subscription and in the profile, and the rest is still read', async () => {
+    const { normalizeOrg } = await import('../../../src/upstream/shape/index.js');
+    const sub = normalizeSubscription(
+      { limits: { channels: 5 }, ai_funding: { mode: 'wallet', balance: 3 } },
+      {},
+    );
+    expect(sub.drift).toEqual([
+      { endpoint: 'subscription', field: 'subscription.plan', problem: 'no plan found', fatal: false },
+    ]);
+    expect(sub.value).toMatchObject({ limits: { channels: 5 }, funding: { mode: 'wallet', balance: 3 } });
+    const org = normalizeOrg({ name: 'Acme' }, 'acme', {});
+    expect(org.drift).toEqual([
+      { endpoint: 'org', field: 'org.plan', problem: 'no plan found', fatal: false },
+    ]);
+    expect(org.value.name).toBe('Acme');
+    // An explicit null is a plan: none.
+    expect(normalizeSubscription({ plan: null, limits: {} }, {}).drift.map((d) => d.field)).not.toContain(
+      'subscription.plan',
+    );
   });
 });
