@@ -24,6 +24,12 @@ export const CHANNELS_PER_PAGE = 100;
 const EVENTS_SHOWN = 50;
 /** How far ahead "scheduled soon" looks. */
 const SOON_MS = 24 * 3_600_000;
+/** Channels listed under "recently changed". */
+const CHANGED_SHOWN = 10;
+/** How far back `?status=changed` looks. */
+export const CHANGED_WINDOW_MS = 3_600_000;
+/** Recent events read for the channels' last change (and so for "recently changed"). */
+const LAST_CHANGE_EVENTS = 500;
 
 /** The delivery side, for the outbox panel. */
 export interface OutboxView {
@@ -48,7 +54,7 @@ export interface StatusPageDeps {
 /** The page's filters, from its query. */
 export interface PageQuery {
   org?: string;
-  /** `live`, `offline`, `unknown` or absent for all. */
+  /** `live`, `offline`, `unknown`, `changed` (a change in the last hour) or absent for all. */
   status?: string;
   q?: string;
   page: number;
@@ -105,7 +111,8 @@ export function parseQuery(q: URLSearchParams): PageQuery {
   const org = text('org');
   if (org !== undefined) out.org = org;
   const status = text('status');
-  if (status === 'live' || status === 'offline' || status === 'unknown') out.status = status;
+  if (status === 'live' || status === 'offline' || status === 'unknown' || status === 'changed')
+    out.status = status;
   const search = text('q');
   if (search !== undefined) out.q = search;
   const kind = text('kind', 64);
@@ -183,8 +190,9 @@ async function renderMain(deps: StatusPageDeps, q: PageQuery): Promise<string> {
   const recent = await recentEvents(
     deps.source,
     q.org === undefined ? { page: 1 } : { page: 1, org: q.org },
-    500,
+    LAST_CHANGE_EVENTS,
   );
+  const lastChange = lastChangeByChannel(recent);
   const alerting = deps.alerts ? await deps.alerts().catch(() => undefined) : undefined;
   const parts = [
     `<section aria-labelledby="overview"><h2 id="overview">Overview</h2>
@@ -193,7 +201,8 @@ budget ${h(budget.usedLastMinute)}/${h(budget.effective)} requests in the last m
 every channel's sessions read within ${h(Math.round(plan.sweepBoundMs / 1000))}s · channel list every ${h(Math.round(plan.intervals.channels / 1000))}s</p>
 ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : ''}
 <div class="orgs">${orgs.map((o) => orgCard(o, now)).join('\n')}</div></section>`,
-    channelsSection(shown, orgs, q, now, recent),
+    channelsSection(shown, orgs, q, now, lastChange),
+    changedSection(shown, q, now, lastChange),
     soonSection(shown, now),
     eventsSection(events, q, now),
     alertsSection(alerting, deps.outbox?.(), now),
@@ -239,25 +248,49 @@ interface ChannelRow {
   lastEvent: ChangeEvent | undefined;
 }
 
+/**
+ * The newest change of each channel, its own events and those of its sessions, by
+ * {@link channelKey}, newest channel first (`events` are newest first, and a Map keeps
+ * insertion order).
+ */
+function lastChangeByChannel(events: readonly ChangeEvent[]): Map<string, ChangeEvent> {
+  const last = new Map<string, ChangeEvent>();
+  for (const e of events) {
+    const channelId = e.entity.kind === 'channel' ? e.entity.id : e.labels['channel_id'];
+    if (channelId === undefined) continue;
+    const key = channelKey(e.org, channelId);
+    if (!last.has(key)) last.set(key, e);
+  }
+  return last;
+}
+
+/** A channel across orgs: its org and id. */
+function channelKey(org: string, channelId: string): string {
+  return `${org}\u0000${channelId}`;
+}
+
+/** The channel id of an event about a channel or one of its sessions. */
+function channelOf(e: ChangeEvent): string {
+  return e.entity.kind === 'channel' ? e.entity.id : (e.labels['channel_id'] ?? e.entity.id);
+}
+
 function channelsSection(
   shown: readonly OrgView[],
   orgs: readonly OrgView[],
   q: PageQuery,
   now: number,
-  events: ChangeEvent[],
+  lastByEntity: ReadonlyMap<string, ChangeEvent>,
 ): string {
-  // The newest change of each channel: its own events and those of its sessions.
-  const lastByEntity = new Map<string, ChangeEvent>();
-  for (const e of events) {
-    const channelId = e.entity.kind === 'channel' ? e.entity.id : e.labels['channel_id'];
-    if (channelId !== undefined && !lastByEntity.has(channelId)) lastByEntity.set(channelId, e);
-  }
   const needle = q.q?.toLowerCase();
+  const changedSince = now - CHANGED_WINDOW_MS;
   const rows: ChannelRow[] = [];
   for (const o of shown) {
     for (const channel of value(o.snapshot.channels) ?? []) {
       const cls = channelClass(channel.status);
-      if (q.status !== undefined && cls !== q.status) continue;
+      if (q.status === 'changed') {
+        const last = lastByEntity.get(channelKey(o.slug, channel.id));
+        if (last === undefined || last.at < changedSince) continue;
+      } else if (q.status !== undefined && cls !== q.status) continue;
       if (needle !== undefined && !`${channel.id} ${channel.name ?? ''}`.toLowerCase().includes(needle))
         continue;
       rows.push({
@@ -270,14 +303,23 @@ function channelsSection(
       });
     }
   }
-  // Live first, then by name: what is on air is what the page is opened for.
-  rows.sort((a, b) => {
-    const la = channelClass(a.channel.status) === 'live' ? 0 : 1;
-    const lb = channelClass(b.channel.status) === 'live' ? 0 : 1;
-    const na = (a.channel.name ?? a.channel.id).toLowerCase();
-    const nb = (b.channel.name ?? b.channel.id).toLowerCase();
-    return la - lb || (na < nb ? -1 : na > nb ? 1 : 0) || (a.channel.id < b.channel.id ? -1 : 1);
-  });
+  // Live first, then by name: what is on air is what the page is opened for. Recently
+  // changed ones newest change first.
+  if (q.status === 'changed')
+    rows.sort(
+      (a, b) =>
+        (lastByEntity.get(channelKey(b.org, b.channel.id))?.at ?? 0) -
+          (lastByEntity.get(channelKey(a.org, a.channel.id))?.at ?? 0) ||
+        (a.channel.id < b.channel.id ? -1 : 1),
+    );
+  else
+    rows.sort((a, b) => {
+      const la = channelClass(a.channel.status) === 'live' ? 0 : 1;
+      const lb = channelClass(b.channel.status) === 'live' ? 0 : 1;
+      const na = (a.channel.name ?? a.channel.id).toLowerCase();
+      const nb = (b.channel.name ?? b.channel.id).toLowerCase();
+      return la - lb || (na < nb ? -1 : na > nb ? 1 : 0) || (a.channel.id < b.channel.id ? -1 : 1);
+    });
   const pages = Math.max(1, Math.ceil(rows.length / CHANNELS_PER_PAGE));
   const pageNo = Math.min(q.page, pages);
   const slice = rows.slice((pageNo - 1) * CHANNELS_PER_PAGE, pageNo * CHANNELS_PER_PAGE);
@@ -295,7 +337,7 @@ function channelsSection(
       )
       .sort((a, b) => (a.scheduledAt ?? 0) - (b.scheduledAt ?? 0))[0];
     r.detail = r.live ? value(getOwn(o.snapshot.details, r.live.id)) : undefined;
-    r.lastEvent = lastByEntity.get(r.channel.id);
+    r.lastEvent = lastByEntity.get(channelKey(r.org, r.channel.id));
   }
   const total = rows.length;
   const liveCount = rows.filter((r) => channelClass(r.channel.status) === 'live').length;
@@ -307,11 +349,11 @@ function channelsSection(
   return `<section aria-labelledby="channels"><h2 id="channels">Channels</h2>
 <form method="get" action="./" role="search" class="filters">
 <label>org <select name="org"><option value="">all</option>${orgs.map((o) => `<option${o.slug === q.org ? ' selected' : ''}>${h(o.slug)}</option>`).join('')}</select></label>
-<label>status <select name="status"><option value="">all</option>${['live', 'offline', 'unknown'].map((s) => `<option${s === q.status ? ' selected' : ''}>${s}</option>`).join('')}</select></label>
+<label>status <select name="status"><option value="">all</option>${['live', 'offline', 'unknown', 'changed'].map((s) => `<option${s === q.status ? ' selected' : ''}>${s}</option>`).join('')}</select></label>
 <label>search <input type="search" name="q" value="${h(q.q ?? '')}" placeholder="name or id"></label>
 <button type="submit">filter</button>
 </form>
-<p>${h(total)} channel${total === 1 ? '' : 's'}${q.status === undefined ? `, ${h(liveCount)} live` : ''}</p>
+<p>${h(total)} channel${total === 1 ? '' : 's'}${q.status === undefined ? `, ${h(liveCount)} live` : q.status === 'changed' ? ' changed in the last hour, newest change first' : ''}</p>
 ${nav}
 <table class="channels"><thead><tr><th scope="col">org</th><th scope="col">channel</th><th scope="col">status</th><th scope="col">on air / next</th><th scope="col">last change</th></tr></thead>
 <tbody>
@@ -338,6 +380,44 @@ function channelRow(r: ChannelRow, now: number): string {
     ? `<a href="${h(link({ entity: r.channel.id }, '#events'))}">${h(r.lastEvent.kind)}</a> ${time(r.lastEvent.at, now)}`
     : `<a href="${h(link({ entity: r.channel.id }, '#events'))}">history</a>`;
   return `<tr class="${cls}"><td>${h(r.org)}</td><td>${h(r.channel.name ?? r.channel.id)}<br><code>${h(r.channel.id)}</code></td><td><span class="badge ${cls}">${h(r.channel.status)}</span>${r.channel.visibility ? ` <span class="muted">${h(r.channel.visibility)}</span>` : ''}</td><td>${air}</td><td>${last}</td></tr>`;
+}
+
+/** The channels that changed last, newest first, each linking to its history. */
+function changedSection(
+  shown: readonly OrgView[],
+  q: PageQuery,
+  now: number,
+  lastByChannel: ReadonlyMap<string, ChangeEvent>,
+): string {
+  const latest: ChangeEvent[] = [];
+  for (const e of lastByChannel.values()) {
+    if (latest.length === CHANGED_SHOWN) break;
+    latest.push(e);
+  }
+  // Names as the snapshot has them now; one pass, only for the few listed.
+  const names = new Map<string, string>(
+    latest.map((e) => [channelKey(e.org, channelOf(e)), e.labels['channel'] ?? channelOf(e)]),
+  );
+  for (const o of shown)
+    for (const c of value(o.snapshot.channels) ?? []) {
+      const key = channelKey(o.slug, c.id);
+      if (c.name !== undefined && names.has(key)) names.set(key, c.name);
+    }
+  let lastHour = 0;
+  for (const e of lastByChannel.values()) if (e.at >= now - CHANGED_WINDOW_MS) lastHour++;
+  return `<section aria-labelledby="changed"><h2 id="changed">Recently changed channels</h2>
+${
+  latest.length === 0
+    ? '<p class="muted">no recent changes</p>'
+    : `<ol class="changed">${latest
+        .map(
+          (e) =>
+            `<li>${time(e.at, now)} · <a href="${h(link({ entity: channelOf(e) }, '#events'))}">${h(names.get(channelKey(e.org, channelOf(e))))}</a> <code>${h(channelOf(e))}</code> · ${h(e.kind)}${e.to === undefined ? '' : ` → ${h(show(e.to))}`} <span class="muted">(${h(e.org)})</span></li>`,
+        )
+        .join('')}</ol>
+<p><a href="${h(link({ org: q.org, status: 'changed' }, '#channels'))}">${h(lastHour)} channel${lastHour === 1 ? '' : 's'} changed in the last hour</a></p>`
+}
+</section>`;
 }
 
 function soonSection(shown: readonly OrgView[], now: number): string {

@@ -328,6 +328,65 @@ describe('the status page', () => {
     expect(channels).toContain('<a href="./?entity=ch-00002#events">history</a>');
   });
 
+  it('lists the channels that changed last, newest first, with kind, time and a link to their history', async () => {
+    const src = source(14);
+    src.log = [
+      // A session event counts for its channel.
+      {
+        id: 's1',
+        at: AT - 30_000,
+        org: 'acme',
+        kind: 'session.started',
+        entity: { kind: 'session', id: 's-live' },
+        labels: { channel_id: 'ch-00000', session: 'Morning' },
+      },
+      event('e13', 'acme', 'ch-00003', AT - 60_000),
+      // Only the newest change of a channel is listed.
+      event('e12', 'acme', 'ch-00000', AT - 90_000),
+      ...Array.from({ length: 11 }, (_, i) =>
+        event(`e${i}`, 'acme', `ch-${String(i + 4).padStart(5, '0')}`, AT - 2 * 3_600_000 - i * 60_000),
+      ),
+    ];
+    const { body } = await get(src);
+    const part = section(body, '<h2 id="changed">', '</section>');
+    const items = [...part.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!);
+    expect(items).toHaveLength(10);
+    expect(items[0]).toBe(
+      '<time datetime="2023-11-14T22:12:50.000Z" title="2023-11-14T22:12:50.000Z">30s ago</time> · <a href="./?entity=ch-00000#events">Channel 0</a> <code>ch-00000</code> · session.started <span class="muted">(acme)</span>',
+    );
+    expect(items[1]).toContain(
+      '<a href="./?entity=ch-00003#events">Channel 3</a> <code>ch-00003</code> · channel.status_changed → on_air',
+    );
+    expect(items[1]).toContain('>60s ago</time>');
+    expect(items.slice(2).map((i) => /<code>([^<]+)<\/code>/.exec(i)?.[1])).toEqual(
+      ['04', '05', '06', '07', '08', '09', '10', '11'].map((n) => `ch-000${n}`),
+    );
+    expect(part).toContain('<a href="./?status=changed#channels">2 channels changed in the last hour</a>');
+  });
+
+  it('filters the channel table to the channels changed in the last hour, newest change first', async () => {
+    const src = source(6);
+    src.log = [
+      event('e3', 'acme', 'ch-00004', AT - 60_000),
+      event('e2', 'acme', 'ch-00001', AT - 120_000),
+      event('e1', 'acme', 'ch-00005', AT - 2 * 3_600_000),
+    ];
+    const { body } = await get(src, '?status=changed');
+    const channels = section(body, '<table class="channels">', '</table>');
+    expect([...channels.matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1])).toEqual([
+      'ch-00004',
+      'ch-00001',
+    ]);
+    expect(body).toContain('2 channels changed in the last hour, newest change first');
+    expect(body).toContain('<option selected>changed</option>');
+    // Another org's change of the same channel id does not count.
+    const other = source(6);
+    other.log = [event('x1', 'elsewhere', 'ch-00002', AT - 1000)];
+    const none = await get(other, '?status=changed');
+    expect(none.body).toContain('<p>0 channels changed in the last hour');
+    expect(section(none.body, '<table class="channels">', '</table>')).not.toContain('<code>');
+  });
+
   it('shows firing and pending alerts, silences, maintenance windows, the outbox backlog and failing receivers', async () => {
     const alert = (over: Partial<AlertView>): AlertView => ({
       fingerprint: 'f',
@@ -432,6 +491,7 @@ describe('the status page', () => {
 
   it('ignores malformed filters instead of failing', () => {
     expect(parseQuery(new URLSearchParams('page=-3&status=<x>&q='))).toEqual({ page: 1 });
+    expect(parseQuery(new URLSearchParams('status=changed')).status).toBe('changed');
     expect(parseQuery(new URLSearchParams('page=2&status=live&org=acme'))).toEqual({
       page: 2,
       status: 'live',
