@@ -489,7 +489,31 @@ describe('the status page', () => {
     expect(part).toContain('no receivers');
   });
 
+  it('sets the refresh interval on the page, 10 s unless ?refresh= says otherwise, and offers to stop it', async () => {
+    const plain = await get(source());
+    expect(plain.body).toContain('<html lang="en" data-refresh="10000">');
+    expect(plain.body).toContain('auto-refresh every 10s (<a href="./?refresh=0">stop</a>)');
+    // The main part is not a live region: a screen reader would read it all every refresh.
+    expect(plain.body).toContain('<main id="main" tabindex="-1">');
+    expect(plain.body).not.toContain('aria-live');
+
+    const fast = await get(source(), '?refresh=2&status=live');
+    expect(fast.body).toContain('data-refresh="2000"');
+    expect(fast.body).toContain('auto-refresh every 2s (<a href="./?status=live&#38;refresh=0">stop</a>)');
+    // Links and both filter forms keep the interval.
+    expect(fast.body).toContain('href="./?entity=ch-00001&#38;refresh=2#events"');
+    expect(fast.body.match(/<input type="hidden" name="refresh" value="2">/g)).toHaveLength(2);
+
+    const off = await get(source(), '?refresh=0&q=x');
+    expect(off.body).toContain('data-refresh="0"');
+    expect(off.body).toContain('auto-refresh off (<a href="./?q=x">turn on</a>)');
+    expect(off.body).toContain('href="./?status=changed&#38;refresh=0#channels"');
+  });
+
   it('ignores malformed filters instead of failing', () => {
+    for (const bad of ['refresh=-1', 'refresh=1.5', 'refresh=x', 'refresh=99999', 'refresh=10'])
+      expect(parseQuery(new URLSearchParams(bad))).toEqual({ page: 1 });
+    expect(parseQuery(new URLSearchParams('refresh=0')).refresh).toBe(0);
     expect(parseQuery(new URLSearchParams('page=-3&status=<x>&q='))).toEqual({ page: 1 });
     expect(parseQuery(new URLSearchParams('status=changed')).status).toBe('changed');
     expect(parseQuery(new URLSearchParams('page=2&status=live&org=acme'))).toEqual({
