@@ -1,7 +1,8 @@
 /**
  * Server-side render time of the status page (`GET /`, src/http/status-page.ts) at 100,
  * 1000 and 5000 channels of 20 sessions each, with 5 % of channels live (their details
- * read) and 500 recent events: the full page, a filtered page and the refresh fragment.
+ * read) and 500 recent events: the full page, filtered pages (live, recently changed,
+ * search) and the refresh fragment.
  * Target: under 300 ms at 5000 channels.
  */
 import type { StatusSource } from '../src/core/status.js';
@@ -169,6 +170,7 @@ export const statusPageBench: Bench = {
       for (const [what, query] of [
         ['full page', ''],
         ['status=live', '?status=live'],
+        ['status=changed', '?status=changed'],
         ['search', '?q=channel%204999'],
         ['refresh fragment', '?fragment=1'],
       ] as const) {

@@ -8,6 +8,7 @@ export const STATUS_PAGE_CSS = `:root{color-scheme:light dark;--fg:#1b1f24;--mut
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--ok:#56d364;--warn:#e3b341;--bad:#ff7b72;--link:#79c0ff}}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:80rem;padding:0 1rem 3rem;color:var(--fg);background:var(--bg);line-height:1.45}
+main:focus{outline:none}
 a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid var(--link);outline-offset:2px}
 h1{margin:1rem 0 0}h2{border-bottom:1px solid var(--line);padding-bottom:.25rem;margin-top:2rem}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}
@@ -26,9 +27,14 @@ nav{margin:.5rem 0}
 `;
 
 /**
- * Refreshes the main part every 10 s without a full reload (skipped while a filter field
- * has the focus or the tab is hidden). The server escapes everything it renders, so the
- * fragment is inserted as it comes.
+ * Refreshes the main part every `data-refresh` ms (set by the server; 0: never) without a
+ * full reload, skipped while a form field has the focus (what is typed would be lost) or
+ * the tab is hidden. The focus survives the swap: the element that had it is found again
+ * in the new content (by id, or by its section, tag, link or name and its place among its
+ * like) and focused again, else the main part itself is, so a keyboard user is never sent
+ * back to the top of the page. No live region: re-announcing the page every few seconds
+ * would drown a screen reader. The server escapes everything it renders, so the fragment
+ * is inserted as it comes.
  */
 export const STATUS_PAGE_JS = `(() => {
   'use strict';
@@ -37,10 +43,41 @@ export const STATUS_PAGE_JS = `(() => {
   if (!main) return;
   const editing = () => {
     const a = document.activeElement;
-    return a && main.contains(a) && (a.tagName === 'INPUT' || a.tagName === 'SELECT');
+    return a && main.contains(a) && (a.tagName === 'INPUT' || a.tagName === 'SELECT' || a.tagName === 'TEXTAREA');
   };
+  const what = (el) => el.getAttribute('href') || el.getAttribute('name') || el.getAttribute('type') || '';
+  const alike = (scope, tag, key) => Array.from(scope.querySelectorAll(tag)).filter((e) => what(e) === key);
+  function focusKey() {
+    const a = document.activeElement;
+    if (!a || a === main || !main.contains(a)) return undefined;
+    if (a.id) return { id: a.id };
+    const section = a.closest('section');
+    const key = what(a);
+    return {
+      section: section ? section.getAttribute('aria-labelledby') : null,
+      tag: a.tagName.toLowerCase(),
+      key: key,
+      index: alike(section || main, a.tagName, key).indexOf(a),
+    };
+  }
+  function refocus(k) {
+    let el = null;
+    if (k.id) el = document.getElementById(k.id);
+    else {
+      const scope = k.section
+        ? main.querySelector('section[aria-labelledby="' + CSS.escape(k.section) + '"]')
+        : main;
+      if (scope) {
+        const like = alike(scope, k.tag, k.key);
+        el = like[Math.min(Math.max(k.index, 0), like.length - 1)] || null;
+      }
+    }
+    (el && main.contains(el) ? el : main).focus({ preventScroll: true });
+  }
+  let busy = false;
   async function refresh() {
-    if (document.hidden || editing()) return;
+    if (busy || document.hidden || editing()) return;
+    busy = true;
     const url = new URL(window.location.href);
     url.searchParams.set('fragment', '1');
     url.hash = '';
@@ -49,14 +86,19 @@ export const STATUS_PAGE_JS = `(() => {
       if (!res.ok) return;
       const text = await res.text();
       if (editing()) return;
+      const k = focusKey();
       main.innerHTML = text;
+      if (k) refocus(k);
       if (stamp) stamp.textContent = 'updated ' + new Date().toLocaleTimeString();
     } catch (_) {
       if (stamp) stamp.textContent = 'update failed; retrying';
+    } finally {
+      busy = false;
     }
   }
-  const every = Number(document.documentElement.dataset.refresh || '10000');
-  window.setInterval(refresh, every > 500 ? every : 10000);
+  const raw = document.documentElement.dataset.refresh;
+  const every = raw === undefined ? 10000 : Number(raw);
+  if (every > 0) window.setInterval(refresh, Math.max(every, 1000));
   window.tallyRefresh = refresh;
 })();
 `;

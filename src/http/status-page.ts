@@ -24,6 +24,14 @@ export const CHANNELS_PER_PAGE = 100;
 const EVENTS_SHOWN = 50;
 /** How far ahead "scheduled soon" looks. */
 const SOON_MS = 24 * 3_600_000;
+/** Seconds between the page's refreshes unless `?refresh=` says otherwise (0: never). */
+export const DEFAULT_REFRESH_SECONDS = 10;
+/** Channels listed under "recently changed". */
+const CHANGED_SHOWN = 10;
+/** How far back `?status=changed` looks. */
+export const CHANGED_WINDOW_MS = 3_600_000;
+/** Recent events read for the channels' last change (and so for "recently changed"). */
+const LAST_CHANGE_EVENTS = 500;
 
 /** The delivery side, for the outbox panel. */
 export interface OutboxView {
@@ -48,12 +56,14 @@ export interface StatusPageDeps {
 /** The page's filters, from its query. */
 export interface PageQuery {
   org?: string;
-  /** `live`, `offline`, `unknown` or absent for all. */
+  /** `live`, `offline`, `unknown`, `changed` (a change in the last hour) or absent for all. */
   status?: string;
   q?: string;
   page: number;
   kind?: string;
   entity?: string;
+  /** Seconds between refreshes (0: none) when not the default; links and forms keep it. */
+  refresh?: number;
 }
 
 const CSP =
@@ -66,7 +76,7 @@ export function addStatusPageRoutes(router: Router, deps: StatusPageDeps): void 
     const query = parseQuery(ctx.query);
     const fragment = ctx.query.get('fragment') === '1';
     const main = await renderMain(deps, query);
-    return html(fragment ? main : page(deps.version, main, deps.now()));
+    return html(fragment ? main : page(deps.version, main, query, deps.now()));
   });
   router.addRoute('GET', '/-/status-page.js', () => asset(STATUS_PAGE_JS, 'text/javascript; charset=utf-8'));
   router.addRoute('GET', '/-/status-page.css', () => asset(STATUS_PAGE_CSS, 'text/css; charset=utf-8'));
@@ -105,13 +115,17 @@ export function parseQuery(q: URLSearchParams): PageQuery {
   const org = text('org');
   if (org !== undefined) out.org = org;
   const status = text('status');
-  if (status === 'live' || status === 'offline' || status === 'unknown') out.status = status;
+  if (status === 'live' || status === 'offline' || status === 'unknown' || status === 'changed')
+    out.status = status;
   const search = text('q');
   if (search !== undefined) out.q = search;
   const kind = text('kind', 64);
   if (kind !== undefined) out.kind = kind;
   const entity = text('entity');
   if (entity !== undefined) out.entity = entity;
+  const refresh = Number(text('refresh', 8) ?? Number.NaN);
+  if (Number.isInteger(refresh) && refresh >= 0 && refresh <= 3600 && refresh !== DEFAULT_REFRESH_SECONDS)
+    out.refresh = refresh;
   return out;
 }
 
@@ -120,10 +134,14 @@ export function h(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A relative link to the page with `query` (empty values left out). */
-function link(query: Record<string, string | number | undefined>, hash = ''): string {
+/**
+ * A relative link to the page with `query` (empty values left out), keeping the refresh
+ * interval of the page it is on.
+ */
+function link(q: PageQuery, query: Record<string, string | number | undefined>, hash = ''): string {
   const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') p.set(k, String(v));
+  const all: Record<string, string | number | undefined> = { ...query, refresh: q.refresh };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined && v !== '') p.set(k, String(v));
   const s = p.toString();
   return `./${s === '' ? '' : `?${s}`}${hash}`;
 }
@@ -148,9 +166,17 @@ function ago(ms: number): string {
   return future ? `in ${text}` : `${text} ago`;
 }
 
-function page(version: string, main: string, now: number): string {
+function page(version: string, main: string, q: PageQuery, now: number): string {
+  const every = q.refresh ?? DEFAULT_REFRESH_SECONDS;
+  const { refresh: _, ...rest } = q;
+  const filters = { ...rest, page: q.page === 1 ? undefined : q.page };
+  // A way to stop the updates (and to start them again), for whoever they disturb.
+  const toggle =
+    every === 0
+      ? `auto-refresh off (<a href="${h(link({ page: 1 }, filters))}">turn on</a>)`
+      : `auto-refresh every ${h(every)}s (<a href="${h(link({ page: 1, refresh: 0 }, filters))}">stop</a>)`;
   return `<!doctype html>
-<html lang="en">
+<html lang="en" data-refresh="${h(every * 1000)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -161,10 +187,10 @@ function page(version: string, main: string, now: number): string {
 <body>
 <header>
 <h1>tally</h1>
-<p class="muted">version ${h(version)} · <span id="refreshed">rendered ${h(new Date(now).toISOString())}</span> ·
+<p class="muted">version ${h(version)} · <span id="refreshed">rendered ${h(new Date(now).toISOString())}</span> · ${toggle} ·
 <a href="api/v1/status">status API</a> · <a href="api/v1/events">events API</a> · <a href="metrics">metrics</a> · <a href="-/healthy">-/healthy</a> · <a href="-/ready">-/ready</a></p>
 </header>
-<main id="main" aria-live="polite">
+<main id="main" tabindex="-1">
 ${main}
 </main>
 </body>
@@ -183,8 +209,9 @@ async function renderMain(deps: StatusPageDeps, q: PageQuery): Promise<string> {
   const recent = await recentEvents(
     deps.source,
     q.org === undefined ? { page: 1 } : { page: 1, org: q.org },
-    500,
+    LAST_CHANGE_EVENTS,
   );
+  const lastChange = lastChangeByChannel(recent);
   const alerting = deps.alerts ? await deps.alerts().catch(() => undefined) : undefined;
   const parts = [
     `<section aria-labelledby="overview"><h2 id="overview">Overview</h2>
@@ -192,8 +219,9 @@ async function renderMain(deps: StatusPageDeps, q: PageQuery): Promise<string> {
 budget ${h(budget.usedLastMinute)}/${h(budget.effective)} requests in the last minute${budget.pausedUntil > now ? ` · <span class="bad">paused by a 429 until ${h(new Date(budget.pausedUntil).toISOString())}</span>` : ''} ·
 every channel's sessions read within ${h(Math.round(plan.sweepBoundMs / 1000))}s · channel list every ${h(Math.round(plan.intervals.channels / 1000))}s</p>
 ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : ''}
-<div class="orgs">${orgs.map((o) => orgCard(o, now)).join('\n')}</div></section>`,
-    channelsSection(shown, orgs, q, now, recent),
+<div class="orgs">${orgs.map((o) => orgCard(o, q, now)).join('\n')}</div></section>`,
+    channelsSection(shown, orgs, q, now, lastChange),
+    changedSection(shown, q, now, lastChange),
     soonSection(shown, now),
     eventsSection(events, q, now),
     alertsSection(alerting, deps.outbox?.(), now),
@@ -201,7 +229,7 @@ ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)
   return parts.join('\n');
 }
 
-function orgCard(o: OrgView, now: number): string {
+function orgCard(o: OrgView, q: PageQuery, now: number): string {
   const channels = value(o.snapshot.channels);
   const unread = channels
     ? channels.filter((c) => value(getOwn(o.snapshot.sessions, c.id)) === undefined).length
@@ -213,7 +241,7 @@ function orgCard(o: OrgView, now: number): string {
   const learned = Object.entries(o.learned ?? {});
   const spend = o.spend ?? {};
   return `<article class="card" aria-label="org ${h(o.slug)}">
-<h3><a href="${h(link({ org: o.slug }))}">${h(o.slug)}</a> <span class="${cls}">${h(state)}</span> <a class="muted" href="api/v1/snapshot/${h(encodeURIComponent(o.slug))}">snapshot</a></h3>
+<h3><a href="${h(link(q, { org: o.slug }))}">${h(o.slug)}</a> <span class="${cls}">${h(state)}</span> <a class="muted" href="api/v1/snapshot/${h(encodeURIComponent(o.slug))}">snapshot</a></h3>
 <dl>
 <dt>last success</dt><dd>${time(o.health.lastSuccessAt, now)}</dd>
 ${o.health.lastError ? `<dt>last error</dt><dd class="warn">${h(o.health.lastError.reason)}: ${h(o.health.lastError.message)}</dd>` : ''}
@@ -239,25 +267,49 @@ interface ChannelRow {
   lastEvent: ChangeEvent | undefined;
 }
 
+/**
+ * The newest change of each channel, its own events and those of its sessions, by
+ * {@link channelKey}, newest channel first (`events` are newest first, and a Map keeps
+ * insertion order).
+ */
+function lastChangeByChannel(events: readonly ChangeEvent[]): Map<string, ChangeEvent> {
+  const last = new Map<string, ChangeEvent>();
+  for (const e of events) {
+    const channelId = e.entity.kind === 'channel' ? e.entity.id : e.labels['channel_id'];
+    if (channelId === undefined) continue;
+    const key = channelKey(e.org, channelId);
+    if (!last.has(key)) last.set(key, e);
+  }
+  return last;
+}
+
+/** A channel across orgs: its org and id. */
+function channelKey(org: string, channelId: string): string {
+  return `${org}\u0000${channelId}`;
+}
+
+/** The channel id of an event about a channel or one of its sessions. */
+function channelOf(e: ChangeEvent): string {
+  return e.entity.kind === 'channel' ? e.entity.id : (e.labels['channel_id'] ?? e.entity.id);
+}
+
 function channelsSection(
   shown: readonly OrgView[],
   orgs: readonly OrgView[],
   q: PageQuery,
   now: number,
-  events: ChangeEvent[],
+  lastByEntity: ReadonlyMap<string, ChangeEvent>,
 ): string {
-  // The newest change of each channel: its own events and those of its sessions.
-  const lastByEntity = new Map<string, ChangeEvent>();
-  for (const e of events) {
-    const channelId = e.entity.kind === 'channel' ? e.entity.id : e.labels['channel_id'];
-    if (channelId !== undefined && !lastByEntity.has(channelId)) lastByEntity.set(channelId, e);
-  }
   const needle = q.q?.toLowerCase();
+  const changedSince = now - CHANGED_WINDOW_MS;
   const rows: ChannelRow[] = [];
   for (const o of shown) {
     for (const channel of value(o.snapshot.channels) ?? []) {
       const cls = channelClass(channel.status);
-      if (q.status !== undefined && cls !== q.status) continue;
+      if (q.status === 'changed') {
+        const last = lastByEntity.get(channelKey(o.slug, channel.id));
+        if (last === undefined || last.at < changedSince) continue;
+      } else if (q.status !== undefined && cls !== q.status) continue;
       if (needle !== undefined && !`${channel.id} ${channel.name ?? ''}`.toLowerCase().includes(needle))
         continue;
       rows.push({
@@ -270,14 +322,23 @@ function channelsSection(
       });
     }
   }
-  // Live first, then by name: what is on air is what the page is opened for.
-  rows.sort((a, b) => {
-    const la = channelClass(a.channel.status) === 'live' ? 0 : 1;
-    const lb = channelClass(b.channel.status) === 'live' ? 0 : 1;
-    const na = (a.channel.name ?? a.channel.id).toLowerCase();
-    const nb = (b.channel.name ?? b.channel.id).toLowerCase();
-    return la - lb || (na < nb ? -1 : na > nb ? 1 : 0) || (a.channel.id < b.channel.id ? -1 : 1);
-  });
+  // Live first, then by name: what is on air is what the page is opened for. Recently
+  // changed ones newest change first.
+  if (q.status === 'changed')
+    rows.sort(
+      (a, b) =>
+        (lastByEntity.get(channelKey(b.org, b.channel.id))?.at ?? 0) -
+          (lastByEntity.get(channelKey(a.org, a.channel.id))?.at ?? 0) ||
+        (a.channel.id < b.channel.id ? -1 : 1),
+    );
+  else
+    rows.sort((a, b) => {
+      const la = channelClass(a.channel.status) === 'live' ? 0 : 1;
+      const lb = channelClass(b.channel.status) === 'live' ? 0 : 1;
+      const na = (a.channel.name ?? a.channel.id).toLowerCase();
+      const nb = (b.channel.name ?? b.channel.id).toLowerCase();
+      return la - lb || (na < nb ? -1 : na > nb ? 1 : 0) || (a.channel.id < b.channel.id ? -1 : 1);
+    });
   const pages = Math.max(1, Math.ceil(rows.length / CHANNELS_PER_PAGE));
   const pageNo = Math.min(q.page, pages);
   const slice = rows.slice((pageNo - 1) * CHANNELS_PER_PAGE, pageNo * CHANNELS_PER_PAGE);
@@ -295,33 +356,33 @@ function channelsSection(
       )
       .sort((a, b) => (a.scheduledAt ?? 0) - (b.scheduledAt ?? 0))[0];
     r.detail = r.live ? value(getOwn(o.snapshot.details, r.live.id)) : undefined;
-    r.lastEvent = lastByEntity.get(r.channel.id);
+    r.lastEvent = lastByEntity.get(channelKey(r.org, r.channel.id));
   }
   const total = rows.length;
   const liveCount = rows.filter((r) => channelClass(r.channel.status) === 'live').length;
   const base = { org: q.org, status: q.status, q: q.q };
   const nav =
     pages > 1
-      ? `<nav aria-label="channel pages">${pageNo > 1 ? `<a href="${h(link({ ...base, page: pageNo - 1 }, '#channels'))}" rel="prev">previous</a>` : ''} page ${h(pageNo)} of ${h(pages)} ${pageNo < pages ? `<a href="${h(link({ ...base, page: pageNo + 1 }, '#channels'))}" rel="next">next</a>` : ''}</nav>`
+      ? `<nav aria-label="channel pages">${pageNo > 1 ? `<a href="${h(link(q, { ...base, page: pageNo - 1 }, '#channels'))}" rel="prev">previous</a>` : ''} page ${h(pageNo)} of ${h(pages)} ${pageNo < pages ? `<a href="${h(link(q, { ...base, page: pageNo + 1 }, '#channels'))}" rel="next">next</a>` : ''}</nav>`
       : '';
   return `<section aria-labelledby="channels"><h2 id="channels">Channels</h2>
 <form method="get" action="./" role="search" class="filters">
-<label>org <select name="org"><option value="">all</option>${orgs.map((o) => `<option${o.slug === q.org ? ' selected' : ''}>${h(o.slug)}</option>`).join('')}</select></label>
-<label>status <select name="status"><option value="">all</option>${['live', 'offline', 'unknown'].map((s) => `<option${s === q.status ? ' selected' : ''}>${s}</option>`).join('')}</select></label>
+${keepRefresh(q)}<label>org <select name="org"><option value="">all</option>${orgs.map((o) => `<option${o.slug === q.org ? ' selected' : ''}>${h(o.slug)}</option>`).join('')}</select></label>
+<label>status <select name="status"><option value="">all</option>${['live', 'offline', 'unknown', 'changed'].map((s) => `<option${s === q.status ? ' selected' : ''}>${s}</option>`).join('')}</select></label>
 <label>search <input type="search" name="q" value="${h(q.q ?? '')}" placeholder="name or id"></label>
 <button type="submit">filter</button>
 </form>
-<p>${h(total)} channel${total === 1 ? '' : 's'}${q.status === undefined ? `, ${h(liveCount)} live` : ''}</p>
+<p>${h(total)} channel${total === 1 ? '' : 's'}${q.status === undefined ? `, ${h(liveCount)} live` : q.status === 'changed' ? ' changed in the last hour, newest change first' : ''}</p>
 ${nav}
 <table class="channels"><thead><tr><th scope="col">org</th><th scope="col">channel</th><th scope="col">status</th><th scope="col">on air / next</th><th scope="col">last change</th></tr></thead>
 <tbody>
-${slice.map((r) => channelRow(r, now)).join('\n')}
+${slice.map((r) => channelRow(r, q, now)).join('\n')}
 </tbody></table>
 ${nav}
 </section>`;
 }
 
-function channelRow(r: ChannelRow, now: number): string {
+function channelRow(r: ChannelRow, q: PageQuery, now: number): string {
   const cls = channelClass(r.channel.status);
   let air = '<span class="muted">—</span>';
   if (r.live) {
@@ -335,9 +396,47 @@ function channelRow(r: ChannelRow, now: number): string {
     air = `next: ${h(r.next.title ?? r.next.id)} ${time(r.next.scheduledAt, now)}`;
   }
   const last = r.lastEvent
-    ? `<a href="${h(link({ entity: r.channel.id }, '#events'))}">${h(r.lastEvent.kind)}</a> ${time(r.lastEvent.at, now)}`
-    : `<a href="${h(link({ entity: r.channel.id }, '#events'))}">history</a>`;
+    ? `<a href="${h(link(q, { entity: r.channel.id }, '#events'))}">${h(r.lastEvent.kind)}</a> ${time(r.lastEvent.at, now)}`
+    : `<a href="${h(link(q, { entity: r.channel.id }, '#events'))}">history</a>`;
   return `<tr class="${cls}"><td>${h(r.org)}</td><td>${h(r.channel.name ?? r.channel.id)}<br><code>${h(r.channel.id)}</code></td><td><span class="badge ${cls}">${h(r.channel.status)}</span>${r.channel.visibility ? ` <span class="muted">${h(r.channel.visibility)}</span>` : ''}</td><td>${air}</td><td>${last}</td></tr>`;
+}
+
+/** The channels that changed last, newest first, each linking to its history. */
+function changedSection(
+  shown: readonly OrgView[],
+  q: PageQuery,
+  now: number,
+  lastByChannel: ReadonlyMap<string, ChangeEvent>,
+): string {
+  const latest: ChangeEvent[] = [];
+  for (const e of lastByChannel.values()) {
+    if (latest.length === CHANGED_SHOWN) break;
+    latest.push(e);
+  }
+  // Names as the snapshot has them now; one pass, only for the few listed.
+  const names = new Map<string, string>(
+    latest.map((e) => [channelKey(e.org, channelOf(e)), e.labels['channel'] ?? channelOf(e)]),
+  );
+  for (const o of shown)
+    for (const c of value(o.snapshot.channels) ?? []) {
+      const key = channelKey(o.slug, c.id);
+      if (c.name !== undefined && names.has(key)) names.set(key, c.name);
+    }
+  let lastHour = 0;
+  for (const e of lastByChannel.values()) if (e.at >= now - CHANGED_WINDOW_MS) lastHour++;
+  return `<section aria-labelledby="changed"><h2 id="changed">Recently changed channels</h2>
+${
+  latest.length === 0
+    ? '<p class="muted">no recent changes</p>'
+    : `<ol class="changed">${latest
+        .map(
+          (e) =>
+            `<li>${time(e.at, now)} · <a href="${h(link(q, { entity: channelOf(e) }, '#events'))}">${h(names.get(channelKey(e.org, channelOf(e))))}</a> <code>${h(channelOf(e))}</code> · ${h(e.kind)}${e.to === undefined ? '' : ` → ${h(show(e.to))}`} <span class="muted">(${h(e.org)})</span></li>`,
+        )
+        .join('')}</ol>
+<p><a href="${h(link(q, { org: q.org, status: 'changed' }, '#channels'))}">${h(lastHour)} channel${lastHour === 1 ? '' : 's'} changed in the last hour</a></p>`
+}
+</section>`;
 }
 
 function soonSection(shown: readonly OrgView[], now: number): string {
@@ -377,10 +476,10 @@ function eventsSection(events: ChangeEvent[], q: PageQuery, now: number): string
   const filtered = q.entity !== undefined || q.kind !== undefined;
   return `<section aria-labelledby="events"><h2 id="events">Recent changes${q.entity ? ` of <code>${h(q.entity)}</code>` : ''}</h2>
 <form method="get" action="./#events" class="filters">
-${q.org ? `<input type="hidden" name="org" value="${h(q.org)}">` : ''}
+${q.org ? `<input type="hidden" name="org" value="${h(q.org)}">` : ''}${keepRefresh(q)}
 <label>kind <input name="kind" value="${h(q.kind ?? '')}" placeholder="e.g. session.started" size="22"></label>
 <label>entity <input name="entity" value="${h(q.entity ?? '')}" placeholder="channel or session id" size="22"></label>
-<button type="submit">filter</button>${filtered ? ` <a href="${h(link({ org: q.org }, '#events'))}">all changes</a>` : ''}
+<button type="submit">filter</button>${filtered ? ` <a href="${h(link(q, { org: q.org }, '#events'))}">all changes</a>` : ''}
 </form>
 ${
   events.length === 0
@@ -389,12 +488,17 @@ ${
 ${events
   .map(
     (e) =>
-      `<tr><td>${time(e.at, now)}</td><td>${h(e.org)}</td><td>${h(e.kind)}</td><td><a href="${h(link({ entity: e.entity.id }, '#events'))}">${h(e.labels['channel'] ?? e.labels['session'] ?? e.labels['member'] ?? e.entity.id)}</a></td><td>${e.from === undefined && e.to === undefined ? '' : `${h(show(e.from))} → ${h(show(e.to))}`}</td></tr>`,
+      `<tr><td>${time(e.at, now)}</td><td>${h(e.org)}</td><td>${h(e.kind)}</td><td><a href="${h(link(q, { entity: e.entity.id }, '#events'))}">${h(e.labels['channel'] ?? e.labels['session'] ?? e.labels['member'] ?? e.entity.id)}</a></td><td>${e.from === undefined && e.to === undefined ? '' : `${h(show(e.from))} → ${h(show(e.to))}`}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`
 }
 </section>`;
+}
+
+/** A filter form's field that keeps the page's refresh interval. */
+function keepRefresh(q: PageQuery): string {
+  return q.refresh === undefined ? '' : `<input type="hidden" name="refresh" value="${h(q.refresh)}">`;
 }
 
 function show(v: unknown): string {

@@ -1,10 +1,12 @@
 /**
  * The status page in a browser (Debian's headless Chromium driven by playwright-core)
- * against `tally run` and the simulator: it loads, shows the channels the simulator has
- * live, updates without a full reload when a channel goes live, filters, and shows a
- * channel named `<script>alert(1)</script>` as text. It also takes the screenshots in
- * docs/images/ (light and dark): into a temporary directory, or into TALLY_SHOTS_DIR
- * (`npm run screenshots:status`).
+ * against `tally run` and the simulator (two orgs): it loads, shows the channels the
+ * simulator has live, updates without a full reload when a channel goes live (by its own
+ * timer too), keeps the keyboard focus across an update, filters channels by status, org
+ * and search and changes by kind and entity, shows a channel named
+ * `<script>alert(1)</script>` as text, and its text has a contrast of at least 4.5:1 in
+ * light and dark. It also takes the full-page screenshots in docs/images/ (light and
+ * dark): into a temporary directory, or into TALLY_SHOTS_DIR (`npm run screenshots:status`).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,10 +30,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the status page in Chromium', () => {
   let base: string;
   let browser: Browser;
   let hostileId: string;
+  /** Ids of the channels the simulator has live in the given orgs. */
+  const liveOf = (...orgs: string[]) =>
+    orgs.flatMap((org) =>
+      (sim.view(org).channels as { id: string; status: string }[])
+        .filter((c) => c.status === 'live')
+        .map((c) => c.id),
+    );
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'tally-status-page-'));
-    sim = await startSimulator({ orgs: ['demo'], channels: 8, seed: 5, frozen: true });
+    sim = await startSimulator({ orgs: ['demo', 'other'], channels: 8, seed: 5, frozen: true });
     hostileId = sim.trigger.addChannel({ org: 'demo', name: HOSTILE }).id ?? '';
     expect(hostileId).not.toBe('');
     const file = path.join(dir, 'tally.yaml');
@@ -42,6 +51,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the status page in Chromium', () => {
 orgs:
   - slug: demo
     token: demo-token
+  - slug: other
+    token: other-token
 intervals: { org: 5s, team: 5s, subscription: 5s, channels: 1s, live_sessions: 1s, live_detail: 1s, sweep: 5s, jitter: 0 }
 server: { listen: 127.0.0.1:0 }
 state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
@@ -89,9 +100,7 @@ receivers:
     await expect.poll(() => page.title()).toBe('tally — status');
 
     // Every channel the simulator has live is shown as live.
-    const liveIds = (sim.view('demo').channels as { id: string; status: string }[])
-      .filter((c) => c.status === 'live')
-      .map((c) => c.id);
+    const liveIds = liveOf('demo', 'other');
     expect(liveIds.length).toBeGreaterThan(0);
     const shownLive = () => page.locator('tr.live code').allTextContents();
     await expect.poll(shownLive, { timeout: 10_000 }).toEqual(expect.arrayContaining(liveIds));
@@ -136,6 +145,121 @@ receivers:
     await page.close();
   }, 60_000);
 
+  it('refreshes by its own timer, at the interval the page was asked for', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${base}/?refresh=1`);
+    expect(await page.evaluate('document.documentElement.dataset.refresh')).toBe('1000');
+    await page.evaluate('window.marker = 7');
+    const id = sim.trigger.addChannel({ org: 'demo', name: 'Timer check' }).id ?? '';
+    // Nothing but the page's own timer updates it: the new channel appears, then goes live.
+    await expect
+      .poll(() => page.locator('table.channels code').allTextContents(), { timeout: 15_000 })
+      .toContain(id);
+    sim.trigger.channelStatus({ org: 'demo', channel: id, status: 'live' });
+    await expect
+      .poll(() => page.locator('tr.live code').allTextContents(), { timeout: 15_000 })
+      .toContain(id);
+    // ...and lists it as the channel that changed last.
+    await expect
+      .poll(() => page.locator('ol.changed li code').first().textContent(), { timeout: 15_000 })
+      .toBe(id);
+    expect(await page.evaluate('window.marker')).toBe(7);
+    expect(await page.locator('#refreshed').textContent()).toMatch(/^updated /);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('keeps the keyboard focus on the same link across a refresh', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${base}/?refresh=1`);
+    await page.locator('table.channels').waitFor();
+    // Tab from the top of the page to the first link in the channel table.
+    let inTable = false;
+    for (let i = 0; i < 60 && !inTable; i++) {
+      await page.keyboard.press('Tab');
+      inTable = await page.evaluate(
+        "document.activeElement?.tagName === 'A' && !!document.activeElement.closest('table.channels')",
+      );
+    }
+    expect(inTable).toBe(true);
+    const href = await page.evaluate("(window.focused = document.activeElement).getAttribute('href')");
+    expect(href).toMatch(/entity=/);
+    // Wait for a refresh to replace that very element, then look where the focus is.
+    await expect.poll(() => page.evaluate('window.focused.isConnected'), { timeout: 10_000 }).toBe(false);
+    const after = await page.evaluate(
+      "({ tag: document.activeElement.tagName, href: document.activeElement.getAttribute('href'), inTable: !!document.activeElement.closest('table.channels') })",
+    );
+    expect(after).toEqual({ tag: 'A', href, inTable: true });
+    // The main part is not a live region that re-reads everything.
+    expect(await page.locator('[aria-live]').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it('filters channels by org and changes by kind and entity', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${base}/`);
+    await page.selectOption('select[name="org"]', 'other');
+    await Promise.all([
+      page.waitForURL(/org=other/),
+      page.click('form.filters button[type="submit"] >> nth=0'),
+    ]);
+    const orgCells = await page.locator('table.channels tbody tr td:first-child').allTextContents();
+    expect(orgCells.length).toBe((sim.view('other').channels as unknown[]).length);
+    expect(new Set(orgCells)).toEqual(new Set(['other']));
+    const otherIds = new Set((sim.view('other').channels as { id: string }[]).map((c) => c.id));
+    for (const id of await page.locator('table.channels tbody code').allTextContents())
+      expect(otherIds.has(id)).toBe(true);
+
+    // Changes by kind: the demo org's channels went live, so its changes are the ones asked for.
+    await page.goto(`${base}/`);
+    await page.fill('input[name="kind"]', 'channel.status_changed');
+    await Promise.all([
+      page.waitForURL(/kind=channel\.status_changed/),
+      page.click('form.filters >> nth=1 >> button'),
+    ]);
+    const events = page.locator('section[aria-labelledby="events"] tbody tr');
+    expect(await events.count()).toBeGreaterThan(0);
+    expect(new Set(await events.locator('td:nth-child(3)').allTextContents())).toEqual(
+      new Set(['channel.status_changed']),
+    );
+    // An entity's link leads to its history only.
+    const first = events.first().locator('td:nth-child(4) a');
+    const entity = new URL((await first.getAttribute('href')) ?? '', base).searchParams.get('entity') ?? '';
+    expect(entity).not.toBe('');
+    await Promise.all([page.waitForURL(/entity=/), first.click()]);
+    await expect.poll(() => page.locator('#events').textContent()).toBe(`Recent changes of ${entity}`);
+    const hrefs = (
+      await page
+        .locator('section[aria-labelledby="events"] tbody td:nth-child(4) a')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''))
+    ).map((href) => new URL(href, base).searchParams.get('entity'));
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(new Set(hrefs)).toEqual(new Set([entity]));
+    await page.close();
+  }, 60_000);
+
+  it('has text with a contrast of at least 4.5:1 against its background, light and dark', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${base}/`);
+    await page.locator('table.channels').waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const found = (await page.evaluate(CONTRAST)) as {
+        text: string;
+        fg: string;
+        bg: string;
+        ratio: number;
+      }[];
+      // Body text, muted text, links, badges, state colours on the page and on the org cards.
+      expect(found.length).toBeGreaterThan(50);
+      const low = found.filter((f) => f.ratio < 4.5);
+      expect(low, `${scheme}: text below 4.5:1`).toEqual([]);
+    }
+    await page.close();
+  }, 60_000);
+
   it('takes the screenshots, light and dark, usable at a glance', async () => {
     const out = process.env['TALLY_SHOTS_DIR'] ?? (await mkdtemp(path.join(tmpdir(), 'tally-status-shots-')));
     await mkdir(out, { recursive: true });
@@ -144,7 +268,7 @@ receivers:
       await page.goto(`${base}/`);
       await page.locator('table.channels').waitFor();
       const file = path.join(out, `status-page-${scheme}.png`);
-      await page.screenshot({ path: file, fullPage: false });
+      await page.screenshot({ path: file, fullPage: true });
       const png = await readFile(file);
       expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
       expect(png.readUInt32BE(16)).toBe(1280);
@@ -154,3 +278,33 @@ receivers:
     }
   }, 60_000);
 });
+
+/**
+ * Every element with text of its own on the page: its colour, the first opaque background
+ * behind it, and their WCAG contrast ratio. Run in the page.
+ */
+const CONTRAST = `(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+  };
+  const out = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+    if (!own || el.getClientRects().length === 0) continue;
+    const style = getComputedStyle(el);
+    const fg = rgb(style.color);
+    const bg = background(el);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    out.push({ text: el.textContent.trim().slice(0, 40), fg: style.color, bg: 'rgb(' + bg.join(', ') + ')', ratio: (hi + 0.05) / (lo + 0.05) });
+  }
+  return out;
+})()`;
