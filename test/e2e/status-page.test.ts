@@ -8,7 +8,6 @@
  * light and dark. It also takes the full-page screenshots in docs/images/ (light and
  * dark): into a temporary directory, or into TALLY_SHOTS_DIR (`npm run screenshots:status`).
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,11 +17,12 @@ import { runCommand } from '../../src/cli/run.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { captureIO, type CapturedIO } from '../helpers/io.js';
 import { waitFor } from '../helpers/wait.js';
+import { CHROMIUM, hasChromium, needs } from './harness/tools.js';
 
-const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
+const HAS_CHROMIUM = needs(hasChromium(), `Chromium (${CHROMIUM})`, 'apt-get install chromium');
 const HOSTILE = '<script>alert(1)</script>';
 
-describe.skipIf(!existsSync(CHROMIUM))('the status page in Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('the status page in Chromium', () => {
   let dir: string;
   let sim: Simulator;
   let io: CapturedIO;
