@@ -19,7 +19,8 @@ export const checkCommand: Command = async (args, io) => {
   if (!parsed.ok) return parsed.exitCode;
   const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
   try {
-    const { config } = await loadConfigFile(file, io.env);
+    const { config, warnings = [] } = await loadConfigFile(file, io.env);
+    for (const w of warnings) io.stderr.write(`${file}: warning: ${w}\n`);
     io.stdout.write(`${summarizeConfig(config, file).join('\n')}\nconfig OK\n`);
     return 0;
   } catch (err) {

@@ -97,6 +97,7 @@ export const runCommand: Command = async (args, io) => {
   }
   const logger = loggerFor(loaded, io);
   logger.info({ config: summarizeConfig(loaded.config, file) }, 'starting tally');
+  for (const w of loaded.warnings ?? []) logger.warn({ file }, `config: ${w}`);
   if (loaded.config.orgs.length === 0)
     logger.warn({ shard: shardFlag ?? loaded.config.shard }, 'this shard has no orgs');
   const app = App.create(loaded, {

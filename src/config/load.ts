@@ -53,6 +53,8 @@ export interface LoadedConfig {
   secrets: string[];
   /** Absolute path of the file read. */
   path: string;
+  /** Valid but likely unintended settings, each with its path and line (`check` prints them, `run` logs them). */
+  warnings?: string[];
 }
 
 /** Reads and validates the config file at `file`; throws {@link ConfigError} listing every problem. */
@@ -140,7 +142,15 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Loa
   }
   const config = parsed.data;
   collectSecrets(config, secrets);
-  return { config, secrets: [...new Set(secrets)], path: opts.source };
+  const warnings = configWarnings(config).map(
+    (w) => `${formatPath(w.path)}: ${w.message}${at(nodeOffset(doc.contents, w.path, false))}`,
+  );
+  return {
+    config,
+    secrets: [...new Set(secrets)],
+    path: opts.source,
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
 
 /**
@@ -559,4 +569,20 @@ function collectSecrets(node: unknown, into: string[]): void {
     if ((SECRET_KEYS as readonly string[]).includes(k) && typeof v === 'string') into.push(v);
     else collectSecrets(v, into);
   }
+}
+
+/** Settings that are valid but probably not what was meant. */
+function configWarnings(config: Config): { path: PathSeg[]; message: string }[] {
+  const out: { path: PathSeg[]; message: string }[] = [];
+  if (config.log.format !== 'pretty') {
+    config.receivers.forEach((r, i) => {
+      if (r.type === 'log' && r.log.format === 'text')
+        out.push({
+          path: ['receivers', i, 'log', 'format'],
+          message:
+            'text writes multi-line blocks into a log of JSON lines (log.format is not pretty), which log pipelines cannot parse; use json or auto',
+        });
+    });
+  }
+  return out;
 }

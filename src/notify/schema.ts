@@ -63,7 +63,7 @@ export const receiverSchema = z
     if (r.email) return { ...base, type: 'email', email: r.email };
     if (r.webhook) return { ...base, type: 'webhook', webhook: r.webhook };
     if (r.alertmanager) return { ...base, type: 'alertmanager', alertmanager: r.alertmanager };
-    return { ...base, type: 'log', log: r.log ?? { format: 'text' } };
+    return { ...base, type: 'log', log: r.log ?? { format: 'auto' } };
   });
 
 /** The `receivers` section: a list with unique names. */

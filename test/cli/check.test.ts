@@ -24,6 +24,34 @@ describe('tally check', () => {
     expect(io.out() + io.err()).not.toContain('super-secret-token');
   });
 
+  it('warns, with path and line, of a text log receiver in a JSON log, and still exits 0', async () => {
+    const file = path.join(dir, 'text-receiver.yaml');
+    const body = (logFormat: string) => `upstream:
+  base_url: https://api.example.com
+orgs:
+  - slug: acme
+    token: t0ken-value
+log: { format: ${logFormat} }
+receivers:
+  - name: console
+    log:
+      format: text
+route: { receiver: console }
+`;
+    await writeFile(file, body('json'));
+    const io = captureIO();
+    expect(await checkCommand(['--config', file], io)).toBe(0);
+    expect(io.err()).toBe(
+      `${file}: warning: receivers[0].log.format: text writes multi-line blocks into a log of JSON lines (log.format is not pretty), which log pipelines cannot parse; use json or auto (line 10, column 15)\n`,
+    );
+    expect(io.out()).toContain('config OK');
+    // Pretty logs are for a terminal: text blocks belong there.
+    await writeFile(file, body('pretty'));
+    const pretty = captureIO();
+    expect(await checkCommand(['--config', file], pretty)).toBe(0);
+    expect(pretty.err()).toBe('');
+  });
+
   it('prints all three mistakes with path and line and exits 1', async () => {
     const file = path.join(dir, 'bad.yaml');
     await writeFile(

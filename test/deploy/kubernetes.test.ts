@@ -209,7 +209,13 @@ describe('deploy/kubernetes', () => {
           encoding: 'utf8',
         },
       ).split('\n');
-      expect(out.slice(0, 2)).toEqual(['/app/dist/main.js', 'run']);
+      // The image's node flags (its ENTRYPOINT, which this command replaces), then tally.
+      const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
+      const imageFlags = (JSON.parse(entrypoint ?? '[]') as string[]).filter(
+        (a) => a.startsWith('--') && a !== '--',
+      );
+      expect(imageFlags.length).toBeGreaterThan(0);
+      expect(out.slice(0, imageFlags.length + 2)).toEqual([...imageFlags, '/app/dist/main.js', 'run']);
       const shard = out[out.indexOf('--shard') + 1]!;
       expect(parseShard(shard), shard).not.toBeTypeOf('string');
       return shard;
