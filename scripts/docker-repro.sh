@@ -560,6 +560,14 @@ for _ in $(seq 1 20); do [ -f "$STATE/snapshots/demo.json" ] && break; sleep 0.5
 owner=$(stat -c %u "$STATE/snapshots/demo.json")
 [ "$owner" = "$RUN_UID" ] || fail "the snapshot belongs to uid $owner, expected $RUN_UID"
 note "$STATE_IN_IMAGE/snapshots/demo.json written, owner nobody"
+# The WORKDIR stays root's: the state goes to the VOLUME because the user cannot write
+# anywhere else, not by luck.
+[ "$(stat -c %u "$APP")" = 0 ] || fail "the WORKDIR $APP belongs to uid $(stat -c %u "$APP"), expected root"
+if setpriv --reuid="$RUN_UID" --regid="$RUN_GID" --clear-groups -- test -w "$APP"; then
+  fail "the WORKDIR $APP is writable by the image's user"
+fi
+[ ! -e "$APP/.tally-state" ] || fail "a state directory appeared in the WORKDIR ($APP/.tally-state)"
+note "WORKDIR owned by root, not writable by the image's user, no state in it"
 
 step "SIGHUP reloads the config"
 kill -HUP "$TALLY_INIT"
