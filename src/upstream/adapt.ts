@@ -45,7 +45,15 @@ export interface AdaptContext {
   timeParams: ReadonlySet<string>;
   /** The page size is set in the config: never changed. */
   fixedPerPage: boolean;
+  /**
+   * Filter parameters whose name or time format the config sets (anything but the
+   * defaults): never left out or reformatted. A server that refuses them fails the read.
+   */
+  fixedParams?: ReadonlySet<string> | undefined;
 }
+
+/** Whether the config fixes parameter `p`. */
+const fixed = (ctx: AdaptContext, p: string): boolean => ctx.fixedParams?.has(p) === true;
 
 /** Remembers what worked per org and endpoint; `onChange` persists it. */
 export class QueryMemory {
@@ -118,15 +126,16 @@ export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext
   if (l.perPage !== undefined && !ctx.fixedPerPage && out.searchParams.has(ctx.perPageParam)) {
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
-  for (const p of l.drop ?? []) out.searchParams.delete(p);
+  for (const p of l.drop ?? []) if (!fixed(ctx, p)) out.searchParams.delete(p);
   for (const p of l.isoOffset ?? []) {
-    if ((l.epoch ?? []).includes(p)) continue;
+    if ((l.epoch ?? []).includes(p) || fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
     const ms = v === null ? Number.NaN : Date.parse(v);
     if (Number.isFinite(ms))
       out.searchParams.set(p, new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
   }
   for (const p of l.epoch ?? []) {
+    if (fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
     const ms = v === null ? Number.NaN : /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
     if (Number.isFinite(ms)) out.searchParams.set(p, String(Math.floor(ms / 1000)));
@@ -163,7 +172,9 @@ export function saferQuery(
       /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words));
 
   // 1. A time the server cannot parse: the same time with a numeric offset, then in epoch seconds.
-  const times = named.filter((p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p));
+  const times = named.filter(
+    (p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p) && !fixed(ctx, p),
+  );
   if (times.length > 0 && /\b(format|date|time|timestamp|parse|invalid)\b/.test(words)) {
     const fresh = times.filter((p) => !(learned.isoOffset ?? []).includes(p));
     if (fresh.length > 0) {
@@ -188,7 +199,7 @@ export function saferQuery(
   }
   // 3. Parameters the server names, or, when it names none, every filter tally chose.
   const drop = (named.length > 0 ? named.filter((p) => !ctx.pagingParams.has(p)) : filters).filter(
-    (p) => !(ctx.fixedPerPage && p === ctx.perPageParam),
+    (p) => !(ctx.fixedPerPage && p === ctx.perPageParam) && !fixed(ctx, p),
   );
   if (drop.length > 0) {
     const out = new URL(url);

@@ -30,7 +30,13 @@ import { failedPart, normalizeItems, valuePart } from './parts.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { type RequestContext, Requester } from './requester.js';
 import type { RetryPolicy } from './retry.js';
-import { defaultWindow, outsideWindow, type SessionFilters, sessionQuery } from './filters.js';
+import {
+  DEFAULT_FILTERS,
+  defaultWindow,
+  outsideWindow,
+  type SessionFilters,
+  sessionQuery,
+} from './filters.js';
 import {
   type DriftIssue,
   type Endpoint,
@@ -259,6 +265,7 @@ export class UpstreamClient implements Fetcher {
       pagingParams: new Set([sh.cursorParam ?? 'cursor', sh.pageParam ?? 'page']),
       timeParams: new Set([f.from_param, f.to_param]),
       fixedPerPage: this.opts.fixedPerPage ?? false,
+      fixedParams: configuredFilterParams(f),
     };
   }
 
@@ -443,6 +450,19 @@ function notJsonDrift(endpoint: Endpoint, err: unknown): DriftIssue | undefined 
   if (err.status === undefined || err.status < 200 || err.status >= 300) return undefined;
   const at = err.message.indexOf('response is not valid JSON');
   return at < 0 ? undefined : { endpoint, field: 'body', problem: err.message.slice(at), fatal: true };
+}
+
+/**
+ * The filter parameters the config sets itself (a name or a time format other than the
+ * defaults): a config override always wins over what adapting would learn.
+ */
+function configuredFilterParams(f: SessionFilters): Set<string> {
+  const out = new Set<string>();
+  const d = DEFAULT_FILTERS;
+  if (f.status_param !== d.status_param) out.add(f.status_param);
+  if (f.from_param !== d.from_param || f.time_format !== d.time_format) out.add(f.from_param);
+  if (f.to_param !== d.to_param || f.time_format !== d.time_format) out.add(f.to_param);
+  return out;
 }
 
 /** Lists whose copy is kept for conditional requests: one per channel of the largest orgs. */

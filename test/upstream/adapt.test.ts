@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
+import { applyLearned, QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
@@ -90,6 +90,30 @@ describe('saferQuery', () => {
     expect(seen).toEqual(['?per_page=20&from=x', '?per_page=10&from=x', '?from=x', '']);
   });
 
+  it('never reformats or leaves out a filter parameter the config sets', () => {
+    const fixedCtx = { ...ctx, fixedParams: new Set(['from', 'to']) };
+    // A time the server cannot parse: nothing safer that keeps the configured format.
+    expect(saferQuery(url, err(400, "invalid date format for 'from'"), {}, fixedCtx)).toBeUndefined();
+    // A server that names it as unknown: not dropped either.
+    expect(saferQuery(url, err(400, 'unknown query parameter: from'), {}, fixedCtx)).toBeUndefined();
+    // A blanket refusal drops the other filters, never the configured ones.
+    const blanket = saferQuery(
+      new URL('http://api.test/v1/acme/x?status=live&from=a'),
+      err(400, ''),
+      {},
+      fixedCtx,
+    );
+    expect(blanket?.url.search).toBe('?from=a');
+    // What was learned before the config set it is not applied to it.
+    const learned = { drop: ['from'], epoch: ['to'] };
+    const applied = applyLearned(
+      new URL('http://api.test/x?from=2030-01-07T09:00:00Z&to=2030-01-08T09:00:00Z'),
+      learned,
+      fixedCtx,
+    );
+    expect(applied.search).toBe('?from=2030-01-07T09:00:00Z&to=2030-01-08T09:00:00Z');
+  });
+
   it('never touches a configured page size', () => {
     const refused = err(400, 'per_page must be at most 50');
     expect(saferQuery(url, refused, {}, { ...ctx, fixedPerPage: true })).toBeUndefined();
@@ -172,6 +196,31 @@ describe('a client against servers that refuse its queries', () => {
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('failed');
     expect(part.state === 'failed' && part.error.message).toContain('per_page must be at most 50');
+  });
+
+  it('keeps configured filter names and time format, and the read fails loudly instead', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('since')) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end("invalid date format for 'since'");
+        return;
+      }
+      json(res, 200, { data: [] });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory,
+        filters: { ...DEFAULT_FILTERS, from_param: 'since', to_param: 'until', time_format: 'epoch_s' },
+      }),
+    );
+    const part = await client.fetchSessions(ACME, 'c1');
+    expect(part.state).toBe('failed');
+    expect(part.state === 'failed' && part.error.message).toContain("invalid date format for 'since'");
+    // Every request kept the configured parameter in its configured format.
+    for (const r of server.received)
+      expect(new URL(r.url, 'http://x').searchParams.get('since')).toMatch(/^\d+$/);
+    expect(memory.get('acme', 'sessions')?.drop ?? []).not.toContain('since');
   });
 
   it('adapts nothing on a 401', async () => {
