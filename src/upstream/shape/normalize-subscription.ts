@@ -2,7 +2,8 @@
 import type { Subscription } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { readFunding } from './funding.js';
-import { describeValue, flattenResource, isRecord } from './json.js';
+import type { FieldKey } from './fields.js';
+import { describeValue, flattenResource, isRecord, type JsonRecord } from './json.js';
 import { readLimits } from './limits.js';
 import type { ShapeOptions } from './options.js';
 import { asAny, asText, hasAnyField, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
@@ -40,10 +41,15 @@ export function normalizeSubscription(
   // still read: the limits and the wallet beside it are good (docs/upstream-shapes.md).
   else if (!hasAnyField(ctx, record, ['subscription.plan'])) drift.note('subscription.plan', 'no plan found');
 
-  const limitsRaw = readField(ctx, record, 'subscription.limits', asAny);
+  // Deeper than the aliases: a limits object a few levels down (`account.billing.limits`).
+  const limitsRaw =
+    readField(ctx, record, 'subscription.limits', asAny) ??
+    findNamed(ctx, record, LIMITS_NAME, 'subscription.limits');
   const fromLimits =
     limitsRaw === undefined ? undefined : readLimits(limitsRaw, 'subscription.limits', opts, drift);
-  const usageRaw = readField(ctx, record, 'subscription.usage', asAny);
+  const usageRaw =
+    readField(ctx, record, 'subscription.usage', asAny) ??
+    findNamed(ctx, record, USAGE_NAME, 'subscription.usage');
   const fromUsage =
     usageRaw === undefined ? undefined : readLimits(usageRaw, 'subscription.usage', opts, drift);
   sub.limits = Object.fromEntries(fromLimits?.limits ?? []);
@@ -52,4 +58,32 @@ export function normalizeSubscription(
 
   sub.funding = readFunding(ctx, record);
   return { value: sub, drift: drift.issues };
+}
+
+/** Key names of a limits or a usage group, wherever it sits. */
+const LIMITS_NAME = /^(limits|quotas|entitlements|allowances|plan_limits|planLimits)$/;
+const USAGE_NAME = /^(usage|consumption|used)$/;
+const MAX_DEPTH = 3;
+
+/**
+ * The first object or list under a key matching `name`, at most {@link MAX_DEPTH} levels
+ * below the record (breadth first: the shallowest wins), traced for `--explain`.
+ */
+function findNamed(ctx: ReadContext, record: JsonRecord, name: RegExp, field: FieldKey): unknown {
+  let level: [string, JsonRecord][] = [['', record]];
+  for (let depth = 0; depth <= MAX_DEPTH && level.length > 0; depth++) {
+    const next: [string, JsonRecord][] = [];
+    for (const [prefix, obj] of level) {
+      for (const [key, value] of Object.entries(obj)) {
+        const path = prefix === '' ? key : `${prefix}.${key}`;
+        if (name.test(key) && (isRecord(value) || Array.isArray(value))) {
+          ctx.opts.trace?.field(ctx.drift.endpoint, field, path, undefined);
+          return value;
+        }
+        if (isRecord(value)) next.push([path, value]);
+      }
+    }
+    level = next;
+  }
+  return undefined;
 }

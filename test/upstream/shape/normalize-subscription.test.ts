@@ -259,3 +259,46 @@ describe('a missing plan', () => {
     );
   });
 });
+
+describe('limits and usage a few levels down', () => {
+  it('finds them under any usual name, the shallowest first, and says where for --explain', () => {
+    const sources: string[] = [];
+    const trace = {
+      field: (_e: string, key: string, path: string) => {
+        if (key === 'subscription.limits' || key === 'subscription.usage') sources.push(`${key} ← ${path}`);
+      },
+      keys: () => {},
+      page: () => {},
+    };
+    const r = normalizeSubscription(
+      {
+        plan: 'pro',
+        account: {
+          billing: { limits: { channels: 50, aiMinutes: 1000 }, usage: { channels: 3 } },
+          deeper: { x: { y: { limits: { channels: 1 } } } },
+        },
+        ai_funding: { mode: 'wallet', balance: 1 },
+      },
+      { trace },
+    );
+    expect(r.value.limits).toEqual({ channels: 50, ai_minutes: 1000 });
+    expect(r.value.usage).toEqual({ channels: 3 });
+    expect(sources).toEqual([
+      'subscription.limits ← account.billing.limits',
+      'subscription.usage ← account.billing.usage',
+    ]);
+    expect(r.drift).toEqual([]);
+  });
+
+  it('a limits list deep down, as entries', () => {
+    const r = normalizeSubscription(
+      {
+        plan: 'pro',
+        plan_details: { entitlements: [{ name: 'channels', limit: 9, used: 2 }] },
+        ai_funding: 'wallet',
+      },
+      {},
+    );
+    expect(r.value).toMatchObject({ limits: { channels: 9 }, usage: { channels: 2 } });
+  });
+});
