@@ -10,6 +10,7 @@ import {
   asText,
   asWord,
   type Converter,
+  keysSeen,
   type ReadContext,
   readField,
   traceKeys,
@@ -36,7 +37,7 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
   traceKeys(ctx, record);
   const id = readField(ctx, record, 'channel.id', asId);
   if (id === undefined) {
-    drift.fatal('channel.id', 'no usable id');
+    drift.fatal('channel.id', `no usable id; keys seen: ${keysSeen(raw)}`);
     return { value: undefined, drift: drift.issues };
   }
   const channel: Channel = { id, status: readStatus(ctx, record) };

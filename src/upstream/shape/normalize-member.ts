@@ -3,7 +3,7 @@ import type { Member } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
-import { asId, asText, asWord, type ReadContext, readField, traceKeys } from './read.js';
+import { asId, asText, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
 /** Normalizes a member; the value is undefined when the record is unusable (no id). */
 export function normalizeMember(raw: unknown, opts: ShapeOptions): Normalized<Member | undefined> {
@@ -17,7 +17,7 @@ export function normalizeMember(raw: unknown, opts: ShapeOptions): Normalized<Me
   traceKeys(ctx, record);
   const id = readField(ctx, record, 'member.id', asId);
   if (id === undefined) {
-    drift.fatal('member.id', 'no usable id');
+    drift.fatal('member.id', `no usable id; keys seen: ${keysSeen(raw)}`);
     return { value: undefined, drift: drift.issues };
   }
   const member: Member = { id };

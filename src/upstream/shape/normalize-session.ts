@@ -4,7 +4,7 @@ import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
-import { asId, asText, asTime, asWord, type ReadContext, readField, traceKeys } from './read.js';
+import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
 /** Status of a session whose record says nothing about it and has no times to go by. */
 export const UNKNOWN_SESSION_STATUS = 'unknown';
@@ -61,7 +61,7 @@ export function normalizeSession(
   traceKeys(ctx, record);
   const id = readField(ctx, record, 'session.id', asId);
   if (id === undefined) {
-    drift.fatal('session.id', 'no usable id');
+    drift.fatal('session.id', `no usable id; keys seen: ${keysSeen(raw)}`);
     return { value: undefined, drift: drift.issues };
   }
   // The channel the list was read under is authoritative; the record's own is a fallback.

@@ -71,7 +71,7 @@ describe('normalizeMember', () => {
         problem: "'id' is an object, expected a string or number id",
         fatal: false,
       },
-      { endpoint: 'team', field: 'member.id', problem: 'no usable id', fatal: true },
+      { endpoint: 'team', field: 'member.id', problem: 'no usable id; keys seen: "id"', fatal: true },
     ]);
   });
 

@@ -136,7 +136,12 @@ describe('normalizeSession', () => {
     const r = normalizeSession({ title: 'x', status: 'live' }, 'c1', {});
     expect(r.value).toBeUndefined();
     expect(r.drift).toEqual([
-      { endpoint: 'sessions', field: 'session.id', problem: 'no usable id', fatal: true },
+      {
+        endpoint: 'sessions',
+        field: 'session.id',
+        problem: 'no usable id; keys seen: "title", "status"',
+        fatal: true,
+      },
     ]);
   });
 });
