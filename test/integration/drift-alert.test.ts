@@ -18,6 +18,17 @@ import { json, type Loopback, startServer } from '../upstream/loopback.js';
 let dir: string;
 let server: Loopback;
 
+/** The poll interval of every resource in the config below. */
+const INTERVAL_MS = 2_000;
+/** The route's group_wait below. */
+const GROUP_WAIT_MS = 0;
+/**
+ * How long after the first request the server sees the warn line and the firing alert
+ * may come: one interval for the read that finds the problem, one more for a loaded
+ * machine, and the route's group wait.
+ */
+const BOUND_MS = 2 * INTERVAL_MS + GROUP_WAIT_MS;
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'tally-drift-alert-'));
   server = await startServer((req, res) => {
@@ -77,7 +88,7 @@ receivers:
       const firing = await waitFor(
         async () => {
           const body = (await (await fetch(`${base}/api/v1/alerts?state=firing`)).json()) as {
-            alerts: { rule: string; labels: Record<string, string> }[];
+            alerts: { rule: string; labels: Record<string, string>; starts_at?: string }[];
           };
           const hits = body.alerts.filter((a) => a.rule === 'upstream_unreadable');
           return hits.length >= 2 ? hits : undefined;
@@ -85,14 +96,44 @@ receivers:
         'upstream_unreadable firing for channels and team',
         10_000,
       );
+      const seenAt = Date.now();
+      // The notifications that carry them, as the console receiver wrote them.
+      const parse = () =>
+        io
+          .out()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const sent = (endpoint: string) =>
+        parse().find(
+          (l) =>
+            l['component'] === 'notification' &&
+            l['status'] === 'firing' &&
+            JSON.stringify(l['notification']).includes(`"endpoint":"${endpoint}"`),
+        );
+      await waitFor(
+        () => (sent('channels') && sent('team') ? true : undefined),
+        'the notifications on the console receiver',
+        10_000,
+      );
       expect(firing.map((a) => a.labels['endpoint']).sort()).toEqual(['channels', 'team']);
-      const lines = io
-        .out()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = parse();
       const warn = lines.filter((l) => l['msg'] === 'schema drift' && l['level'] === 'warn');
       expect(warn.map((l) => l['endpoint']).sort()).toEqual(expect.arrayContaining(['channels', 'team']));
+
+      // Within one interval (plus the allowance of BOUND_MS) of the first request the server saw.
+      const first = server.received[0]!.at;
+      const at = (iso: unknown) => Date.parse(String(iso)) - first;
+      for (const endpoint of ['channels', 'team']) {
+        const line = warn.find((l) => l['endpoint'] === endpoint);
+        expect(at(line?.['time']), `warn line for ${endpoint}`).toBeLessThanOrEqual(BOUND_MS);
+        const alert = firing.find((a) => a.labels['endpoint'] === endpoint);
+        expect(at(alert?.starts_at), `alert for ${endpoint} firing`).toBeLessThanOrEqual(BOUND_MS);
+        // The notification that carries it reached the console receiver as soon.
+        expect(at(sent(endpoint)?.['time']), `notification for ${endpoint}`).toBeLessThanOrEqual(BOUND_MS);
+      }
+      // The test saw both firing no later than that either (its polls add at most 50 ms).
+      expect(seenAt - first).toBeLessThanOrEqual(BOUND_MS + 250);
       // Keys seen, never values.
       expect(JSON.stringify(warn)).not.toContain('"ok"');
       const metrics = await (await fetch(`${base}/metrics`)).text();

@@ -1,0 +1,154 @@
+/**
+ * Requests that adapt, continued: every safer query tried is a request like any other and
+ * goes through the budget, and refusals of the credentials (401, 403) are never read as a
+ * query to adapt, whatever their body says.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
+import { UpstreamClient } from '../../src/upstream/client.js';
+import type { RequestEvent } from '../../src/upstream/observer.js';
+import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+
+const ACME = { slug: 'acme', token: 'tok-adapt-more-01' };
+const CHANNELS = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, status: 'offline' }));
+
+let server: Loopback | undefined;
+let client: UpstreamClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  server = undefined;
+  client = undefined;
+});
+
+/** Channels paged by page numbers; page sizes above `max` are refused with `refuse`. */
+function capped(max: number, refuse: (res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const size = Number(url.searchParams.get('per_page') ?? 20);
+    if (size > max) return refuse(res);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    json(res, 200, {
+      data: CHANNELS.slice((page - 1) * size, page * size),
+      meta: { page, per_page: size, total: CHANNELS.length },
+    });
+  };
+}
+
+/** Longest run of arrivals inside any window of `windowMs`. */
+function maxInWindow(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[j]! <= sorted[i]! - windowMs) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+describe('adaptation requests count against the budget', () => {
+  it('charges the budget once for every query tried, refused or answered', async () => {
+    // 100 → 50 → 25 are refused in turn (no maximum named), 12 is answered: four tries, then pages.
+    server = await startServer(capped(12, (res) => json(res, 400, { detail: 'page size too large' })));
+    const requests: RequestEvent[] = [];
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory: new QueryMemory(),
+        observer: { onRequest: (i) => requests.push(i) },
+      }),
+    );
+    const part = await client.fetchChannels(ACME);
+    expect(part.state === 'complete' && part.value).toHaveLength(60);
+    const sizes = server.received.map((r) => new URL(r.url, 'http://x').searchParams.get('per_page'));
+    expect(sizes.slice(0, 4)).toEqual(['100', '50', '25', '12']);
+    // Every request the server saw, the refused ones included, was granted by the budget.
+    expect(client.budget.stats().usedLastMinute).toBe(server.received.length);
+    expect(requests).toHaveLength(server.received.length);
+    expect(requests.filter((r) => r.status === 400)).toHaveLength(3);
+  });
+
+  it('charges every rung of a ladder that ends refused', async () => {
+    server = await startServer((_req, res) => json(res, 422, { detail: 'no' }));
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    expect(server.received.length).toBeGreaterThan(1);
+    expect(server.received.length).toBeLessThanOrEqual(1 + MAX_ADAPTATIONS);
+    expect(client.budget.stats().usedLastMinute).toBe(server.received.length);
+  });
+
+  it('waits for the budget between tries instead of bursting past it', async () => {
+    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    // 2 per 300 ms stands in for a minute's budget, to keep the test short.
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        budgetPerMinute: 2,
+        budgetTuning: { windowMs: 300 },
+      }),
+    );
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    const arrivals = server.received.map((r) => r.at);
+    expect(arrivals.length).toBeGreaterThanOrEqual(3);
+    expect(maxInWindow(arrivals, 300)).toBeLessThanOrEqual(2);
+    expect(arrivals[2]! - arrivals[0]!).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('credentials refused are never adapted to', () => {
+  it.each([401, 403])(
+    'a %i naming a maximum page size: one request, no smaller size tried',
+    async (status) => {
+      server = await startServer(
+        capped(50, (res) =>
+          json(res, status, {
+            type: 'about:blank',
+            title: 'Forbidden',
+            detail: 'per_page must be at most 50',
+          }),
+        ),
+      );
+      const memory = new QueryMemory();
+      client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+      const part = await client.fetchChannels(ACME);
+      expect(part.state).toBe('failed');
+      expect(part.state === 'failed' && part.error).toMatchObject({
+        reason: 'auth',
+        message: expect.stringContaining(String(status)),
+      });
+      expect(server.received.map((r) => r.url)).toEqual(['/v1/acme/channels?per_page=100']);
+      expect(memory.get('acme', 'channels')).toBeUndefined();
+    },
+  );
+
+  it('a 403 to the session list drops no filter and changes no time format', async () => {
+    server = await startServer((_req, res) => {
+      res
+        .writeHead(403, { 'content-type': 'text/plain' })
+        .end("unknown parameter: from; invalid date format for 'to'");
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchSessions(ACME, 'c1');
+    expect(part.state).toBe('failed');
+    expect(server.received).toHaveLength(1);
+    expect(memory.get('acme', 'sessions')).toBeUndefined();
+  });
+
+  it('after a 403 the next read asks the same query again, not a safer one', async () => {
+    let forbidden = true;
+    server = await startServer((req, res) => {
+      if (forbidden) return json(res, 403, { detail: 'per_page must be at most 50' });
+      capped(1000, () => {})(req, res);
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    forbidden = false;
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels?per_page=100',
+    ]);
+    expect(memory.get('acme', 'channels')).toBeUndefined();
+  });
+});
