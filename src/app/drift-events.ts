@@ -70,7 +70,17 @@ export interface DriftEntry {
   count: number;
 }
 
-/** Distinct problems kept per org for the status API; the least recently seen go first. */
+/**
+ * The entry to let go when the board is full: the least recently seen note, so that a
+ * flood of notes (free-text status words) never hides a read that failed; the least
+ * recently seen fatal problem only when nothing else is left.
+ */
+function evictable(entries: Map<string, DriftEntry>): string {
+  for (const [key, e] of entries) if (!e.fatal) return key;
+  return entries.keys().next().value as string;
+}
+
+/** Distinct problems kept per org for the status API; the least recently seen notes go first. */
 export const MAX_BOARD_PER_ORG = 32;
 
 /** The recent drift of every org, bounded per org, for the status API. */
@@ -99,7 +109,7 @@ export class DriftBoard {
       lastAt: at,
       count: (prev?.count ?? 0) + 1,
     });
-    if (entries.size > this.max) entries.delete(entries.keys().next().value as string);
+    if (entries.size > this.max) entries.delete(evictable(entries));
   }
 
   /** The org's recent drift, most recently seen first. */

@@ -70,10 +70,9 @@ describe('DriftBoard under a flood of distinct problems', () => {
     expect(board.of('globex')).toHaveLength(MAX_BOARD_PER_ORG);
   });
 
-  // Bug: the board evicts by recency alone, so a flood of distinct non-fatal notes (free-text
-  // status words, say) pushes a fatal problem of another endpoint — a read that failed — off
-  // the status API until that endpoint is read again; issue 14 wants a failed read shown.
-  it.fails('keeps a fatal problem visible while a flood of notes passes', () => {
+  // A flood of distinct non-fatal notes (free-text status words, say) must not push a fatal
+  // problem of another endpoint — a read that failed — off the status API.
+  it('keeps a fatal problem visible while a flood of notes passes', () => {
     const board = new DriftBoard();
     board.add({ org: 'acme', endpoint: 'team', field: 'envelope', problem: 'no list found', fatal: true }, 0);
     for (let i = 0; i < 100; i++) board.add({ ...word(i), org: 'acme' }, 1 + i);
