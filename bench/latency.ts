@@ -100,6 +100,8 @@ export interface RunResult {
     resets: number;
     /** Requests per minute by what they read (from the simulator's request log). */
     byKindPerMinute: Record<string, number>;
+    /** The same until the first complete baseline (cold runs): what the baseline shared the budget with. */
+    byKindPerMinuteInBaseline?: Record<string, number> | undefined;
   };
   sweep: {
     /** The planner's bound (max over the run), or the naive round time. */
@@ -257,6 +259,13 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
     log(
       `  ${mode.padEnd(5)} ${String(c.channels).padStart(5)} channels: ${result.changesJudged} changes judged, channel live p95 ${sec(result.latency['channel.live'].detect.p95)} s`,
     );
+    const kinds = (k: Record<string, number>) =>
+      Object.entries(k)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ');
+    log(`    requests per minute: ${kinds(result.requests.byKindPerMinute)}`);
+    if (result.requests.byKindPerMinuteInBaseline)
+      log(`    until the baseline:  ${kinds(result.requests.byKindPerMinuteInBaseline)}`);
     return result;
   } finally {
     await sim.close();
@@ -354,6 +363,13 @@ function analyse(r: {
       status429: api.filter((q) => q.status === 429).length,
       resets: api.filter((q) => q.status === 0).length,
       byKindPerMinute: perMinuteByKind(api, minutes),
+      byKindPerMinuteInBaseline:
+        baselineMs === undefined || baselineMs <= 0
+          ? undefined
+          : perMinuteByKind(
+              api.filter((q) => q.at <= r.startedAt + baselineMs),
+              baselineMs / MINUTE,
+            ),
     },
     sweep: {
       statedBoundMs: stated,

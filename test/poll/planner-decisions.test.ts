@@ -325,4 +325,44 @@ describe('the first baseline', () => {
     await vi.advanceTimersByTimeAsync(2000);
     await stopping;
   });
+
+  it('reads no live session details until the baseline is complete, then every detail interval', async () => {
+    const channels = Array.from({ length: 40 }, (_, i) => ({
+      id: `ch-${String(i).padStart(2, '0')}`,
+      status: i < 3 ? 'live' : 'idle',
+    }));
+    const reads: string[] = [];
+    const details: string[] = [];
+    const liveSession = (ch: string): Session[] =>
+      ch < 'ch-03'
+        ? [{ id: `s-${ch}`, channelId: ch, status: 'live', startedAt: Date.now() - HOUR / 2 }]
+        : [];
+    const inner = org(channels, reads, liveSession);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchSessionDetail: async (a, id, o) => {
+        details.push(id);
+        return inner.fetchSessionDetail(a, id, o);
+      },
+    };
+    let spare = 0;
+    const p = poller(fetcher, () => spare);
+    p.start();
+    await vi.advanceTimersByTimeAsync(150_000);
+    // The live channels were read (first), the baseline is not done: their details wait.
+    expect(reads).toContain('ch-00');
+    expect(new Set(reads).size).toBeLessThan(40);
+    expect(details).toEqual([]);
+    spare = 8;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(new Set(reads).size).toBe(40);
+    spare = 0;
+    await vi.advanceTimersByTimeAsync(120_000);
+    // Then each live session's detail at the detail interval (1 minute): about twice.
+    for (const id of ['s-ch-00', 's-ch-01', 's-ch-02'])
+      expect(details.filter((d) => d === id).length).toBeGreaterThanOrEqual(2);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+  });
 });
