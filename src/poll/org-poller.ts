@@ -133,16 +133,19 @@ export class OrgPoller {
   async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
     await this.once(`sessions:${channelId}`, async (ticket) => {
       // The channel list's hint as of this read: a later move of it means something new.
-      // Kept with the stored list too, so that a restart still tells a moved hint.
+      // Kept with the stored list too, so that a restart still tells a moved hint. A read
+      // that failed, came back incomplete or was cut off may not have seen what moved it:
+      // the hint stays unanswered.
       const hint = this.hintOf(channelId);
-      this.hintAtRead.set(channelId, hint);
       const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
         priority,
         signal,
         window: this.window(),
       });
       if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
-      this.foldSessions(channelId, hint === undefined ? part : { ...part, hint }, ticket);
+      const answered = part.state === 'complete';
+      if (answered) this.hintAtRead.set(channelId, hint);
+      this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
     });
   }
 

@@ -233,6 +233,67 @@ describe('an OrgPoller resumed from a stored snapshot', () => {
     expect(hinted).toEqual([target]);
   });
 
+  it('a read that fails leaves a moved hint unanswered', async () => {
+    await client.close();
+    await sim.close();
+    sim = await startSimulator({
+      seed: 3,
+      channels: 4,
+      sessionsPerChannel: 3,
+      frozen: true,
+      clock,
+      hints: true,
+    });
+    client = makeClient();
+    let failNext = false;
+    const fetcher = Object.create(client) as UpstreamClient;
+    fetcher.fetchSessions = async (...args: Parameters<UpstreamClient['fetchSessions']>) => {
+      if (!failNext) return client.fetchSessions(...args);
+      failNext = false;
+      const at = clock.now();
+      return {
+        state: 'failed',
+        at,
+        window: { from: at, to: at },
+        error: { reason: 'network', message: 'reset' },
+      };
+    };
+    const p = new OrgPoller(
+      { slug: 'demo', token: 'demo-token' },
+      undefined,
+      emptySnapshot('demo', clock.now()),
+      {
+        fetcher,
+        clock,
+        logger: silentLogger(),
+        diff: (a, b) => diff(a, b),
+        window: { past: 86_400_000, future: 7 * 86_400_000 },
+        onUpdate: (_s, e) => events.push(...e),
+        perPage: 100,
+        signal: new AbortController().signal,
+      },
+    );
+    await readEverything(p);
+    const target = p.sweepEntries()[2]!.channelId;
+    await clock.tick(60_000);
+    sim.trigger.scheduleSession({ org: 'demo', channel: target });
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const hinted = () =>
+      p
+        .sweepEntries()
+        .filter((e) => e.hinted)
+        .map((e) => e.channelId);
+    expect(hinted()).toEqual([target]);
+    failNext = true;
+    await p.readSessions(target, 'low', signal);
+    expect(hinted()).toEqual([target]);
+    // A read that answers clears it, and the new session is reported.
+    await p.readSessions(target, 'low', signal);
+    expect(hinted()).toEqual([]);
+    expect(events.some((e) => e.kind === 'session.added')).toBe(true);
+  });
+
   it('is in its first baseline while a listed channel has neither a stored list nor a read', async () => {
     const first = poller();
     await readEverything(first);
