@@ -76,6 +76,8 @@ export class OrgPoller {
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly inflight = new Map<string, Promise<void>>();
+  /** Fresh reads waiting for the read of the same key in flight to end. */
+  private readonly queued = new Map<string, Promise<void>>();
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
 
@@ -130,37 +132,50 @@ export class OrgPoller {
   }
 
   /** Reads one channel's session list. */
-  async readSessions(channelId: string, priority: Priority, signal: AbortSignal): Promise<void> {
-    await this.once(`sessions:${channelId}`, async (ticket) => {
-      // The channel list's hint as of this read: a later move of it means something new.
-      // Kept with the stored list too, so that a restart still tells a moved hint. A read
-      // that failed, came back incomplete or was cut off may not have seen what moved it:
-      // the hint stays unanswered.
-      const hint = this.hintOf(channelId);
-      const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
-        priority,
-        signal,
-        window: this.window(),
-      });
-      if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
-      const answered = part.state === 'complete';
-      if (answered) this.hintAtRead.set(channelId, hint);
-      this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
-    });
+  async readSessions(
+    channelId: string,
+    priority: Priority,
+    signal: AbortSignal,
+    fresh = false,
+  ): Promise<void> {
+    await this.once(
+      `sessions:${channelId}`,
+      async (ticket) => {
+        // The channel list's hint as of this read: a later move of it means something new.
+        // Kept with the stored list too, so that a restart still tells a moved hint. A read
+        // that failed, came back incomplete or was cut off may not have seen what moved it:
+        // the hint stays unanswered.
+        const hint = this.hintOf(channelId);
+        const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
+          priority,
+          signal,
+          window: this.window(),
+        });
+        if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
+        const answered = part.state === 'complete';
+        if (answered) this.hintAtRead.set(channelId, hint);
+        this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
+      },
+      fresh,
+    );
   }
 
   /** Reads one session's detail. */
-  async readDetail(sessionId: string, priority: Priority, signal: AbortSignal): Promise<void> {
-    await this.once(`detail:${sessionId}`, async (ticket) => {
-      const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
-      this.finalDetail.delete(sessionId);
-      this.record(`detail:${sessionId}`, part, ticket);
-      if (!this.takes(this.current.details[sessionId], part)) return;
-      this.commit(
-        { ...this.current, details: { ...this.current.details, [sessionId]: part } },
-        `detail:${sessionId}`,
-      );
-    });
+  async readDetail(sessionId: string, priority: Priority, signal: AbortSignal, fresh = false): Promise<void> {
+    await this.once(
+      `detail:${sessionId}`,
+      async (ticket) => {
+        const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
+        this.finalDetail.delete(sessionId);
+        this.record(`detail:${sessionId}`, part, ticket);
+        if (!this.takes(this.current.details[sessionId], part)) return;
+        this.commit(
+          { ...this.current, details: { ...this.current.details, [sessionId]: part } },
+          `detail:${sessionId}`,
+        );
+      },
+      fresh,
+    );
   }
 
   /**
@@ -320,8 +335,26 @@ export class OrgPoller {
   }
 
   /** Runs `fn` unless a read of the same key is already in flight (then waits for that one). */
-  private async once(key: string, fn: (ticket: number) => Promise<void>): Promise<void> {
+  /**
+   * Runs `fn` unless a read of `key` is in flight, which is shared instead. A `fresh` read
+   * (a follow-up of a change just seen) does not share one that began before it: that one
+   * may have been answered before the change, so one more read follows it (at most one
+   * queued per key).
+   */
+  private async once(key: string, fn: (ticket: number) => Promise<void>, fresh = false): Promise<void> {
     const running = this.inflight.get(key);
+    if (running && fresh) {
+      const queued = this.queued.get(key);
+      if (queued) return queued;
+      const next = running
+        .catch(() => undefined)
+        .then(() => {
+          this.queued.delete(key);
+          return this.once(key, fn);
+        });
+      this.queued.set(key, next);
+      return next;
+    }
     if (running) return running;
     const started = this.deps.clock.now();
     const p = fn(this.health.begin()).finally(() => {
@@ -451,10 +484,10 @@ export class OrgPoller {
       }
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.changedAt.set(chId, now);
-        follow.push((priority) => this.readSessions(chId, priority, signal));
+        follow.push((priority) => this.readSessions(chId, priority, signal, true));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
-        follow.push((priority) => this.readDetail(e.entity.id, priority, signal));
+        follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
       }
       if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
     }

@@ -294,6 +294,54 @@ describe('an OrgPoller resumed from a stored snapshot', () => {
     expect(events.some((e) => e.kind === 'session.added')).toBe(true);
   });
 
+  it('a follow-up does not take the answer of a read that began before the change: it reads again after it', async () => {
+    let gate: (() => void) | undefined;
+    const started: string[] = [];
+    const fetcher = Object.create(client) as UpstreamClient;
+    fetcher.fetchSessions = async (...args: Parameters<UpstreamClient['fetchSessions']>) => {
+      started.push(args[1]);
+      // The first read of the target is answered now, but handed back only later.
+      const answer = await client.fetchSessions(...args);
+      if (gate === undefined && started.length > 4) await new Promise<void>((r) => (gate = r));
+      return answer;
+    };
+    const p = new OrgPoller(
+      { slug: 'demo', token: 'demo-token' },
+      undefined,
+      emptySnapshot('demo', clock.now()),
+      {
+        fetcher,
+        clock,
+        logger: silentLogger(),
+        diff: (a, b) => diff(a, b),
+        window: { past: 86_400_000, future: 7 * 86_400_000 },
+        onUpdate: (_s, e) => events.push(...e),
+        perPage: 100,
+        signal: new AbortController().signal,
+      },
+    );
+    await readEverything(p);
+    const channel = p.snapshot().channels;
+    const ch = channel?.state === 'complete' ? channel.value[0]! : undefined;
+    const signal = new AbortController().signal;
+    // A sweep read of the channel is in flight (its answer taken before the change)…
+    const inFlight = p.readSessions(ch!.id, 'low', signal);
+    for (let i = 0; i < 200 && gate === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(gate).toBeDefined();
+    // …when the channel goes live with a new session, and the list shows it.
+    await clock.tick(5_000);
+    sim.trigger.channelStatus({ channel: ch!.id, status: ch!.status === 'live' ? 'offline' : 'live' });
+    sim.trigger.scheduleSession({ org: 'demo', channel: ch!.id });
+    await p.refresh('channels', signal);
+    const before = started.filter((id) => id === ch!.id).length;
+    gate!();
+    await inFlight;
+    await settle(p);
+    // The follow-up read the channel again after the stale one, and saw the new session.
+    expect(started.filter((id) => id === ch!.id).length).toBe(before + 1);
+    expect(events.some((e) => e.kind === 'session.added')).toBe(true);
+  });
+
   it('is in its first baseline while a listed channel has neither a stored list nor a read', async () => {
     const first = poller();
     await readEverything(first);
