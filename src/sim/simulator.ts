@@ -189,7 +189,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
       organization: orgJson(w, org),
       team: org.members.map((m) => memberJson(w, m)),
       subscription: subscriptionJson(w, org),
-      channels: org.channels.map((c) => channelJson(w, c)),
+      channels: org.channels.map((c) => channelJson(w, c, o.hints)),
       sessions: Object.fromEntries(org.channels.map((c) => [c.id, c.sessions.map((s) => sessionJson(w, s))])),
     };
   };
