@@ -5,7 +5,7 @@
  * Messages name the receiver and the URL's origin only: webhook URLs often carry a token
  * in their path (Slack, Discord), so neither the path nor the query is ever shown.
  */
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from '../upstream/retry-after.js';
 import { abortError, DeliveryError, reasonForStatus, transportError } from './notifier.js';
 
@@ -36,8 +36,32 @@ export function safeOrigin(url: string): string {
   }
 }
 
+/**
+ * The HTTP sinks' own connections, made at their first POST: undici (and its WebAssembly
+ * parser, some 20 MiB of resident memory) is loaded only by a process that sends to a
+ * webhook or an Alertmanager (docs/performance.md, "Footprint").
+ */
+export class LazyAgent {
+  #agent: Dispatcher | undefined;
+
+  /** The agent, made (and undici loaded) at the first call. */
+  async get(): Promise<Dispatcher> {
+    if (this.#agent === undefined) {
+      const { Agent } = await import('undici');
+      this.#agent ??= new Agent({ connect: { timeout: 10_000 } });
+    }
+    return this.#agent;
+  }
+
+  /** Closes its connections, if it ever made any. */
+  async close(): Promise<void> {
+    await this.#agent?.close();
+  }
+}
+
 /** Sends the POST once; resolves on 2xx, otherwise throws a classified {@link DeliveryError}. */
 export async function postOnce(req: PostRequest): Promise<void> {
+  const { request } = await import('undici');
   let res: Dispatcher.ResponseData;
   try {
     res = await request(req.url, {

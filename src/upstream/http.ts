@@ -1,17 +1,22 @@
 /**
  * One HTTP exchange with the API, and nothing else: no budget, no retries, no redirects
- * followed (the caller decides). One undici `Pool` bound to the origin of `base_url`, so
- * a request to any other origin cannot even be expressed; the bearer token goes into a
- * header of requests on that pool only (docs/architecture.md, invariant 4).
+ * followed (the caller decides). One keep-alive agent (node:http or node:https) whose
+ * requests all go to the origin of `base_url`: the host, port and scheme are fixed when
+ * the transport is made, so a request to any other origin cannot even be expressed; the
+ * bearer token goes into a header of those requests only (docs/architecture.md,
+ * invariant 4). Node's own HTTP client rather than undici: loading undici and its
+ * WebAssembly parser costs some 20 MiB of resident memory more for the same exchanges
+ * (docs/performance.md, "Footprint").
  *
  * Bodies are decompressed (gzip, br, deflate) with node:zlib and capped: past
  * `maxBodyBytes` of compressed or decompressed bytes the stream is destroyed and the
  * request fails with reason `oversized`.
  */
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { Pool } from 'undici';
 import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
 
 /** Timeouts of one exchange, in milliseconds. */
@@ -85,19 +90,77 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Error bodies are read only this far, for their code and message. */
 const ERROR_BODY_BYTES = 64 * 1024;
 
-/** The HTTP layer: one pool to the API's origin. */
+/** An error with a code {@link classifyTransportError} knows. */
+function coded(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The HTTP layer: one keep-alive agent to the API's origin. */
 export class HttpTransport {
   /** The only origin requests are sent to. */
   readonly origin: string;
-  private readonly pool: Pool;
+  private readonly agent: http.Agent;
+  private readonly client: typeof http | typeof https;
+  private readonly host: string;
+  private readonly port: number | undefined;
 
   constructor(private readonly opts: HttpTransportOptions) {
-    this.origin = new URL(opts.baseUrl).origin;
-    this.pool = new Pool(this.origin, {
-      connections: opts.concurrency,
-      connect: { timeout: opts.timeouts.connectMs },
-      headersTimeout: opts.timeouts.headersMs,
-      bodyTimeout: opts.timeouts.bodyMs,
+    const base = new URL(opts.baseUrl);
+    this.origin = base.origin;
+    const secure = base.protocol === 'https:';
+    this.client = secure ? https : http;
+    // At most `concurrency` connections; more requests wait for one, as in a pool.
+    const agentOpts = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
+    this.agent = secure ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
+    this.host = base.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.port = base.port === '' ? undefined : Number(base.port);
+  }
+
+  /**
+   * Sends a GET of `path` to the origin; resolves with the response once its headers are
+   * in. Connecting is limited to `connectMs` and waiting for the headers to `headersMs`.
+   */
+  private send(path: string, headers: Record<string, string>, signal: AbortSignal | undefined) {
+    const { connectMs, headersMs } = this.opts.timeouts;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        req.destroy(err);
+      };
+      const waitHeaders = () => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => fail(coded('timeout waiting for response headers', 'UND_ERR_HEADERS_TIMEOUT')),
+          headersMs,
+        );
+      };
+      const req = this.client.request({
+        host: this.host,
+        port: this.port,
+        path,
+        method: 'GET',
+        headers,
+        agent: this.agent,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return waitHeaders();
+        timer = setTimeout(() => fail(coded('connect timeout', 'UND_ERR_CONNECT_TIMEOUT')), connectMs);
+        socket.once('connect', waitHeaders);
+      });
+      req.once('response', (res) => {
+        clearTimeout(timer);
+        resolve(res);
+      });
+      // `on`, not `once`: a socket error after the response arrived is emitted here too
+      // (the body read fails with it on its own), and an unheard 'error' ends the process.
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      req.once('close', () => clearTimeout(timer));
+      req.end();
     });
   }
 
@@ -115,12 +178,11 @@ export class HttpTransport {
         },
       );
     }
-    let res: Awaited<ReturnType<Pool['request']>>;
+    let res: IncomingMessage;
     try {
-      res = await this.pool.request({
-        method: 'GET',
-        path: `${url.pathname}${url.search}`,
-        headers: {
+      res = await this.send(
+        `${url.pathname}${url.search}`,
+        {
           authorization: `Bearer ${ctx.token}`,
           accept: 'application/json',
           'accept-encoding': 'gzip, br, deflate',
@@ -130,29 +192,37 @@ export class HttpTransport {
             ? {}
             : { 'if-modified-since': ctx.validators.lastModified }),
         },
-        signal: ctx.signal,
-      });
+        ctx.signal,
+      );
     } catch (err) {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       throw classifyTransportError(err, what);
     }
-    const { statusCode: status, headers } = res;
+    const status = res.statusCode ?? 0;
+    const headers: IncomingHttpHeaders = res.headers;
+    // The body as a stream of its own: an abort while it is read ends the read.
+    if (ctx.signal !== undefined) {
+      const onAbort = () => res.destroy(ctx.signal?.reason as Error);
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      res.once('close', () => ctx.signal?.removeEventListener('abort', onAbort));
+    }
+    const stream: Readable = res;
     // Not modified: the copy tally holds is current; no body to read, parse or diff.
     if (status === 304 && ctx.validators !== undefined) {
-      await discard(res.body);
+      await discard(stream);
       return { kind: 'json', status, headers, body: undefined, url };
     }
     if (REDIRECTS.has(status)) {
-      await discard(res.body);
+      await discard(stream);
       return { kind: 'redirect', status, location: headerValue(headers['location']), url };
     }
     if (status < 200 || status >= 300) {
-      const detail = await readErrorDetail(res.body, headers, ctx.token);
+      const detail = await readErrorDetail(stream, headers, ctx.token);
       throw statusError(status, what, ctx.org, detail, headerValue(headers['retry-after']));
     }
     let bytes: Buffer;
     try {
-      bytes = await readBody(res.body, headers, this.opts.maxBodyBytes, this.opts.timeouts.bodyMs, what);
+      bytes = await readBody(stream, headers, this.opts.maxBodyBytes, this.opts.timeouts.bodyMs, what);
     } catch (err) {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       throw classifyTransportError(err, what);
@@ -174,7 +244,7 @@ export class HttpTransport {
 
   /** Closes every connection; in-flight requests fail. */
   async close(): Promise<void> {
-    await this.pool.close().catch(() => this.pool.destroy());
+    this.agent.destroy();
   }
 }
 
@@ -293,22 +363,41 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
+/** The most of a body not read that is drained to keep its connection; past it, the connection goes. */
+const DISCARD_BYTES = 64 * 1024;
+
 /** Drops a body we do not read, without keeping the connection busy for long. */
 async function discard(body: Readable): Promise<void> {
-  try {
-    await (body as Readable & { dump?: (o: { limit: number }) => Promise<void> }).dump?.({
-      limit: 64 * 1024,
+  if (body.readableEnded) return;
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    const timer = setTimeout(() => stop(), 1000);
+    const stop = () => {
+      clearTimeout(timer);
+      destroyBody(body);
+      resolve();
+    };
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_BYTES) stop();
     });
-  } catch {
-    destroyBody(body);
-  }
+    body.once('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    body.once('error', stop);
+    body.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /**
- * Ends a response body tally will not read on. undici's body emits `'error'`
- * (UND_ERR_ABORTED) when destroyed before its end, and an `'error'` without a listener
- * would end the process: the read has already failed with its own error, so this one is
- * expected and dropped here, where it arises.
+ * Ends a response body tally will not read on. A body destroyed before its end may emit
+ * `'error'`, and an `'error'` without a listener would end the process: the read has
+ * already failed with its own error, so this one is expected and dropped here, where it
+ * arises.
  */
 function destroyBody(body: Readable): void {
   if (body.destroyed) return;

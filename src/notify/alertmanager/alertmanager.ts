@@ -8,11 +8,11 @@
  * resolve by themselves if tally goes away. Labels identify the alert (rule and entity),
  * never one event; the event's details are annotations.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Alert, Notification } from '../../alerts/types.js';
 import type { Clock } from '../../core/clock.js';
 import { VERSION } from '../../core/version.js';
-import { postOnce, safeOrigin, urlSecrets } from '../http.js';
+import { LazyAgent, postOnce, safeOrigin, urlSecrets } from '../http.js';
 import { DeliveryError, type Notifier, type SendContext } from '../notifier.js';
 import { isResolved } from '../summary.js';
 import type { HttpSinkDeps } from '../webhook/webhook.js';
@@ -74,8 +74,9 @@ export class AlertmanagerNotifier implements Notifier {
   readonly resendIntervalMs: number;
   readonly #cfg: AlertmanagerConfig;
   readonly #clock: Clock;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  /** A dispatcher given by the caller; else the sink's own, made at its first POST. */
+  readonly #dispatcher: Dispatcher | undefined;
+  readonly #own = new LazyAgent();
   readonly #headers: Record<string, string>;
   readonly #secrets: string[];
 
@@ -84,8 +85,7 @@ export class AlertmanagerNotifier implements Notifier {
     this.#cfg = cfg;
     this.resendIntervalMs = cfg.resend_interval;
     this.#clock = deps.clock;
-    this.#ownsDispatcher = deps.dispatcher === undefined;
-    this.#dispatcher = deps.dispatcher ?? new Agent({ connect: { timeout: 10_000 } });
+    this.#dispatcher = deps.dispatcher;
     this.#headers = { 'content-type': 'application/json', 'user-agent': `tally/${VERSION}`, ...cfg.headers };
     const secrets = [...Object.values(cfg.headers ?? {})];
     if (cfg.bearer_token !== undefined) {
@@ -113,6 +113,7 @@ export class AlertmanagerNotifier implements Notifier {
     if (alerts.length === 0) return;
     const now = this.#clock.now();
     const body = JSON.stringify(toPostableAlerts(alerts, now, 4 * this.resendIntervalMs, test));
+    const dispatcher = this.#dispatcher ?? (await this.#own.get());
     const results = await Promise.allSettled(
       this.#cfg.urls.map((base) =>
         postOnce({
@@ -120,7 +121,7 @@ export class AlertmanagerNotifier implements Notifier {
           body,
           headers: { ...this.#headers },
           signal,
-          dispatcher: this.#dispatcher,
+          dispatcher,
           where: `alertmanager ${this.name}: POST ${safeOrigin(base)}`,
           secrets: this.#secrets,
           now,
@@ -146,6 +147,6 @@ export class AlertmanagerNotifier implements Notifier {
 
   /** Closes the connections of the sink's own dispatcher. */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    await this.#own.close();
   }
 }

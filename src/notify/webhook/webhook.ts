@@ -5,11 +5,11 @@
  * carry the delivery id either way, so a receiver can drop the duplicates that
  * at-least-once delivery may bring.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Notification } from '../../alerts/types.js';
 import type { Clock } from '../../core/clock.js';
 import { VERSION } from '../../core/version.js';
-import { postOnce, safeOrigin, urlSecrets } from '../http.js';
+import { LazyAgent, postOnce, safeOrigin, urlSecrets } from '../http.js';
 import { type CompiledTemplate, compileTemplate, createLiquid } from '../liquid.js';
 import { DeliveryError, type Notifier, type SendContext } from '../notifier.js';
 import { templateContext } from '../template-context.js';
@@ -31,8 +31,9 @@ export class WebhookNotifier implements Notifier {
   readonly name: string;
   readonly #cfg: WebhookConfig;
   readonly #clock: Clock;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  /** A dispatcher given by the caller; else the sink's own, made at its first POST. */
+  readonly #dispatcher: Dispatcher | undefined;
+  readonly #own = new LazyAgent();
   readonly #template: CompiledTemplate | undefined;
   readonly #key: Buffer | undefined;
   readonly #where: string;
@@ -42,8 +43,7 @@ export class WebhookNotifier implements Notifier {
     this.name = name;
     this.#cfg = cfg;
     this.#clock = deps.clock;
-    this.#ownsDispatcher = deps.dispatcher === undefined;
-    this.#dispatcher = deps.dispatcher ?? new Agent({ connect: { timeout: 10_000 } });
+    this.#dispatcher = deps.dispatcher;
     this.#template = cfg.body_template ? compileTemplate(createLiquid(false), cfg.body_template) : undefined;
     this.#key = cfg.secret !== undefined ? signingKey(cfg.secret) : undefined;
     this.#where = `webhook ${name}: POST ${safeOrigin(cfg.url)}`;
@@ -92,7 +92,7 @@ export class WebhookNotifier implements Notifier {
       body,
       headers,
       signal: ctx.signal,
-      dispatcher: this.#dispatcher,
+      dispatcher: this.#dispatcher ?? (await this.#own.get()),
       where: this.#where,
       secrets: this.#secrets,
       now,
@@ -101,6 +101,6 @@ export class WebhookNotifier implements Notifier {
 
   /** Closes the connections of the sink's own dispatcher. */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    await this.#own.close();
   }
 }
