@@ -4,9 +4,10 @@
  * tokens and passwords registered from the config, wherever they appear in a line.
  * Every line has each key once (see {@link uniqueKeys}).
  */
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions } from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -87,13 +88,24 @@ function scrubbing(dest: Writable, secrets: readonly string[]): Writable {
   });
 }
 
+/**
+ * pino-pretty is loaded only when a pretty log is asked for: it and its dependencies
+ * hold about 6 MiB of resident memory that a JSON-logging daemon (the container) never uses.
+ */
+function loadPretty(): (opts: PrettyOptions) => Writable {
+  const required = createRequire(import.meta.url)('pino-pretty') as
+    | ((opts: PrettyOptions) => Writable)
+    | { default: (opts: PrettyOptions) => Writable };
+  return typeof required === 'function' ? required : required.default;
+}
+
 /** Builds the root logger; components take `logger.child({ component })`. */
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = [...(opts.secrets ?? [])].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   let dest: Writable = scrubbing(opts.destination, secrets);
   if (opts.format === 'pretty') {
     // pino-pretty as a stream (not a worker transport) so that tests and the scrubber see its output.
-    dest = pretty({ colorize: false, destination: dest, sync: true });
+    dest = loadPretty()({ colorize: false, destination: dest, sync: true });
   }
   return pino(
     {
