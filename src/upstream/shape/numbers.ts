@@ -96,7 +96,7 @@ const MINOR_KEYS = [
   'minorUnits',
   'balanceCents',
 ];
-const CURRENCY_KEYS = ['currency', 'currency_code', 'unit'];
+const CURRENCY_KEYS = ['currency', 'currency_code', 'currencyCode', 'unit'];
 /** Keys beside an amount that may say what it counts in (`unit: "cents"`). */
 const UNIT_KEYS = [
   'unit',
@@ -166,6 +166,8 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
     if (minor !== undefined)
       return moneyFromMinor(minor, key, v, currency, minorBeside && !MINOR_KEYS.includes(key));
   }
+  const scaled = scaledMoney(v, currency);
+  if (scaled !== undefined) return scaled;
   for (const key of AMOUNT_KEYS) {
     const inner = parseMoney(getPath(v, key), depth + 1);
     if (inner?.amount !== undefined) {
@@ -173,6 +175,49 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
     }
   }
   return undefined;
+}
+
+/** Keys of an amount in millionths of the currency unit (`amount_micros`, Google's style). */
+const MICROS_KEYS = [
+  'amount_micros',
+  'micros',
+  'value_micros',
+  'balance_micros',
+  'amountMicros',
+  'balanceMicros',
+];
+
+/**
+ * Money a server spells as a scaled integer: `{ value: 1234, exponent: 2 }` (an integer
+ * amount beside a stated exponent counts in 10^-exponent; a fractional one is already
+ * major, its exponent only a display precision), `{ amount_micros }` (millionths), or
+ * `{ units, nanos }` (whole units and billionths).
+ */
+function scaledMoney(v: Record<string, unknown>, currency: string | undefined): Money | undefined {
+  if (EXPONENT_KEYS.some((key) => statedExponent(getPath(v, key)) !== undefined)) {
+    for (const key of AMOUNT_KEYS) {
+      const n = parseNumber(getPath(v, key));
+      if (n !== undefined && Number.isInteger(n)) return moneyFromMinor(n, key, v, currency, true);
+    }
+  }
+  for (const key of MICROS_KEYS) {
+    const n = parseNumber(getPath(v, key));
+    if (n !== undefined)
+      return withCurrency({ amount: Number(`${n}e-6`), how: `${key} ÷ 1000000 (millionths)` }, currency);
+  }
+  const units = parseNumber(getPath(v, 'units'));
+  const nanos = parseNumber(getPath(v, 'nanos'));
+  if (units !== undefined && Number.isInteger(units) && (nanos === undefined || Number.isInteger(nanos))) {
+    const amount = nanos === undefined ? units : Number(`${units}`) + Number(`${nanos}e-9`);
+    const how = nanos === undefined ? 'units' : 'units + nanos ÷ 1000000000';
+    return withCurrency({ amount: Math.round(amount * 1e9) / 1e9, how }, currency);
+  }
+  return undefined;
+}
+
+function statedExponent(v: unknown): number | undefined {
+  const e = parseNumber(v);
+  return e !== undefined && Number.isInteger(e) && e >= 0 && e <= 8 ? e : undefined;
 }
 
 /**
@@ -202,8 +247,8 @@ function minorToMajor(
   let exp = currencyExponent(currency);
   let stated = false;
   for (const key of EXPONENT_KEYS) {
-    const e = parseNumber(getPath(o, key));
-    if (e !== undefined && Number.isInteger(e) && e >= 0 && e <= 8) {
+    const e = statedExponent(getPath(o, key));
+    if (e !== undefined) {
       exp = e;
       stated = true;
       break;

@@ -174,4 +174,46 @@ describe('a wallet balance anywhere in the funding object', () => {
     expect(r.funding).toEqual({ mode: 'wallet' });
     expect(r.drift.map((i) => i.problem)).toContain('wallet funding but no readable balance');
   });
+
+  it.each<[string, unknown, number, string | undefined, RegExp]>([
+    [
+      'an integer value beside a stated exponent',
+      { mode: 'wallet', remaining: { value: 1234, exponent: 2, currency: 'EUR' } },
+      12.34,
+      'EUR',
+      /value ÷ 100 .*exponent given by the server/,
+    ],
+    [
+      'an integer amount beside scale 3, as a string',
+      { mode: 'wallet', wallet: { balance: { amount: '12345', scale: 3, currencyCode: 'kwd' } } },
+      12.345,
+      'KWD',
+      /amount ÷ 1000/,
+    ],
+    [
+      'millionths (amount_micros)',
+      { mode: 'wallet', wallet: { balance: { amount_micros: 12340000, currency_code: 'USD' } } },
+      12.34,
+      'USD',
+      /amount_micros ÷ 1000000/,
+    ],
+    [
+      'whole units and billionths (units, nanos)',
+      { mode: 'wallet', wallet: { balance: { currencyCode: 'USD', units: '12', nanos: 340000000 } } },
+      12.34,
+      'USD',
+      /units \+ nanos/,
+    ],
+  ])('scaled integers: %s', (_name, ai, amount, currency, how) => {
+    const r = wallet(ai);
+    expect(r.funding).toEqual({ mode: 'wallet', balance: amount, currency });
+    expect(r.sources.join(' ')).toMatch(how);
+  });
+
+  it('a fractional amount beside an exponent is already major: the exponent is its precision', () => {
+    expect(parseMoney({ value: 12.34, exponent: 2, currency: 'EUR' })).toMatchObject({
+      amount: 12.34,
+      currency: 'EUR',
+    });
+  });
 });
