@@ -53,16 +53,34 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
   return { value: channel, drift: drift.issues };
 }
 
+/** Status words that, for a channel, may describe its being enabled rather than on air. */
+const ENABLEMENT_WORDS = new Set([
+  'active',
+  'inactive',
+  'enabled',
+  'disabled',
+  'available',
+  'unavailable',
+  'ready',
+  'open',
+  'closed',
+]);
+
 function readStatus(ctx: ReadContext, record: Record<string, unknown>): string {
   const reported = ctx.drift.issues.length;
   const status = readField(ctx, record, 'channel.status', asChannelStatus);
+  const live = readField(ctx, record, 'channel.live', asBool);
   if (status !== undefined) {
-    if (channelClass(status) === 'unknown' && ctx.drift.issues.length === reported) {
+    const cls = channelClass(status);
+    const enablement = ENABLEMENT_WORDS.has(status.replace(/[\s_-]+/g, ''));
+    if (cls === 'unknown' && !(enablement && live !== undefined) && ctx.drift.issues.length === reported) {
       ctx.drift.note('channel.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
     }
+    // A word that may say the channel is enabled rather than on air (`state: "ACTIVE"`
+    // beside `onAir: false`), or one tally does not know, gives way to an on-air flag.
+    if (live !== undefined && (cls === 'unknown' || enablement)) return live ? 'live' : 'offline';
     return status;
   }
-  const live = readField(ctx, record, 'channel.live', asBool);
   if (live !== undefined) return live ? 'live' : 'offline';
   // A status of the wrong type was reported already; one issue per field is enough.
   if (ctx.drift.issues.length === reported) ctx.drift.note('channel.status', 'no status found');

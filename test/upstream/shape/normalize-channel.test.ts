@@ -31,6 +31,13 @@ describe('normalizeChannel', () => {
     ['status as a boolean', { id: 1, status: true }, { id: '1', status: 'live' }],
     ['status wins over live', { id: 1, status: 'idle', live: true }, { id: '1', status: 'idle' }],
     [
+      'an enablement word gives way to the on-air flag',
+      { id: 1, state: 'ACTIVE', onAir: false },
+      { id: '1', status: 'offline' },
+    ],
+    ['an enabled channel on air', { id: 1, state: 'enabled', is_live: true }, { id: '1', status: 'live' }],
+    ['active with no flag stays live', { id: 1, state: 'active' }, { id: '1', status: 'active' }],
+    [
       'privacy',
       { id: 1, status: 'offline', privacy: 'Unlisted' },
       { id: '1', status: 'offline', visibility: 'unlisted' },
