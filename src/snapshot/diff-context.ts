@@ -88,6 +88,18 @@ export function same(a: Scalar | undefined, b: Scalar | undefined): boolean {
   return a === b || (Number.isNaN(a) && Number.isNaN(b));
 }
 
+/**
+ * Whether two times (epoch ms) name the same instant as a server may write it: equal, or
+ * less than a second apart where one of them is a whole second. A server that writes one
+ * time with milliseconds in one answer and in epoch seconds in the next (replicas,
+ * caches) has not moved it (docs/architecture.md, invariant 18).
+ */
+export function sameInstant(a: number | undefined, b: number | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  return Math.abs(a - b) < 1000 && (a % 1000 === 0 || b % 1000 === 0);
+}
+
 /** A possibly absent value as carried in `from`/`to`: absent becomes `null`. */
 export function orNull(value: Scalar | undefined): JsonValue {
   return value === undefined ? null : value;

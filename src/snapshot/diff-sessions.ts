@@ -8,6 +8,7 @@
  */
 import {
   byCodeUnits,
+  sameInstant,
   byId,
   type EventDraft,
   type EventSink,
@@ -205,7 +206,7 @@ function changed(a: Session, here: Placement, since: number, labeler: Labeler, s
       at,
     );
   }
-  if (!same(a.scheduledAt, b.scheduledAt)) {
+  if (!sameInstant(a.scheduledAt, b.scheduledAt)) {
     const draft = { kind: 'session.rescheduled' as const, entity, field: 'scheduled_at', labels };
     sink.emit({ ...draft, from: orNull(a.scheduledAt), to: orNull(b.scheduledAt) }, at);
   }
@@ -216,9 +217,9 @@ function unchanged(a: Session, b: Session): boolean {
   return (
     same(a.status, b.status) &&
     same(a.title, b.title) &&
-    same(a.scheduledAt, b.scheduledAt) &&
-    same(a.startedAt, b.startedAt) &&
-    same(a.endedAt, b.endedAt)
+    sameInstant(a.scheduledAt, b.scheduledAt) &&
+    sameInstant(a.startedAt, b.startedAt) &&
+    sameInstant(a.endedAt, b.endedAt)
   );
 }
 
