@@ -5,7 +5,16 @@
  */
 import { SchemaDriftError } from './drift.js';
 import { type Endpoint, LIST_KEYS, RESOURCE_KEYS } from './endpoints.js';
-import { describeBody, describeValue, getPath, hasOwn, isRecord, type JsonRecord, prop } from './json.js';
+import {
+  describeBody,
+  describeValue,
+  getPath,
+  hasOwn,
+  isRecord,
+  type JsonRecord,
+  prop,
+  resolveIncluded,
+} from './json.js';
 import type { ShapeOptions } from './options.js';
 
 /** Where a list was found. */
@@ -24,7 +33,8 @@ const ERROR_KEYS = new Set(['error', 'errors']);
 /** Candidate paths of a list, in the order they are tried. */
 function listPaths(endpoint: Endpoint): string[] {
   const top = [...RESOURCE_KEYS[endpoint], ...LIST_KEYS];
-  const nested = ['data'].flatMap((outer) =>
+  // `data.items` …, and HAL's `_embedded.channels` ….
+  const nested = ['data', '_embedded'].flatMap((outer) =>
     [...RESOURCE_KEYS[endpoint], ...LIST_KEYS.filter((k) => k !== outer)].map((k) => `${outer}.${k}`),
   );
   return [...top, ...nested];
@@ -94,6 +104,10 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
       `expected an object, found ${describeBody(body)}; set upstream.shape.envelope.${endpoint}`,
     );
   }
+  // A JSON:API compound document: relationships read with the resources it includes.
+  const data = prop(body, 'data');
+  const included = prop(body, 'included');
+  if (isRecord(data) && Array.isArray(included)) return resolveIncluded(data, included);
   // Two levels cover `{ data: { organization: {...} } }`.
   return unwrap(endpoint, unwrap(endpoint, body));
 }

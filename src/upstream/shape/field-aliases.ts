@@ -107,6 +107,7 @@ export const FIELD_ALIASES = {
     'reactions_count',
     'reaction_count',
     'total_reactions',
+    'reactions_total',
     'num_reactions',
     'counts.reactions',
     'stats.reactions',

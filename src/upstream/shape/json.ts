@@ -107,13 +107,66 @@ export function fromEntries<V>(entries: Iterable<readonly [string, V]>): Record<
 }
 
 /**
- * A JSON:API resource object (`{ id, type, attributes: {...} }`) read as one flat record:
- * the attributes fill in beside `id` and `type`. Any other record is returned as is.
+ * A resource read as one flat record. A JSON:API resource object (`{ id, type, attributes,
+ * relationships }`) has its attributes beside `id` and `type`, a to-one relationship as
+ * its identifier (`channel: { type, id }`) and a to-many one as `{ data: [...], meta }`;
+ * a HAL record (`_embedded: { questions: [...] }`) has its embedded resources beside its
+ * fields. The record's own fields win over all of these. Any other record is returned as is.
  */
 export function flattenResource(raw: JsonRecord): JsonRecord {
   const attributes = raw['attributes'];
-  if (!isRecord(attributes) || !hasOwn(raw, 'type') || !hasOwn(raw, 'id')) return raw;
-  return { ...attributes, ...raw };
+  const jsonApi = isRecord(attributes) && hasOwn(raw, 'type') && hasOwn(raw, 'id');
+  const embedded = raw['_embedded'];
+  if (!jsonApi && !isRecord(embedded)) return raw;
+  const related: JsonRecord = {};
+  const relationships = jsonApi ? raw['relationships'] : undefined;
+  if (isRecord(relationships)) {
+    for (const [key, rel] of Object.entries(relationships)) {
+      if (!isRecord(rel)) continue;
+      related[key] = isRecord(rel['data']) ? rel['data'] : rel;
+    }
+  }
+  const flat: JsonRecord = {
+    ...(isRecord(embedded) ? embedded : {}),
+    ...related,
+    ...(jsonApi && isRecord(attributes) ? attributes : {}),
+    ...raw,
+  };
+  // What was spread out is read through its parts (and not listed as a key nobody read).
+  if (isRecord(embedded)) delete flat['_embedded'];
+  if (jsonApi) {
+    delete flat['attributes'];
+    if (isRecord(relationships)) delete flat['relationships'];
+  }
+  return flat;
+}
+
+/**
+ * A JSON:API compound document's primary resource with each relationship's identifiers
+ * (`{ type, id }`) replaced by the resource `included` holds for them (flattened), so a
+ * session's questions and speakers are read with their text. Identifiers with no
+ * included resource stay as they are.
+ */
+export function resolveIncluded(data: JsonRecord, included: readonly unknown[]): JsonRecord {
+  const relationships = data['relationships'];
+  if (!isRecord(relationships)) return data;
+  const byKey = new Map<string, JsonRecord>();
+  for (const r of included) {
+    if (
+      isRecord(r) &&
+      (typeof r['id'] === 'string' || typeof r['id'] === 'number') &&
+      typeof r['type'] === 'string'
+    )
+      byKey.set(`${r['type']}\u0000${r['id']}`, flattenResource(r));
+  }
+  const resolve = (ident: unknown): unknown =>
+    isRecord(ident) ? (byKey.get(`${String(ident['type'])}\u0000${String(ident['id'])}`) ?? ident) : ident;
+  const resolved: JsonRecord = {};
+  for (const [key, rel] of Object.entries(relationships)) {
+    const d = isRecord(rel) ? rel['data'] : undefined;
+    resolved[key] = isRecord(rel) && Array.isArray(d) ? { ...rel, data: d.map(resolve) } : rel;
+  }
+  return { ...data, relationships: resolved };
 }
 
 /** A word from a body for a drift message: quoted, at most 40 characters, no control characters. */

@@ -19,7 +19,8 @@ export interface ItemFields {
 }
 
 const ITEM_LIST_KEYS = ['items', 'data', 'results', 'records', 'list', 'nodes', 'edges'];
-const COUNT_KEYS = ['total', 'count', 'total_count'];
+// `meta.count`: a JSON:API to-many relationship.
+const COUNT_KEYS = ['total', 'count', 'total_count', 'meta.count', 'meta.total', 'meta.total_count'];
 
 /** Reads one sub-resource list and its count. */
 export function readItems(

@@ -152,3 +152,19 @@ describe('object envelopes', () => {
     expect(() => readObject(endpoint, body, opts)).toThrow(message);
   });
 });
+
+describe('HAL lists', () => {
+  it('finds a list under _embedded and follows _links.next.href', () => {
+    const body = {
+      _embedded: { channels: list },
+      _links: {
+        self: { href: '/v1/acme/channels?page=0' },
+        next: { href: '/v1/acme/channels?page=1&size=2' },
+      },
+      page: { size: 2, totalElements: 5, totalPages: 3, number: 0 },
+    };
+    const page = readListPage('channels', body, {}, url, {}, state);
+    expect(page.items).toEqual(list);
+    expect(page.next).toEqual({ kind: 'url', url: 'https://api.test/v1/acme/channels?page=1&size=2' });
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSessionDetail } from '../../../src/upstream/shape/index.js';
+import { normalizeSessionDetail, readObject } from '../../../src/upstream/shape/index.js';
 
 const T = Date.UTC(2024, 0, 15, 10, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -223,5 +223,79 @@ describe('a detail body that is not a session', () => {
     // Any one field tally reads makes it a session's detail.
     expect(normalizeSessionDetail({ questions: [] }, 's1', {}).drift.filter((i) => i.fatal)).toEqual([]);
     expect(normalizeSessionDetail({ ai: true }, 's1', {}).drift.filter((i) => i.fatal)).toEqual([]);
+  });
+});
+
+describe('sub-resources in JSON:API and HAL documents', () => {
+  it('reads a JSON:API compound document: to-many relationships with meta.count, texts from included', () => {
+    const body = {
+      data: {
+        id: 's1',
+        type: 'session',
+        attributes: { title: 'Ask me', status: 'live', reaction_counts: { clap: 7, heart: 5 } },
+        relationships: {
+          channel: { data: { type: 'channel', id: 'c9' } },
+          questions: {
+            data: [
+              { type: 'question', id: 'q1' },
+              { type: 'question', id: 'q2' },
+            ],
+            meta: { count: 3 },
+          },
+          speakers: { data: [{ type: 'speaker', id: 'p1' }] },
+          announcements: { data: [], meta: { count: 0 } },
+        },
+      },
+      included: [
+        { type: 'question', id: 'q1', attributes: { text: 'Hello?' } },
+        { type: 'question', id: 'q2', attributes: { text: 'Why?' } },
+        { type: 'speaker', id: 'p1', attributes: { name: 'Host' } },
+      ],
+    };
+    const r = normalizeSessionDetail(readObject('session', body, {}), 's1', {});
+    expect(r.value).toMatchObject({
+      channelId: 'c9',
+      questions: {
+        count: 3,
+        items: [
+          { id: 'q1', text: 'Hello?' },
+          { id: 'q2', text: 'Why?' },
+        ],
+      },
+      speakers: { count: 1, items: [{ id: 'p1', text: 'Host' }] },
+      announcements: { count: 0, items: [] },
+      reactions: { count: 12 },
+    });
+    expect(r.drift.filter((d) => d.field.startsWith('detail.'))).toEqual([]);
+  });
+
+  it('reads HAL: sub-resources under _embedded, a reactions total beside them', () => {
+    const body = {
+      id: 's2',
+      status: 'LIVE',
+      reactionsTotal: 9,
+      _embedded: {
+        questions: [
+          { id: 'q1', text: 'Hello?' },
+          { id: 'q2', text: 'Why?' },
+        ],
+        announcements: [],
+        speakers: [{ id: 'sp1', name: 'Host' }],
+      },
+      _links: { self: { href: '/v1/o/sessions/s2' } },
+    };
+    const r = normalizeSessionDetail(readObject('session', body, {}), 's2', {});
+    expect(r.value).toMatchObject({
+      questions: { count: 2 },
+      speakers: { count: 1, items: [{ id: 'sp1', text: 'Host' }] },
+      announcements: { count: 0 },
+      reactions: { count: 9 },
+    });
+    expect(r.drift.filter((d) => d.field.startsWith('detail.'))).toEqual([]);
+  });
+
+  it("a record's own field wins over an embedded one of the same name", () => {
+    const r = normalizeSessionDetail({ id: 's3', questions: 4, _embedded: { questions: [] } }, 's3', {});
+    expect(r.value.questions.count).toBe(4);
   });
 });
