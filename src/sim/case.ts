@@ -9,7 +9,8 @@ const cache = new Map<string, string>();
 export function camelKey(key: string): string {
   let out = cache.get(key);
   if (out === undefined) {
-    out = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    // A leading underscore is part of the name (`_embedded`, `_links`).
+    out = key.replace(/(?!^)_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     if (cache.size < 10_000) cache.set(key, out);
   }
   return out;

@@ -12,7 +12,7 @@ import type { SimStyle } from './types.js';
 /** How times are written. */
 export type TimeFormat = 'iso' | 'iso_offset' | 'epoch_s' | 'epoch_ms';
 /** How a wallet balance is written. */
-export type MoneyFormat = 'major' | 'decimal_string' | 'minor_nested' | 'minor_exponent';
+export type MoneyFormat = 'major' | 'decimal_string' | 'minor_nested' | 'minor_exponent' | 'scaled';
 /** How an error body looks. */
 export type ErrorFormat = 'json' | 'problem' | 'text';
 
@@ -128,6 +128,31 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     strict: false,
     filters: true,
   },
+  hal: {
+    name: 'hal',
+    description:
+      'HAL (Spring Data REST): _embedded lists, _links.next, 0-based pages, scaled money, camelCase',
+    style: { envelope: 'hal', paging: 'hal', fieldCase: 'camel' },
+    ids: 'string',
+    times: 'epoch_ms',
+    words: {
+      live: 'ON_AIR',
+      idle: 'IDLE',
+      offline: 'OFF_AIR',
+      scheduled: 'PLANNED',
+      ended: 'FINISHED',
+      cancelled: 'CANCELED',
+      failed: 'FAILED',
+      public: 'PUBLIC',
+      private: 'PRIVATE',
+      unlisted: 'UNLISTED',
+    },
+    money: 'scaled',
+    errors: 'problem',
+    maxPageSize: 20,
+    strict: true,
+    filters: false,
+  },
   legacy: {
     name: 'legacy',
     description: 'keyed envelopes without paging, numeric ids, epoch seconds, minor units, odd words',
@@ -192,6 +217,9 @@ function money(d: Dialect, funding: Record<string, unknown>): Record<string, unk
   if (d.money === 'minor_nested') {
     return { type: funding['mode'], details: { wallet: { balance_minor: minor, currency } } };
   }
+  if (d.money === 'scaled') {
+    return { mode: funding['mode'], remaining: { value: minor, exponent: exp, currency } };
+  }
   if (d.money === 'minor_exponent') {
     return { ...funding, wallet: { balance: { amount_minor: minor, exponent: exp, currency } } };
   }
@@ -201,6 +229,7 @@ function money(d: Dialect, funding: Record<string, unknown>): Record<string, unk
 /** One canonical object (snake case, as serialize.ts builds it) in the dialect's shape. */
 export function applyDialect(d: Dialect, obj: Record<string, unknown>): Record<string, unknown> {
   if (d === canonical) return obj;
+  if (d.style.envelope === 'hal' && Array.isArray(obj['questions'])) return embedded(d, obj);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'ai_funding' && v !== null && typeof v === 'object') {
@@ -224,6 +253,25 @@ export function applyDialect(d: Dialect, obj: Record<string, unknown>): Record<s
   return out;
 }
 
+/** A session detail as HAL writes it: its questions, announcements and speakers under `_embedded`. */
+function embedded(d: Dialect, obj: Record<string, unknown>): Record<string, unknown> {
+  const { questions, announcements, speakers, ...rest } = obj;
+  const items = (v: unknown) =>
+    Array.isArray(v)
+      ? v.map((x) =>
+          x !== null && typeof x === 'object' ? applyDialect(d, x as Record<string, unknown>) : x,
+        )
+      : v;
+  return {
+    ...applyDialect(d, rest),
+    _embedded: {
+      questions: items(questions),
+      announcements: items(announcements),
+      speakers: items(speakers),
+    },
+  };
+}
+
 /** The id a path segment names: a number in a numeric dialect is the id with that number. */
 export function idFromPath(d: Dialect, segment: string, prefix: 'ch' | 'ses'): string {
   if (d.ids !== 'number' || !/^\d{1,12}$/.test(segment)) return segment;
@@ -237,6 +285,7 @@ function knownParams(d: Dialect, sessions: boolean, paging: string): Set<string>
     for (const n of names) known.add(n);
   };
   if (paging === 'cursor') add('cursor', 'limit');
+  else if (paging === 'hal') add('page', 'size', 'per_page');
   else if (paging === 'offset') add('offset', 'limit');
   else if (paging !== 'none') add('page', 'per_page');
   if (sessions && d.filters) add('status', 'from', 'to');

@@ -70,7 +70,11 @@ function pageUrl(ctx: ListContext, origin: string, page: number, perPage: number
 
 /** The effective paging style: `bare` cannot carry a cursor, so it falls back to `link`. */
 export function effectivePaging(style: SimStyle): SimStyle['paging'] {
-  const inBody = style.paging === 'cursor' || style.paging === 'offset' || style.paging === 'next';
+  const inBody =
+    style.paging === 'cursor' ||
+    style.paging === 'offset' ||
+    style.paging === 'next' ||
+    style.paging === 'hal';
   return inBody && style.envelope === 'bare' ? 'link' : style.paging;
 }
 
@@ -105,6 +109,29 @@ export function renderList<T extends { ord: number }>(
     const offset = rawOffset === null ? 0 : Number(rawOffset);
     page = items.slice(offset, offset + limit);
     extra.meta = { offset, limit, total: items.length };
+  } else if (paging === 'hal') {
+    // Spring Data REST: 0-based `page` and `size`, absolute `_links`, a `page` object.
+    const size = positiveInt(
+      'size',
+      query.get('size') ?? query.get('per_page'),
+      style.pageSize,
+      MAX_PAGE_SIZE,
+    );
+    const rawPage = query.get('page');
+    if (rawPage !== null && !/^\d{1,9}$/.test(rawPage))
+      throw badRequest('page must be a non-negative integer');
+    const number = rawPage === null ? 0 : Number(rawPage);
+    const totalPages = Math.max(1, Math.ceil(items.length / size));
+    page = items.slice(number * size, (number + 1) * size);
+    const href = (n: number) => {
+      const q = new URLSearchParams(ctx.query);
+      for (const k of ['page', 'size', 'per_page']) q.delete(k);
+      q.set('page', String(n));
+      q.set('size', String(size));
+      return { href: `${ctx.origin}${ctx.pathname}?${q.toString()}` };
+    };
+    extra._links = { self: href(number), ...(number + 1 < totalPages ? { next: href(number + 1) } : {}) };
+    extra.page = { size, total_elements: items.length, total_pages: totalPages, number };
   } else if (paging === 'cursor') {
     const limit = positiveInt(
       'limit',
@@ -161,6 +188,7 @@ export function renderList<T extends { ord: number }>(
       extra.next_cursor = null;
       extra.has_more = true;
     }
+    if (paging === 'hal') extra._links = { self: (extra._links as { self: unknown }).self };
   }
   if (ctx.foreignOrigin !== null) {
     links = links.filter((l) => !l.endsWith('rel="next"'));
@@ -169,6 +197,10 @@ export function renderList<T extends { ord: number }>(
   if (links.length > 0) headers.link = links.join(', ');
   const list = page.map(toJson);
   const body =
-    style.envelope === 'bare' ? list : { [style.envelope === 'key' ? key : style.envelope]: list, ...extra };
+    style.envelope === 'bare'
+      ? list
+      : style.envelope === 'hal'
+        ? { _embedded: { [key]: list }, ...extra }
+        : { [style.envelope === 'key' ? key : style.envelope]: list, ...extra };
   return finish(style, { status: 200, headers, body });
 }

@@ -5,16 +5,24 @@
 import type { Clock } from '../core/clock.js';
 
 /** How lists and single objects are wrapped. */
-export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key';
+export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key' | 'hal';
 /** How long lists are cut into pages. */
-export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next';
+export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next' | 'hal';
 /** Spelling of field names in bodies. */
 export type FieldCase = 'snake' | 'camel';
 
 /** Every envelope style, in documentation order. */
-export const ENVELOPE_STYLES: readonly EnvelopeStyle[] = ['bare', 'data', 'items', 'key'];
+export const ENVELOPE_STYLES: readonly EnvelopeStyle[] = ['bare', 'data', 'items', 'key', 'hal'];
 /** Every paging style, in documentation order. */
-export const PAGING_STYLES: readonly PagingStyle[] = ['none', 'cursor', 'link', 'pages', 'offset', 'next'];
+export const PAGING_STYLES: readonly PagingStyle[] = [
+  'none',
+  'cursor',
+  'link',
+  'pages',
+  'offset',
+  'next',
+  'hal',
+];
 /** Every field case. */
 export const FIELD_CASES: readonly FieldCase[] = ['snake', 'camel'];
 

@@ -43,6 +43,10 @@ export function listOf(body: unknown): Body[] {
   const b = body as Body;
   for (const k of ['data', 'items', 'members', 'channels', 'sessions'])
     if (Array.isArray(b[k])) return b[k] as Body[];
+  // HAL: `_embedded.<resource>`.
+  const embedded = (b['_embedded'] ?? {}) as Body;
+  for (const k of ['members', 'channels', 'sessions'])
+    if (Array.isArray(embedded[k])) return embedded[k] as Body[];
   throw new Error(`no list in ${JSON.stringify(body).slice(0, 200)}`);
 }
 
@@ -89,7 +93,10 @@ export async function readAll(
     const u: URL = new URL(url);
     const meta = (b.meta ?? {}) as Body;
     const links = (b.links ?? {}) as Body;
-    if (typeof links.next === 'string') {
+    const hal = ((b._links ?? {}) as Body).next as Body | undefined;
+    if (b._links !== undefined) {
+      url = typeof hal?.href === 'string' ? hal.href : null;
+    } else if (typeof links.next === 'string') {
       url = new URL(links.next, url).toString();
     } else if (typeof meta.offset === 'number' && typeof meta.total === 'number') {
       const next = meta.offset + page.length;

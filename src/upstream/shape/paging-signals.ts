@@ -4,7 +4,7 @@
  * what comes next is paging.ts's job; this file only reads.
  */
 import type { FoundList } from './envelope.js';
-import { getPath, isRecord, type JsonRecord } from './json.js';
+import { getPath, hasOwn, isRecord, type JsonRecord } from './json.js';
 import { nextFromLinkHeader, resolveUrl } from './link-header.js';
 import { parseNumber } from './numbers.js';
 import { END, type End } from './paging-end.js';
@@ -334,8 +334,26 @@ function bodyNext(
       const c = cursorValue(getPath(scope, path));
       if (c !== undefined && (out.cursor === undefined || out.cursor === END)) out.cursor = c;
     }
+    if (out.url === undefined && linksWithoutNext(scope)) out.url = END;
   }
   return out;
+}
+
+/**
+ * Link relations without a `next`: HAL's `_links` (which carries `next` whenever there is
+ * more), or a `links` object with paging relations (`first`, `last`, `prev`) but no `next`,
+ * says this is the last page, whatever page numbers beside it would suggest (a 0-based
+ * `page.number` read as 1-based would ask for one more, empty page).
+ */
+function linksWithoutNext(scope: JsonRecord): boolean {
+  const hal = scope['_links'];
+  if (isRecord(hal) && !hasOwn(hal, 'next')) return true;
+  const links = scope['links'];
+  return (
+    isRecord(links) &&
+    !hasOwn(links, 'next') &&
+    ['first', 'last', 'prev', 'previous'].some((rel) => hasOwn(links, rel))
+  );
 }
 
 /** `X-Next-Page` (GitLab: empty on the last page) or a numeric `next_page` in the body. */

@@ -167,4 +167,22 @@ describe('HAL lists', () => {
     expect(page.items).toEqual(list);
     expect(page.next).toEqual({ kind: 'url', url: 'https://api.test/v1/acme/channels?page=1&size=2' });
   });
+
+  it('ends at _links without a next, though a 0-based page number would read as one more page', () => {
+    const body = {
+      _embedded: { channels: list },
+      _links: { self: { href: '/v1/acme/channels?page=0&size=20' } },
+      page: { size: 20, totalElements: 2, totalPages: 1, number: 0 },
+    };
+    expect(readListPage('channels', body, {}, url, {}, state).next).toBeUndefined();
+  });
+
+  it('ends at a links object with paging relations but no next', () => {
+    const body = {
+      data: list,
+      links: { self: '/x?page=3', first: '/x?page=1', prev: '/x?page=2' },
+      meta: { page: 0 },
+    };
+    expect(readListPage('channels', body, {}, url, {}, state).next).toBeUndefined();
+  });
 });
