@@ -252,7 +252,6 @@ export class Poller {
       intervalMs: iv.live_detail,
       jitter,
       run: async (signal) => {
-        const now = this.deps.clock.now();
         // While an org's first baseline is under way its live details wait (a session
         // that starts meanwhile still gets its follow-up): at 1000 channels they were
         // a tenth of the budget the first reads of every channel need.
