@@ -1,0 +1,75 @@
+/**
+ * Lists whose records must stay told apart: ids beyond 2^53 sent as numbers, ids that
+ * repeat, paging that does not advance or loops back. Real loopback servers.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
+import { captureLogger, clientOptions, type Loopback, startServer, watchUnhandled } from './loopback.js';
+
+const TOKEN = 'tok-ids-5e1f';
+const ORG = { slug: 'acme', token: TOKEN };
+
+const unhandled = watchUnhandled();
+afterAll(() => {
+  unhandled.stop();
+  expect(unhandled.errors).toEqual([]);
+});
+
+let servers: Loopback[] = [];
+let clients: UpstreamClient[] = [];
+const logs = captureLogger();
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+  clients = [];
+});
+
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<Loopback> {
+  const s = await startServer(handler);
+  servers.push(s);
+  return s;
+}
+
+function client(baseUrl: string, over: Partial<UpstreamClientOptions> = {}): UpstreamClient {
+  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, over));
+  clients.push(c);
+  return c;
+}
+
+/** Sends a JSON text as is (numbers a JSON.stringify could not write). */
+function raw(res: ServerResponse, text: string): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const ids = (part: { state: string; value?: { id: string }[] }) => part.value?.map((c) => c.id);
+
+describe('ids beyond 2^53 sent as JSON numbers', () => {
+  it('stay distinct, exact and complete, and the session list is read under the exact id', async () => {
+    const s = await serve((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/v1/acme/channels') {
+        return raw(
+          res,
+          '{"channels":[{"id":1462947128391651330,"name":"Alpha","status":"live"},' +
+            '{"id":1462947128391651331,"name":"Beta","status":"idle"}],"total":2}',
+        );
+      }
+      if (url.pathname === '/v1/acme/channels/1462947128391651331/sessions') {
+        return raw(res, '{"sessions":[{"id":1462947128391660003,"status":"scheduled"}]}');
+      }
+      res.writeHead(404).end();
+    });
+    const c = client(s.origin);
+    const channels = await c.fetchChannels(ORG);
+    expect(channels.state).toBe('complete');
+    expect(ids(channels)).toEqual(['1462947128391651330', '1462947128391651331']);
+    const sessions = await c.fetchSessions(ORG, '1462947128391651331');
+    expect(sessions.state).toBe('complete');
+    expect(ids(sessions)).toEqual(['1462947128391660003']);
+  });
+});
