@@ -5,7 +5,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
-import { captureLogger, clientOptions, type Loopback, startServer, watchUnhandled } from './loopback.js';
+import type { DriftIssue } from '../../src/upstream/shape/index.js';
+import {
+  captureLogger,
+  clientOptions,
+  json,
+  type Loopback,
+  startServer,
+  watchUnhandled,
+} from './loopback.js';
 
 const TOKEN = 'tok-ids-5e1f';
 const ORG = { slug: 'acme', token: TOKEN };
@@ -71,5 +79,25 @@ describe('ids beyond 2^53 sent as JSON numbers', () => {
     const sessions = await c.fetchSessions(ORG, '1462947128391651331');
     expect(sessions.state).toBe('complete');
     expect(ids(sessions)).toEqual(['1462947128391660003']);
+  });
+});
+
+function observed(): { drift: DriftIssue[]; observer: { onDrift: (i: DriftIssue) => void } } {
+  const drift: DriftIssue[] = [];
+  return { drift, observer: { onDrift: (i) => drift.push(i) } };
+}
+
+describe('a null list beside a positive total', () => {
+  it('is a failed read with drift naming the contradiction, not an empty list', async () => {
+    const s = await serve((_req, res) => json(res, 200, { channels: null, total: 5 }));
+    const { drift, observer } = observed();
+    const part = await client(s.origin, { observer }).fetchChannels(ORG);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'schema' } });
+    expect(part.state === 'failed' && part.error.message).toContain(
+      "the list at 'channels' is null, yet the response counts 5 items",
+    );
+    expect(drift).toEqual([
+      expect.objectContaining({ endpoint: 'channels', field: 'envelope', fatal: true }),
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  * list whatever else the response says; a pointer is never invented where the response
  * gives no sign of more.
  */
+import { SchemaDriftError } from './drift.js';
 import type { Endpoint } from './endpoints.js';
 import { findList } from './envelope.js';
 import { parseNumber } from './numbers.js';
@@ -61,6 +62,16 @@ export function readListPage(
 ): ListPage {
   const found = findList(endpoint, body, opts);
   const signals = readSignals(found, body, headers ?? {}, requestUrl);
+  // `null` reads as an empty list (Go's nil slices), but not beside a total saying there are
+  // items this page should have held: that body contradicts itself, and nothing of it is usable.
+  if (found.wasNull === true && signals.total !== undefined && signals.total > state.seen) {
+    throw new SchemaDriftError(
+      endpoint,
+      'envelope',
+      `the list at '${found.path}' is null, yet the response counts ${signals.total} items` +
+        (state.seen > 0 ? ` and ${state.seen} were read before it` : ''),
+    );
+  }
   const po = pagingOptions(opts);
   const decision = decide(signals, found.items.length, po, requestUrl, state);
   const page: ListPage = { items: found.items, style: decision.style, listPath: found.path };
