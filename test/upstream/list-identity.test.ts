@@ -82,10 +82,70 @@ describe('ids beyond 2^53 sent as JSON numbers', () => {
   });
 });
 
+const channel = (i: number, extra: Record<string, unknown> = {}) => ({
+  id: `c${i}`,
+  name: `Chan ${i}`,
+  status: 'idle',
+  visibility: 'public',
+  ...extra,
+});
+const FIVE = [1, 2, 3, 4, 5].map((i) => channel(i));
+
 function observed(): { drift: DriftIssue[]; observer: { onDrift: (i: DriftIssue) => void } } {
   const drift: DriftIssue[] = [];
   return { drift, observer: { onDrift: (i) => drift.push(i) } };
 }
+
+describe('ids that repeat in one list', () => {
+  it('identical repeats: one record kept per id, a note, and the list stays complete', async () => {
+    const s = await serve((_req, res) => json(res, 200, { data: [...FIVE, FIVE[1], FIVE[3]] }));
+    const { drift, observer } = observed();
+    const part = await client(s.origin, { observer }).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(drift).toEqual([
+      expect.objectContaining({
+        org: 'acme',
+        endpoint: 'channels',
+        field: 'channel.id',
+        problem: expect.stringMatching(/^2 records have the same id as an earlier, identical record/),
+        fatal: false,
+      }),
+    ]);
+  });
+
+  it('differing repeats: the first kept, and the list incomplete so nothing is inferred from it', async () => {
+    const s = await serve((_req, res) =>
+      json(res, 200, { data: [...FIVE, channel(2, { name: 'Not the same', status: 'live' })] }),
+    );
+    const { drift, observer } = observed();
+    const part = await client(s.origin, { observer }).fetchChannels(ORG);
+    expect(part).toMatchObject({
+      state: 'incomplete',
+      error: {
+        reason: 'schema',
+        message: 'GET /v1/acme/channels: 1 record(s) have the same id as a different record of the list',
+      },
+    });
+    expect(part.state === 'incomplete' && part.value.find((c) => c.id === 'c2')?.name).toBe('Chan 2');
+    expect(ids(part)).toHaveLength(5);
+    expect(drift).toEqual([
+      expect.objectContaining({ endpoint: 'channels', field: 'channel.id', fatal: true }),
+    ]);
+    expect(JSON.stringify(drift)).not.toContain('Not the same');
+  });
+
+  it('rounded ids are no longer a cause: snowflakes sent as numbers stay apart', async () => {
+    const s = await serve((_req, res) =>
+      raw(res, '[{"id":1462947128391651330,"status":"idle"},{"id":1462947128391651331,"status":"idle"}]'),
+    );
+    const { drift, observer } = observed();
+    const part = await client(s.origin, { observer }).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(new Set(ids(part)).size).toBe(2);
+    expect(drift).toEqual([]);
+  });
+});
 
 describe('a null list beside a positive total', () => {
   it('is a failed read with drift naming the contradiction, not an empty list', async () => {
