@@ -358,7 +358,7 @@ export class UpstreamClient implements Fetcher {
           fatal: true,
         });
       }
-      this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...envelope]);
+      this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...read.drift, ...envelope]);
       if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
       const at = this.clock.now();
       if (read.error && read.pages === 0)
