@@ -186,5 +186,8 @@ function describeLearned(l: Learned): string {
   if (l.isoOffset?.length && !l.epoch?.length) parts.push(`a numeric offset for ${l.isoOffset.join(', ')}`);
   if (l.epoch?.length) parts.push(`epoch seconds for ${l.epoch.join(', ')}`);
   if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
+  if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
+  if (l.cursorStuck === true)
+    parts.push('the server ignores the cursor under every name tried (lists incomplete)');
   return parts.join('; ') || 'nothing';
 }

@@ -25,6 +25,13 @@ export interface Learned {
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
+   * The query parameter list cursors go back in, when the server ignores `cursor` and
+   * takes the name its cursor key suggests (`next_page_token` → `pageToken`).
+   */
+  cursorParam?: string;
+  /** The server ignored every name tried for its cursor: later reads try no other name. */
+  cursorStuck?: boolean;
+  /**
    * Even the safest query was refused: later reads send it once, without adapting again,
    * until it is answered (then this is cleared).
    */
@@ -110,6 +117,9 @@ function sanitize(v: unknown): Learned | undefined {
   const o = v as Record<string, unknown>;
   const out: Learned = {};
   if (o['refused'] === true) out.refused = true;
+  if (o['cursorStuck'] === true) out.cursorStuck = true;
+  if (typeof o['cursorParam'] === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o['cursorParam']))
+    out.cursorParam = o['cursorParam'];
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
   for (const f of ['drop', 'epoch', 'isoOffset', 'ignored'] as const) {

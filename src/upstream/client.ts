@@ -26,7 +26,7 @@ import { UpstreamError } from './errors.js';
 import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './http.js';
 import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
 import { type ListRead, readList, withParams } from './paging-loop.js';
-import { failedPart, normalizeItems, valuePart } from './parts.js';
+import { dedupeById, failedPart, normalizeItems, valuePart } from './parts.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { type RequestContext, Requester } from './requester.js';
 import type { RetryPolicy } from './retry.js';
@@ -303,7 +303,7 @@ export class UpstreamClient implements Fetcher {
     }
   }
 
-  private async listPart<T>(
+  private async listPart<T extends { id: string }>(
     org: OrgAuth,
     endpoint: Endpoint,
     segments: readonly string[],
@@ -340,8 +340,11 @@ export class UpstreamClient implements Fetcher {
       if (read.notModified && held !== undefined) {
         return this.settle(org, endpoint, valuePart(this.clock.now(), held.items as T[]));
       }
-      const list = normalizeItems(endpoint, read.items, normalize);
-      if (conditionalKey !== undefined) this.hold(conditionalKey, read, list);
+      const normalized = normalizeItems(endpoint, read.items, normalize);
+      // One record per id, whatever the cause of a repeat (a server's own, a page read twice).
+      const deduped = dedupeById(endpoint, normalized.items);
+      const list = { ...normalized, items: deduped.items };
+      if (conditionalKey !== undefined) this.hold(conditionalKey, read, list, deduped.conflicting);
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
       const notJson = read.error === undefined ? undefined : notJsonDrift(endpoint, read.error);
       if (notJson) envelope.push(notJson);
@@ -355,7 +358,7 @@ export class UpstreamClient implements Fetcher {
           fatal: true,
         });
       }
-      this.drift.report(org.slug, [...list.drift, ...envelope]);
+      this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...read.drift, ...envelope]);
       if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
       const at = this.clock.now();
       if (read.error && read.pages === 0)
@@ -365,6 +368,15 @@ export class UpstreamClient implements Fetcher {
         const first = list.unusable[0]!;
         const err = new UpstreamError(
           `${what}: ${list.unusable.length} record(s) could not be read (${first.field} ${first.problem})`,
+          { reason: 'schema' },
+        );
+        return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
+      }
+      if (deduped.conflicting > 0) {
+        // Which of two different records under one id is right cannot be told: no
+        // removal or addition may come of this list (docs/architecture.md, invariant 1).
+        const err = new UpstreamError(
+          `${what}: ${deduped.conflicting} record(s) have the same id as a different record of the list`,
           { reason: 'schema' },
         );
         return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
@@ -429,9 +441,15 @@ export class UpstreamClient implements Fetcher {
   /** Copies of one-page lists with their validators, for conditional requests (bounded). */
   private readonly conditional = new Map<string, { validators: Validators; items: unknown[] }>();
 
-  private hold(key: string, read: ListRead, list: { items: unknown[]; unusable: unknown[] }): void {
+  private hold(
+    key: string,
+    read: ListRead,
+    list: { items: unknown[]; unusable: unknown[] },
+    conflicting: number,
+  ): void {
     this.conditional.delete(key);
     if (read.validators === undefined || read.error !== undefined || list.unusable.length > 0) return;
+    if (conflicting > 0) return;
     this.conditional.set(key, { validators: read.validators, items: list.items });
     if (this.conditional.size > MAX_CONDITIONAL)
       this.conditional.delete(this.conditional.keys().next().value as string);

@@ -10,7 +10,8 @@
  *
  * Bodies are decompressed (gzip, br, deflate) with node:zlib and capped: past
  * `maxBodyBytes` of compressed or decompressed bytes the stream is destroyed and the
- * request fails with reason `oversized`.
+ * request fails with reason `oversized`. An integer too large for a double (a snowflake id
+ * sent unquoted) is read as the string of its digits (json-body.ts), never rounded.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -18,6 +19,7 @@ import type { Readable } from 'node:stream';
 import { Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
+import { parseJsonBody } from './json-body.js';
 
 /** Timeouts of one exchange, in milliseconds. */
 export interface HttpTimeouts {
@@ -38,7 +40,7 @@ export interface HttpTransportOptions {
   userAgent: string;
 }
 
-/** A 2xx answer with its parsed JSON body. */
+/** A 2xx answer with its parsed JSON body (integers beyond 2^53 as their digits, see json-body.ts). */
 export interface JsonResponse {
   kind: 'json';
   status: number;
@@ -229,7 +231,7 @@ export class HttpTransport {
     }
     let body: unknown;
     try {
-      body = JSON.parse(bytes.toString('utf8'));
+      body = parseJsonBody(bytes.toString('utf8'));
     } catch (err) {
       const type =
         headerValue(headers['content-type'])?.split(';')[0]?.trim().slice(0, 60) || 'no content-type';

@@ -17,11 +17,13 @@ import { UpstreamError } from './errors.js';
 import { describePath, type JsonResponse, type Validators, validatorsOf } from './http.js';
 import type { RequestContext, Requester } from './requester.js';
 import {
+  type DriftIssue,
   type Endpoint,
   firstPageParams,
   type ListPage,
   parseLinkHeader,
   readListPage,
+  recordId,
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
@@ -42,6 +44,8 @@ export interface ListRead {
   notModified?: boolean;
   /** Validators of the first page, when the whole list was that one page. */
   validators?: Validators;
+  /** Paging that did not advance or looped back, as drift (field `paging`); never values or URLs. */
+  drift: DriftIssue[];
 }
 
 /** What {@link readList} needs besides the requester. */
@@ -64,8 +68,29 @@ export function withParams(url: URL, params: Record<string, string>): URL {
 }
 
 /**
+ * How the URL of a page was made from the page before: the parameter tally set, and the
+ * other ways to ask for the same page should the server ignore it (offsets instead of a
+ * page number; another name for a cursor).
+ */
+interface Via {
+  param: string;
+  kind: 'page' | 'cursor' | 'offset';
+  others: { param: string; value: string; kind: 'cursor' | 'offset' }[];
+  /** The parameters asked with before this one, for the message when none works. */
+  tried: string[];
+}
+
+/**
  * Reads every page of the list at `req.url`. Resolves with what was read; rejects only
  * when the request's signal is aborted.
+ *
+ * Pages are told apart by the ids of their records (the ids the normalizer will read). A
+ * page after the first that brings no new id, or mostly ids already read, means the
+ * paging does not advance: the server ignores the parameter tally sent, answers a cursor
+ * page again, or links back to a page already read. tally then asks for the same page
+ * another way when it has one (by offset instead of page number; the cursor under the
+ * name its key suggests, `next_page_token` → `page_token`, `pageToken`), and otherwise
+ * stops: the list is incomplete, keeping each record once, with a drift note.
  */
 export async function readList(requester: Requester, req: ListRequest): Promise<ListRead> {
   const adapt = req.adapt;
@@ -74,24 +99,82 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   if (adapt) url = applyLearned(url, remembered, adapt.ctx);
   let learned: Learned = remembered ?? {};
   let adaptations = 0;
-  const perPageParam = req.shape.perPageParam ?? 'per_page';
+  const perPageParam = req.shape.perPageParam || 'per_page';
+  const pageParam = req.shape.pageParam || 'page';
+  const cursorParam = req.shape.cursorParam || 'cursor';
+  // A cursor parameter the config names is never renamed.
+  const renameCursor = cursorParam === 'cursor';
+  /** The name the cursor goes back in, when the server was found to ignore `cursor`. */
+  let cursorName = renameCursor ? remembered?.cursorParam : undefined;
   const perPage = Number(url.searchParams.get(perPageParam)) || (req.shape.perPage ?? DEFAULT_PER_PAGE);
   const items: unknown[] = [];
+  const drift: DriftIssue[] = [];
+  /** Exact URLs read, and the same with implicit parameters left out (page 1, offset 0, the page size). */
   const visited = new Set<string>();
+  const visitedKeys = new Set<string>();
+  /** Ids of the records read so far, and how many records had none. */
+  const seenIds = new Set<string>();
+  let unidentified = 0;
   const state = { page: 1, perPage, seen: 0 };
   let note: string | undefined;
   let pages = 0;
-  /** The first item of the last page, to spot a server that ignores the paging parameter. */
+  /** The first item of the last page, to spot a repeated page whose records have no ids. */
   let lastFirst: string | undefined;
-  let offsetTried = false;
+  let byOffset = false;
+  let via: Via | undefined;
+  /** The URL about to be read is a page already read, up to implicit parameters. */
+  let again = false;
   let validators: Validators | undefined;
   const done = (error?: UpstreamError): ListRead => ({
     items,
     pages,
+    drift,
     ...(error ? { error } : {}),
     ...(note === undefined ? {} : { note }),
     ...(validators !== undefined && pages === 1 && !error ? { validators } : {}),
   });
+  /**
+   * The page just read (at `what`) did not advance the list: asks for it another way when
+   * there is one left (and returns undefined, `url` set), else stops, keeping `fresh` (the
+   * records it brought first), with a drift note.
+   */
+  const notAdvancing = (what: string, fresh: readonly unknown[]): ListRead | undefined => {
+    const other = via?.others.shift();
+    if (via !== undefined && other !== undefined) {
+      const retry = new URL(url);
+      retry.searchParams.delete(via.param);
+      retry.searchParams.set(other.param, other.value);
+      if (other.kind === 'offset') byOffset = true;
+      via = { ...via, param: other.param, kind: other.kind, tried: [...via.tried, via.param] };
+      url = retry;
+      return undefined;
+    }
+    items.push(...fresh);
+    // No name ever worked: later reads stop at the first repeated page instead of trying
+    // them all again. A name that worked before is kept (a list that shifted while it was
+    // read repeats records under any name).
+    if (via?.kind === 'cursor' && adapt && renameCursor && cursorName === undefined) {
+      const now = adapt.memory.get(req.org, req.endpoint) ?? {};
+      adapt.memory.set(req.org, req.endpoint, { ...now, cursorStuck: true });
+    }
+    const tried = via === undefined ? [] : [...via.tried, via.param];
+    drift.push({
+      endpoint: req.endpoint,
+      field: 'paging',
+      problem:
+        via === undefined
+          ? 'a next page link leads back to records already read; the list is read as incomplete'
+          : `the next page repeats records already read with the paging parameter sent as ${tried.join(', ')}; the list is read as incomplete`,
+      fatal: false,
+    });
+    const why =
+      via !== undefined
+        ? `the server answers the same page again: it ignores the paging parameter (${tried.join(', ')})`
+        : again
+          ? 'next page points back to a page already read'
+          : 'next page repeats records already read: the paging does not advance';
+    return done(incomplete(what, why));
+  };
   for (;;) {
     const what = `GET ${describePath(url)}`;
     let page: ListPage;
@@ -102,12 +185,18 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
         url,
         pages === 0 && adaptations === 0 ? req : { ...req, validators: undefined },
       );
-      if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true };
+      if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true, drift: [] };
       if (pages === 0) validators = validatorsOf(res.headers);
       page = readListPage(req.endpoint, res.body, res.headers, url, req.shape, state);
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
       const e = asUpstreamError(err, what);
+      // Another way of asking for a page, refused: as if it had answered the same page again.
+      if (pages > 0 && via !== undefined && via.tried.length > 0 && (e.status === 400 || e.status === 422)) {
+        const stop = notAdvancing(what, []);
+        if (stop !== undefined) return stop;
+        continue;
+      }
       // A refused first query: ask again with a safer one (adapt.ts).
       if (pages === 0 && adapt && (e.status === 400 || e.status === 422) && adaptations < MAX_ADAPTATIONS) {
         // Refused before, with everything already tried: one request per read, no new ladder.
@@ -131,22 +220,26 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       const { refused: _answered, ...works } = learned;
       adapt.memory.set(req.org, req.endpoint, works);
     }
-    // The same page again: the server ignores the page parameter. Offsets are tried once;
-    // what came twice is never counted twice.
+    const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
+    const fresh = freshRecords(page.items, ids, seenIds);
+    const identified = ids.filter((id) => id !== undefined).length;
     const head = page.items.length > 0 ? JSON.stringify(page.items[0]) : undefined;
-    if (pages > 0 && head !== undefined && head === lastFirst) {
-      const param = req.shape.pageParam ?? 'page';
-      if (!offsetTried && url.searchParams.has(param)) {
-        offsetTried = true;
-        const retry = new URL(url);
-        retry.searchParams.delete(param);
-        retry.searchParams.set('offset', String(state.seen));
-        url = retry;
-        continue;
+    const stuck =
+      pages > 0 &&
+      page.items.length > 0 &&
+      (identified > 0 ? fresh.count * 2 < identified : again || (head !== undefined && head === lastFirst));
+    if (stuck) {
+      const stop = notAdvancing(what, fresh.items);
+      if (stop !== undefined) return stop;
+      continue;
+    }
+    // Another name for the cursor worked: it is used for the rest of this list, and remembered.
+    if (via?.kind === 'cursor' && via.tried.length > 0) {
+      cursorName = via.param;
+      if (adapt) {
+        const { cursorStuck: _old, ...now } = adapt.memory.get(req.org, req.endpoint) ?? {};
+        adapt.memory.set(req.org, req.endpoint, { ...now, cursorParam: via.param });
       }
-      return done(
-        incomplete(what, 'the server answers the same page again: it ignores the paging parameter'),
-      );
     }
     lastFirst = head;
     req.shape.trace?.page(req.endpoint, {
@@ -158,13 +251,19 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     });
     pages += 1;
     visited.add(url.href);
+    visitedKeys.add(pageKey(url, req.shape));
+    for (const id of ids) {
+      if (id === undefined) unidentified += 1;
+      else seenIds.add(id);
+    }
     if (page.note !== undefined) note = page.note;
     items.push(...page.items);
     state.seen += page.items.length;
 
     if (page.next === undefined) {
+      // Totals count records, not repeats of them.
       const short =
-        shortOfTotals(page, state.seen, state.page) ??
+        shortOfTotals(page, seenIds.size + unidentified, state.page) ??
         shortOfLastLink(res.headers, url, req.shape, state.page) ??
         (saysHasMore(res.body) ? 'the response says it has more but gives no next page' : undefined);
       return done(short ? incomplete(what, short) : undefined);
@@ -172,10 +271,45 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     if (pages >= req.maxPages) {
       return done(incomplete(what, `more than max_pages (${req.maxPages}) pages`));
     }
-    const next =
-      offsetTried && page.next.kind === 'params'
-        ? withParams(url, { offset: String(state.seen) })
-        : nextUrl(url, page);
+    let next: URL | undefined;
+    via = undefined;
+    if (page.next.kind === 'params' && byOffset) {
+      next = withParams(url, { offset: String(state.seen) });
+    } else if (page.next.kind === 'params') {
+      const params = { ...page.next.params };
+      const cursor = params[cursorParam];
+      const base = new URL(url);
+      if (cursor !== undefined) {
+        // The cursor goes back under one name: the one that works, else tally's.
+        const names = [cursorParam, ...(page.cursorNames ?? [])];
+        if (cursorName !== undefined) names.push(cursorName);
+        for (const n of names) base.searchParams.delete(n);
+        const current = cursorName ?? cursorParam;
+        if (current !== cursorParam) {
+          delete params[cursorParam];
+          params[current] = cursor;
+        }
+        const stuckBefore =
+          learned.cursorStuck === true || adapt?.memory.get(req.org, req.endpoint)?.cursorStuck;
+        const others = renameCursor && stuckBefore !== true ? names.filter((n) => n !== current) : [];
+        via = {
+          param: current,
+          kind: 'cursor',
+          others: [...new Set(others)].map((n) => ({ param: n, value: cursor, kind: 'cursor' as const })),
+          tried: [],
+        };
+      } else if (params[pageParam] !== undefined) {
+        via = {
+          param: pageParam,
+          kind: 'page',
+          others: [{ param: 'offset', value: String(state.seen), kind: 'offset' }],
+          tried: [],
+        };
+      }
+      next = withParams(base, params);
+    } else {
+      next = nextUrl(url, page);
+    }
     if (next === undefined) return done(incomplete(what, 'next page link is not a valid URL'));
     if (next.origin !== requester.origin) {
       // The token never goes there: the list stays incomplete instead.
@@ -186,11 +320,62 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       );
     }
     if (visited.has(next.href)) {
+      drift.push({
+        endpoint: req.endpoint,
+        field: 'paging',
+        problem: 'a next page link leads back to a page already read; the list is read as incomplete',
+        fatal: false,
+      });
       return done(incomplete(what, 'next page points back to a page already read'));
     }
+    // The same page but for implicit parameters (`?page=1` after `?per_page=100`): read it,
+    // and let its ids say whether it is (a server counting pages from 0 means page 2 by it).
+    again = visitedKeys.has(pageKey(next, req.shape));
     url = next;
     state.page += 1;
   }
+}
+
+/** The records of a page whose ids were not read before (nor earlier on the page), and how many. */
+function freshRecords(
+  page: readonly unknown[],
+  ids: readonly (string | undefined)[],
+  seen: ReadonlySet<string>,
+): { items: unknown[]; count: number } {
+  const here = new Set<string>();
+  const out: unknown[] = [];
+  page.forEach((item, i) => {
+    const id = ids[i];
+    if (id === undefined || seen.has(id) || here.has(id)) return;
+    here.add(id);
+    out.push(item);
+  });
+  return { items: out, count: out.length };
+}
+
+/** Query parameters that say "the first page" when they hold these values, as if absent. */
+const IMPLICIT_FIRST: Readonly<Record<string, readonly string[]>> = {
+  offset: ['0'],
+  skip: ['0'],
+  start_index: ['0'],
+};
+
+/**
+ * A page's URL with what does not tell pages apart left out: the page size, and the
+ * parameters of the first page (`page=1` or `page=0`, `offset=0`), sorted. Two URLs with
+ * the same key ask for the same page, unless the server counts pages from 0 and `page=1`
+ * is its second page, which is why a key match is confirmed by the page's ids.
+ */
+export function pageKey(url: URL, shape: ShapeOptions): string {
+  const perPageParam = shape.perPageParam || 'per_page';
+  const pageParam = shape.pageParam || 'page';
+  const kept = [...url.searchParams.entries()].filter(([k, v]) => {
+    if (k === perPageParam) return false;
+    if (k === pageParam) return v !== '1' && v !== '0';
+    return !(IMPLICIT_FIRST[k] ?? []).includes(v);
+  });
+  kept.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return `${url.origin}${url.pathname}?${new URLSearchParams(kept).toString()}`;
 }
 
 function incomplete(what: string, why: string): UpstreamError {

@@ -6,7 +6,7 @@
 import type { TallyError } from '../core/errors.js';
 import type { Part, PartError } from '../snapshot/model.js';
 import { redact } from './errors.js';
-import type { DriftIssue, Endpoint, Normalized } from './shape/index.js';
+import { type DriftIssue, type Endpoint, idField, type Normalized } from './shape/index.js';
 
 /** The records of a list, normalized, with their drift and how many were unusable. */
 export interface NormalizedList<T> {
@@ -35,6 +35,62 @@ export function normalizeItems<T>(
     if (n.value !== undefined && !fatal) items.push(n.value);
   }
   return { items, drift, unusable };
+}
+
+/** A list with one record per id, and what its repeated ids say. */
+export interface DedupedList<T> {
+  items: T[];
+  /** One note for repeats of identical records, one fatal issue for repeats that differ. */
+  drift: DriftIssue[];
+  /** Records dropped although they differed from the record kept under their id. */
+  conflicting: number;
+}
+
+/**
+ * Keeps the first record of each id, in list order. A repeat identical to the record kept
+ * (as tally reads it: the normalized record) is dropped with a note; one that differs is
+ * dropped too, but then which of them is right cannot be told, so the caller must not take
+ * the list as complete (a fatal issue says so). Counts only, never ids or values.
+ */
+export function dedupeById<T extends { id: string }>(
+  endpoint: Endpoint,
+  items: readonly T[],
+): DedupedList<T> {
+  const kept = new Map<string, { item: T; text: string | undefined }>();
+  const out: T[] = [];
+  let identical = 0;
+  let conflicting = 0;
+  for (const item of items) {
+    const first = kept.get(item.id);
+    if (first === undefined) {
+      kept.set(item.id, { item, text: undefined });
+      out.push(item);
+      continue;
+    }
+    first.text ??= JSON.stringify(first.item);
+    if (JSON.stringify(item) === first.text) identical += 1;
+    else conflicting += 1;
+  }
+  const field = idField(endpoint) ?? 'record';
+  const records = (n: number) => (n === 1 ? '1 record has' : `${n} records have`);
+  const drift: DriftIssue[] = [];
+  if (identical > 0) {
+    drift.push({
+      endpoint,
+      field,
+      problem: `${records(identical)} the same id as an earlier, identical record of the list; the first of each was kept`,
+      fatal: false,
+    });
+  }
+  if (conflicting > 0) {
+    drift.push({
+      endpoint,
+      field,
+      problem: `${records(conflicting)} the same id as an earlier, different record of the list; the first of each was kept and the list is incomplete`,
+      fatal: true,
+    });
+  }
+  return { items: identical + conflicting === 0 ? [...items] : out, drift, conflicting };
 }
 
 /** The credential-free error of a part: `secret` (the org's token) is removed should it appear. */

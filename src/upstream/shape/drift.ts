@@ -68,12 +68,16 @@ export type DriftReason =
   | 'missing_part'
   | 'query_refused'
   | 'unknown_word'
+  | 'duplicate_id'
+  | 'paging_loop'
   | 'unreadable_value';
 
 /** The reason of an issue, from its field and problem. */
 export function driftReason(issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'>): DriftReason {
   if (issue.field === 'envelope') return 'no_list';
   if (issue.field === 'query') return 'query_refused';
+  if (issue.field === 'paging') return 'paging_loop';
+  if (/ the same id as /.test(issue.problem)) return 'duplicate_id';
   if (/none of the fields tally reads/.test(issue.problem)) return 'unrecognised_body';
   if (issue.field === 'body' && /not valid JSON/.test(issue.problem)) return 'not_json';
   if (/no usable id/.test(issue.problem)) return 'missing_id';

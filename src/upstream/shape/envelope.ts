@@ -24,6 +24,8 @@ export interface FoundList {
   holder?: JsonRecord;
   /** The path the list was found at (`""` for a bare array). */
   path: string;
+  /** The list was `null` there (read as empty). */
+  wasNull?: boolean;
 }
 
 /** Keys whose presence on a record says it is the resource itself, not an envelope. */
@@ -70,7 +72,7 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
     }
     // Some servers (Go's nil slices) write an empty list as null; accept it unless the body is an error.
     if (nullAt !== undefined && !Object.keys(body).some((k) => ERROR_KEYS.has(k.toLowerCase()))) {
-      return withHolder({ items: [], path: nullAt }, holderOf(body, nullAt));
+      return withHolder({ items: [], path: nullAt, wasNull: true }, holderOf(body, nullAt));
     }
   }
   throw new SchemaDriftError(

@@ -24,4 +24,5 @@ export {
   readListPage,
 } from './paging.js';
 export type { Headers as ResponseHeaders } from './paging-signals.js';
+export { idField, recordId } from './record-id.js';
 export { parseTime } from './time.js';

@@ -18,6 +18,8 @@ export interface PagingSignals {
   link?: string | End;
   url?: string | End;
   cursor?: string | End;
+  /** The body key the cursor was found under (`next_page_token`), which hints at the parameter it goes back in. */
+  cursorKey?: string;
   /** A page number given as the next one (`X-Next-Page`, `next_page: 3`). */
   nextPage?: number | End;
   /** The page number the response says it is. */
@@ -232,6 +234,21 @@ function first<T>(scopes: JsonRecord[], paths: readonly string[], read: (v: unkn
   return undefined;
 }
 
+/** Like {@link first}, with the path the value was found at. */
+function firstWithKey<T>(
+  scopes: JsonRecord[],
+  paths: readonly string[],
+  read: (v: unknown) => T | undefined,
+): { value: T; key: string } | undefined {
+  for (const scope of scopes) {
+    for (const path of paths) {
+      const value = read(getPath(scope, path));
+      if (value !== undefined) return { value, key: path };
+    }
+  }
+  return undefined;
+}
+
 const count = (v: unknown): number | undefined => {
   const n = parseNumber(v);
   return n !== undefined && n >= 0 && Number.isInteger(n) ? n : undefined;
@@ -255,12 +272,16 @@ export function readSignals(
   const fromBody = bodyNext(scopes, requestUrl);
   if (fromBody.url !== undefined) s.url = fromBody.url;
   if (fromBody.cursor !== undefined) s.cursor = fromBody.cursor;
+  if (fromBody.cursorKey !== undefined && typeof s.cursor === 'string') s.cursorKey = fromBody.cursorKey;
 
   const hasMore = first(scopes, HAS_MORE_KEYS, toBool);
   if (hasMore !== undefined) s.hasMore = hasMore;
   if (s.cursor === undefined && hasMore === true) {
-    const after = first(scopes, CONDITIONAL_CURSOR_KEYS, cursorValue);
-    if (after !== undefined && after !== END) s.cursor = after;
+    const after = firstWithKey(scopes, CONDITIONAL_CURSOR_KEYS, cursorValue);
+    if (after !== undefined && after.value !== END) {
+      s.cursor = after.value;
+      s.cursorKey = after.key;
+    }
   }
 
   const nextPage = explicitNextPage(scopes, headers, fromBody.nextPage);
@@ -312,8 +333,8 @@ function cursorValue(v: unknown): string | End | undefined {
 function bodyNext(
   scopes: JsonRecord[],
   base: URL,
-): { url?: string | End; cursor?: string | End; nextPage?: number | End } {
-  const out: { url?: string | End; cursor?: string | End; nextPage?: number | End } = {};
+): { url?: string | End; cursor?: string | End; cursorKey?: string; nextPage?: number | End } {
+  const out: { url?: string | End; cursor?: string | End; cursorKey?: string; nextPage?: number | End } = {};
   for (const scope of scopes) {
     for (const path of NEXT_URL_KEYS) {
       const raw = getPath(scope, path);
@@ -327,12 +348,18 @@ function bodyNext(
       } else if (count(v) !== undefined) {
         out.nextPage ??= count(v) ?? END;
       } else if (typeof v === 'string' && OPAQUE_NEXT_KEYS.has(path)) {
-        out.cursor ??= v;
+        if (out.cursor === undefined) {
+          out.cursor = v;
+          out.cursorKey = path;
+        }
       }
     }
     for (const path of CURSOR_KEYS) {
       const c = cursorValue(getPath(scope, path));
-      if (c !== undefined && (out.cursor === undefined || out.cursor === END)) out.cursor = c;
+      if (c !== undefined && (out.cursor === undefined || out.cursor === END)) {
+        out.cursor = c;
+        out.cursorKey = path;
+      }
     }
     if (out.url === undefined && linksWithoutNext(scope)) out.url = END;
   }
@@ -369,4 +396,39 @@ function explicitNextPage(
     if (n !== undefined) return n;
   }
   return fromNextKeys ?? first(scopes, NEXT_PAGE_KEYS, count);
+}
+
+/** Segments of a cursor key that say where the cursor goes back, after `next_` is taken off. */
+const CURSOR_PARAM_OF_KEY: Readonly<Record<string, string>> = {
+  end_cursor: 'after',
+  after: 'after',
+  next: '',
+  cursor: '',
+};
+
+/** At most this many other names are tried for a cursor whose parameter the server ignores. */
+const MAX_CURSOR_NAMES = 3;
+
+/**
+ * Other query parameters a cursor found under `key` may have to go back in, when the
+ * server ignores `current` (tally's `cursor`): Google-style APIs answer `next_page_token`
+ * and take `pageToken` or `page_token`; `next_token` goes back as `next_token`/`nextToken`
+ * or `token`. Derived from the key's last segment: without `next_`, in snake_case and
+ * camelCase, then the key itself. Never `current`, at most three.
+ */
+export function cursorParamNames(key: string, current: string): string[] {
+  const seg = key.slice(key.lastIndexOf('.') + 1);
+  const mapped = CURSOR_PARAM_OF_KEY[seg];
+  const base = mapped ?? seg.replace(/^next_/, '');
+  const names = mapped === undefined ? [base, camel(base), seg, camel(seg)] : [base];
+  const out: string[] = [];
+  for (const n of names) {
+    if (n === '' || n === current || out.includes(n)) continue;
+    out.push(n);
+  }
+  return out.slice(0, MAX_CURSOR_NAMES);
+}
+
+function camel(snake: string): string {
+  return snake.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }

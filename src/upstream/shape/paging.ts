@@ -5,12 +5,13 @@
  * list whatever else the response says; a pointer is never invented where the response
  * gives no sign of more.
  */
+import { SchemaDriftError } from './drift.js';
 import type { Endpoint } from './endpoints.js';
 import { findList } from './envelope.js';
 import { parseNumber } from './numbers.js';
 import { pagingOptions, type PagingOptions, type ShapeOptions } from './options.js';
 import { END } from './paging-end.js';
-import { type Headers, type PagingSignals, readSignals } from './paging-signals.js';
+import { cursorParamNames, type Headers, type PagingSignals, readSignals } from './paging-signals.js';
 
 /**
  * How to ask for the next page: a full URL (already resolved against the request URL;
@@ -36,6 +37,12 @@ export interface ListPage {
   note?: string;
   /** Where in the body the list was found (`""` for a bare array). */
   listPath?: string;
+  /**
+   * Other query parameters the cursor of a `params` next may go back in, should the
+   * server ignore the cursor parameter (from the key it came under: `next_page_token` →
+   * `page_token`, `pageToken`); absent when there is none to try.
+   */
+  cursorNames?: string[];
 }
 
 /** Where the caller is in the list. */
@@ -61,11 +68,25 @@ export function readListPage(
 ): ListPage {
   const found = findList(endpoint, body, opts);
   const signals = readSignals(found, body, headers ?? {}, requestUrl);
+  // `null` reads as an empty list (Go's nil slices), but not beside a total saying there are
+  // items this page should have held: that body contradicts itself, and nothing of it is usable.
+  if (found.wasNull === true && signals.total !== undefined && signals.total > state.seen) {
+    throw new SchemaDriftError(
+      endpoint,
+      'envelope',
+      `the list at '${found.path}' is null, yet the response counts ${signals.total} items` +
+        (state.seen > 0 ? ` and ${state.seen} were read before it` : ''),
+    );
+  }
   const po = pagingOptions(opts);
   const decision = decide(signals, found.items.length, po, requestUrl, state);
   const page: ListPage = { items: found.items, style: decision.style, listPath: found.path };
   if (decision.next !== undefined) page.next = decision.next;
   if (decision.note !== undefined) page.note = decision.note;
+  if (decision.style === 'cursor' && decision.next !== undefined && signals.cursorKey !== undefined) {
+    const names = cursorParamNames(signals.cursorKey, po.cursorParam);
+    if (names.length > 0) page.cursorNames = names;
+  }
   // A `count` equal to the page's length may be that length, not a total: do not report it as one.
   const ambiguous = signals.totalIsCount === true && signals.total === found.items.length;
   if (signals.total !== undefined && !ambiguous) page.total = signals.total;

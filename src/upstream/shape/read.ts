@@ -9,7 +9,7 @@ import { aliasesFor, type FieldKey } from './fields.js';
 import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import type { ShapeOptions } from './options.js';
-import { parseTime } from './time.js';
+import { epochUnitOf, parseTime } from './time.js';
 
 /** What a field reader needs: the options (for aliases) and where to report drift. */
 export interface ReadContext {
@@ -38,7 +38,8 @@ export function readField<T>(
     const r = convert(raw);
     if (r === 'skip') continue;
     if ('ok' in r) {
-      ctx.opts.trace?.field(ctx.drift.endpoint, key, path, conversionOf(raw));
+      // Only a time has an epoch unit: an id or a count is a number, never a time.
+      ctx.opts.trace?.field(ctx.drift.endpoint, key, path, convert === asTime ? epochUnit(raw) : undefined);
       return r.ok;
     }
     if ('coerced' in r) {
@@ -54,16 +55,16 @@ export function readField<T>(
   return undefined;
 }
 
-/** Names a conversion worth saying for `--explain`: epoch numbers are times in seconds or milliseconds. */
-function conversionOf(raw: unknown): string | undefined {
+/** The epoch unit a numeric time was read in, for `--explain` (the sizes parseTime tells apart). */
+function epochUnit(raw: unknown): string | undefined {
   const n =
     typeof raw === 'number'
       ? raw
-      : typeof raw === 'string' && /^\d{9,}$/.test(raw.trim())
+      : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim())
         ? Number(raw)
         : undefined;
-  if (n === undefined || n < 1e8) return undefined;
-  return n < 1e11 ? 'epoch seconds' : 'epoch milliseconds';
+  const unit = n === undefined ? undefined : epochUnitOf(n);
+  return unit === undefined ? undefined : `epoch ${unit}`;
 }
 
 /** Reports the keys of one record to the trace (`--explain`), when one listens. */

@@ -16,12 +16,24 @@ const ISO =
 // RFC 7231 / RFC 2822 dates: `Tue, 01 Jan 2030 10:00:00 GMT`.
 const HTTP_DATE = /^[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d{2}:\d{2}(:\d{2})? ([A-Z]{1,5}|[+-]\d{4})$/;
 
+/** The unit an epoch number is taken in, by its size; undefined for zero, negatives and non-numbers. */
+export function epochUnitOf(
+  n: number,
+): 'seconds' | 'milliseconds' | 'microseconds' | 'nanoseconds' | undefined {
+  if (!Number.isFinite(n) || n <= 0) return undefined;
+  if (n < SECONDS_BELOW) return 'seconds';
+  if (n < MILLIS_BELOW) return 'milliseconds';
+  if (n < MICROS_BELOW) return 'microseconds';
+  return 'nanoseconds';
+}
+
 /** Converts an epoch number in s, ms, µs or ns to ms; zero and negatives mean "not set". */
 function fromEpoch(n: number): number | undefined {
-  if (!Number.isFinite(n) || n <= 0) return undefined;
-  if (n < SECONDS_BELOW) return Math.round(n * 1000);
-  if (n < MILLIS_BELOW) return Math.round(n);
-  if (n < MICROS_BELOW) return Math.round(n / 1000);
+  const unit = epochUnitOf(n);
+  if (unit === undefined) return undefined;
+  if (unit === 'seconds') return Math.round(n * 1000);
+  if (unit === 'milliseconds') return Math.round(n);
+  if (unit === 'microseconds') return Math.round(n / 1000);
   return Math.round(n / 1e6);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeChannel } from '../../../src/upstream/shape/index.js';
+import { normalizeChannel, normalizeSession, type ShapeTrace } from '../../../src/upstream/shape/index.js';
 
 describe('normalizeChannel', () => {
   it('reads the canonical shape', () => {
@@ -142,5 +142,44 @@ describe('normalizeChannel', () => {
     expect(r.value).toBeUndefined();
     expect(r.drift.filter((d) => d.fatal)).toHaveLength(1);
     expect(r.drift.every((d) => d.endpoint === 'channels')).toBe(true);
+  });
+});
+
+describe('what --explain is told about ids and times', () => {
+  function traced(read: (trace: ShapeTrace) => void): Map<string, string | undefined> {
+    const fields = new Map<string, string | undefined>();
+    read({
+      field: (_e, key, path, how) => fields.set(`${key} ← ${path}`, how),
+      keys: () => {},
+      page: () => {},
+    });
+    return fields;
+  }
+
+  it('an id never has an epoch unit, however large or time-like', () => {
+    for (const id of [1_700_000_000_000, '1700000000000', '1462947128391651330', 1_700_000_000]) {
+      const fields = traced((trace) => normalizeChannel({ id, status: 'idle' }, { trace }));
+      expect(fields.get('channel.id ← id')).toBeUndefined();
+    }
+    const session = traced((trace) => normalizeSession({ session_id: 1_700_000_000_000 }, 'c1', { trace }));
+    expect(session.get('session.id ← session_id')).toBeUndefined();
+  });
+
+  it('a time says its epoch unit, by the size parseTime goes by', () => {
+    const fields = traced((trace) =>
+      normalizeSession(
+        {
+          id: 's1',
+          scheduled_at: 1_700_000_000,
+          started_at: '1700000000000',
+          ended_at: 1_700_000_000_000_000,
+        },
+        'c1',
+        { trace },
+      ),
+    );
+    expect(fields.get('session.scheduledAt ← scheduled_at')).toBe('epoch seconds');
+    expect(fields.get('session.startedAt ← started_at')).toBe('epoch milliseconds');
+    expect(fields.get('session.endedAt ← ended_at')).toBe('epoch microseconds');
   });
 });
