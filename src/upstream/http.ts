@@ -231,7 +231,7 @@ export class HttpTransport {
     }
     let body: unknown;
     try {
-      body = parseJsonBody(bytes.toString('utf8'));
+      body = parseJsonBody(bodyText(bytes, headerValue(headers['content-type'])));
     } catch (err) {
       const type =
         headerValue(headers['content-type'])?.split(';')[0]?.trim().slice(0, 60) || 'no content-type';
@@ -412,6 +412,23 @@ function oversized(what: string, max: number): UpstreamError {
 }
 
 /** Builds the decoders for a `Content-Encoding` list, outermost last. */
+/**
+ * A body's text: in the charset its content type names (UTF-8 when none, or one Node does
+ * not know), without a byte-order mark (some servers start JSON with one; JSON.parse
+ * would refuse it).
+ */
+export function bodyText(bytes: Buffer, contentType: string | undefined): string {
+  const label = /;\s*charset\s*=\s*"?([\w.:-]+)"?/i.exec(contentType ?? '')?.[1];
+  let decoder: InstanceType<typeof TextDecoder>;
+  try {
+    decoder = new TextDecoder(label ?? 'utf-8');
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  const text = decoder.decode(bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 function decoders(encoding: string | undefined, what: string): Transform[] {
   const codings = (encoding ?? '')
     .split(',')

@@ -177,6 +177,31 @@ describe('response bodies', () => {
     expect(s.received).toHaveLength(3);
   });
 
+  it.each<[string, string, Buffer]>([
+    [
+      'a UTF-8 byte-order mark',
+      'application/json',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"slug":"acme","name":"Café"}')]),
+    ],
+    [
+      'latin-1 named by its charset',
+      'application/json; charset=ISO-8859-1',
+      Buffer.from('{"slug":"acme","name":"Caf\u00e9"}', 'latin1'),
+    ],
+    [
+      'an unknown charset read as UTF-8',
+      'application/json; charset="x-nonsense"',
+      Buffer.from('{"slug":"acme","name":"Café"}'),
+    ],
+  ])('reads a JSON body with %s', async (_name, type, bytes) => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(bytes);
+    });
+    const part = await client(s.origin).fetchOrg(ACME);
+    expect(part).toMatchObject({ state: 'complete', value: { slug: 'acme', name: 'Café' } });
+  });
+
   it('a success whose body is not JSON (an HTML page) is fatal drift naming the endpoint, for objects and lists', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
