@@ -6,7 +6,7 @@
  * from the server never appear here.
  */
 import type { Learned, QueryMemory } from '../upstream/adapt.js';
-import type { DriftIssue, Endpoint, ShapeTrace } from '../upstream/shape/index.js';
+import { describeIssue, type DriftIssue, type Endpoint, type ShapeTrace } from '../upstream/shape/index.js';
 
 /** What was learned of one endpoint of one org. */
 export interface EndpointExplain {
@@ -87,7 +87,7 @@ export class ExplainCollector implements ShapeTrace {
   /** Records a drift issue of the current org. */
   drift(issue: DriftIssue & { org: string }): void {
     const e = this.entry(issue.endpoint, issue.org);
-    const line = `${issue.field}: ${issue.problem}${issue.fatal ? ' (fatal: the read failed)' : ''}`;
+    const line = `${describeIssue(issue)}${issue.fatal ? ' (fatal: the read failed)' : ''}`;
     if (!e.drift.includes(line) && e.drift.length < MAX_DRIFT) e.drift.push(line);
   }
 

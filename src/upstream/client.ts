@@ -38,6 +38,7 @@ import {
   sessionQuery,
 } from './filters.js';
 import {
+  describeIssue,
   type DriftIssue,
   type Endpoint,
   type Normalized,
@@ -289,7 +290,7 @@ export class UpstreamClient implements Fetcher {
       this.drift.report(org.slug, n.drift);
       const fatal = n.drift.find((i) => i.fatal);
       if (fatal) {
-        const err = new UpstreamError(`${what}: ${fatal.field} ${fatal.problem}`, { reason: 'schema' });
+        const err = new UpstreamError(`${what}: ${describeIssue(fatal)}`, { reason: 'schema' });
         return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
       }
       return this.settle(org, endpoint, valuePart(this.clock.now(), n.value));
@@ -364,7 +365,7 @@ export class UpstreamClient implements Fetcher {
       if (list.unusable.length > 0) {
         const first = list.unusable[0]!;
         const err = new UpstreamError(
-          `${what}: ${list.unusable.length} record(s) could not be read (${first.field} ${first.problem})`,
+          `${what}: ${list.unusable.length} record(s) could not be read (${describeIssue(first)})`,
           { reason: 'schema' },
         );
         return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));

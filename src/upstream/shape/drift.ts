@@ -59,6 +59,15 @@ export class DriftLog {
   }
 }
 
+/**
+ * One issue as a message: the field, a colon, the problem (`org: none of the fields tally
+ * reads is in the body; keys seen: "result"`). Every message that names an issue (a failed
+ * read's error, `--explain`) is built here, so they read alike.
+ */
+export function describeIssue(issue: Pick<DriftIssue, 'field' | 'problem'>): string {
+  return `${issue.field}: ${issue.problem}`;
+}
+
 /** Why a response did not fit, as a bounded word fit for a metric label. */
 export type DriftReason =
   | 'no_list'
