@@ -4,7 +4,7 @@
  * a response whose list or object cannot be found at all raises {@link SchemaDriftError}.
  */
 import { TallyError } from '../../core/errors.js';
-import type { Endpoint } from './endpoints.js';
+import { type Endpoint, LIST_ENDPOINTS } from './endpoints.js';
 
 /** One problem found while reading a response. */
 export interface DriftIssue {
@@ -71,6 +71,7 @@ export function describeIssue(issue: Pick<DriftIssue, 'field' | 'problem'>): str
 /** Why a response did not fit, as a bounded word fit for a metric label. */
 export type DriftReason =
   | 'no_list'
+  | 'no_object'
   | 'unrecognised_body'
   | 'not_json'
   | 'missing_id'
@@ -79,9 +80,28 @@ export type DriftReason =
   | 'unknown_word'
   | 'unreadable_value';
 
-/** The reason of an issue, from its field and problem. */
-export function driftReason(issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'>): DriftReason {
-  if (issue.field === 'envelope') return 'no_list';
+/**
+ * The reasons of drift that fails a read (no list or object found, nothing tally reads, not
+ * JSON, records without ids, every query refused). Tally's own rule `upstream_unreadable`
+ * alerts on these; the shipped Prometheus rule `TallySchemaDrift` leaves them out.
+ */
+export const READ_FAILING_REASONS: readonly DriftReason[] = [
+  'no_list',
+  'no_object',
+  'unrecognised_body',
+  'not_json',
+  'missing_id',
+  'query_refused',
+];
+
+/** The reason of an issue, from its endpoint, field and problem. */
+export function driftReason(
+  issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'> & { endpoint: string },
+): DriftReason {
+  // No envelope found: a list endpoint had no list, an object endpoint (profile,
+  // subscription, session detail) no object.
+  if (issue.field === 'envelope')
+    return LIST_ENDPOINTS.has(issue.endpoint as Endpoint) ? 'no_list' : 'no_object';
   if (issue.field === 'query') return 'query_refused';
   if (/none of the fields tally reads/.test(issue.problem)) return 'unrecognised_body';
   if (issue.field === 'body' && /not valid JSON/.test(issue.problem)) return 'not_json';
