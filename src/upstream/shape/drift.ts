@@ -94,6 +94,32 @@ export const READ_FAILING_REASONS: readonly DriftReason[] = [
   'query_refused',
 ];
 
+/** The field a record's missing id is reported under, per list endpoint (normalize-*.ts). */
+const ID_FIELDS: Readonly<Record<string, string>> = {
+  team: 'member.id',
+  channels: 'channel.id',
+  sessions: 'session.id',
+};
+
+/**
+ * Every series of read-failing drift an endpoint can report, with its field and reason:
+ * these are known before any response differs, so the drift metric starts them at 0 and
+ * `increase()` sees the first failure (the field of other drift is only known when it comes).
+ */
+export function readFailingSeries(endpoint: Endpoint): { field: string; reason: DriftReason }[] {
+  const out: { field: string; reason: DriftReason }[] = [
+    { field: 'envelope', reason: LIST_ENDPOINTS.has(endpoint) ? 'no_list' : 'no_object' },
+    { field: 'body', reason: 'not_json' },
+  ];
+  const id = ID_FIELDS[endpoint];
+  if (id !== undefined) {
+    out.push({ field: 'query', reason: 'query_refused' }, { field: id, reason: 'missing_id' });
+  } else {
+    out.push({ field: endpoint, reason: 'unrecognised_body' });
+  }
+  return out;
+}
+
 /** The reason of an issue, from its endpoint, field and problem. */
 export function driftReason(
   issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'> & { endpoint: string },

@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { describeIssue, driftReason, READ_FAILING_REASONS } from '../../../src/upstream/shape/drift.js';
+import {
+  describeIssue,
+  driftReason,
+  READ_FAILING_REASONS,
+  readFailingSeries,
+} from '../../../src/upstream/shape/drift.js';
+import { ENDPOINTS } from '../../../src/upstream/shape/endpoints.js';
+import {
+  normalizeChannel,
+  normalizeMember,
+  normalizeOrg,
+  normalizeSession,
+  normalizeSessionDetail,
+  normalizeSubscription,
+} from '../../../src/upstream/shape/index.js';
 
 describe('describeIssue', () => {
   it('puts a colon between the field and the problem, as every drift message does', () => {
@@ -46,5 +60,28 @@ describe('driftReason', () => {
       'query_refused',
       'unrecognised_body',
     ]);
+  });
+});
+
+describe('readFailingSeries', () => {
+  it('names the fields and reasons the normalizers really report for a record without id or a body with nothing tally reads', () => {
+    const fatal = {
+      team: normalizeMember({ name: 'x' }, {}).drift,
+      channels: normalizeChannel({ name: 'x' }, {}).drift,
+      sessions: normalizeSession({ title: 'x' }, 'c1', {}).drift,
+      org: normalizeOrg({ result: 1 }, 'acme', {}).drift,
+      subscription: normalizeSubscription({ result: 1 }, {}).drift,
+      session: normalizeSessionDetail({ result: 1 }, 's1', {}).drift,
+    };
+    for (const endpoint of ENDPOINTS) {
+      const issue = fatal[endpoint].find((i) => i.fatal)!;
+      const series = readFailingSeries(endpoint).map((x) => `${x.field} ${x.reason}`);
+      expect(series, endpoint).toContain(`${issue.field} ${driftReason(issue)}`);
+    }
+  });
+
+  it('uses only read-failing reasons', () => {
+    for (const endpoint of ENDPOINTS)
+      for (const { reason } of readFailingSeries(endpoint)) expect(READ_FAILING_REASONS).toContain(reason);
   });
 });
