@@ -145,7 +145,9 @@ export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext
 
 /**
  * The next query to try after `err` (a 400 or 422) answered `url`, with what it changes,
- * or undefined when nothing safer is left to try.
+ * or undefined when nothing safer is left to try. Everything the error complains of is
+ * changed at once: parameters it does not know are left out, a time it cannot parse gets
+ * the next format, a page size it names shrinks.
  */
 export function saferQuery(
   url: URL,
@@ -156,57 +158,127 @@ export function saferQuery(
   // Only the server's own words: tally's message names the request, and with it every parameter.
   const words = (err.upstreamWords ?? '').toLowerCase();
   const params = [...url.searchParams.keys()];
-  const named = params.filter((p) => mentions(words, p));
-  const filters = params.filter((p) => p !== ctx.perPageParam && !ctx.pagingParams.has(p));
+  const said = readComplaints(words, params, ctx);
   const perPage = Number(url.searchParams.get(ctx.perPageParam));
   const canShrink = !ctx.fixedPerPage && Number.isFinite(perPage) && url.searchParams.has(ctx.perPageParam);
-  // "unknown parameter per_page, from": the server does not know these names at all; no size will do.
-  const unknownNames =
-    named.length > 0 &&
-    /\b(unknown|unrecogni[sz]ed|unsupported|not (allowed|supported|permitted)|unexpected|invalid (query )?param)/.test(
-      words,
-    );
-  const aboutPageSize =
-    !unknownNames &&
-    (named.includes(ctx.perPageParam) ||
-      /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words));
+  const droppable = (p: string) =>
+    !ctx.pagingParams.has(p) && !fixed(ctx, p) && !(ctx.fixedPerPage && p === ctx.perPageParam);
+  const out = new URL(url);
+  let next: Learned = learned;
+  const drop = (ps: readonly string[]) => {
+    const gone = ps.filter(droppable);
+    for (const p of gone) out.searchParams.delete(p);
+    if (gone.length > 0) next = { ...next, drop: [...new Set([...(next.drop ?? []), ...gone])] };
+  };
 
-  // 1. A time the server cannot parse: the same time with a numeric offset, then in epoch seconds.
-  const times = named.filter(
-    (p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p) && !fixed(ctx, p),
-  );
-  if (times.length > 0 && /\b(format|date|time|timestamp|parse|invalid)\b/.test(words)) {
-    const fresh = times.filter((p) => !(learned.isoOffset ?? []).includes(p));
-    if (fresh.length > 0) {
-      const next = { ...learned, isoOffset: [...(learned.isoOffset ?? []), ...fresh] };
-      return { url: applyLearned(url, { isoOffset: fresh }, ctx), learned: next };
-    }
-    const next = { ...learned, epoch: [...(learned.epoch ?? []), ...times] };
-    return { url: applyLearned(url, { epoch: times }, ctx), learned: next };
+  // 1. Parameters the server does not know or take at all: left out, whatever their value.
+  drop(said.unknown);
+  // 2. A time it cannot parse: the same time with a numeric offset, then in epoch seconds,
+  //    then left out (tally keeps only what lies in the window itself).
+  const times = said.time.filter((p) => !fixed(ctx, p));
+  const offset = times.filter((p) => !(next.isoOffset ?? []).includes(p) && !(next.epoch ?? []).includes(p));
+  const epoch = times.filter((p) => (next.isoOffset ?? []).includes(p) && !(next.epoch ?? []).includes(p));
+  if (offset.length > 0) next = { ...next, isoOffset: [...(next.isoOffset ?? []), ...offset] };
+  if (epoch.length > 0) next = { ...next, epoch: [...(next.epoch ?? []), ...epoch] };
+  for (const [k, v] of applyLearned(out, { isoOffset: offset, epoch }, ctx).searchParams)
+    if (times.includes(k)) out.searchParams.set(k, v);
+  drop(times.filter((p) => !offset.includes(p) && !epoch.includes(p)));
+  // 3. The page size it names: the maximum the error states, else half, down to the floor.
+  if (said.pageSize && canShrink) shrink();
+  if (next !== learned) return { url: out, learned: next };
+
+  // Nothing it names could be changed. With no parameter named at all: a smaller page
+  // size, down to the floor, then every filter tally chose. Else the parameters it names.
+  if (said.named.length === 0) {
+    if (canShrink) shrink();
+    else drop(params.filter((p) => p !== ctx.perPageParam));
+  } else {
+    drop(said.named);
   }
-  // 2. The page size: the maximum the error states, else half, down to the floor.
-  if (canShrink && (aboutPageSize || named.length === 0)) {
-    const max = statedMaximum(words, perPage);
+  return next === learned ? undefined : { url: out, learned: next };
+
+  function shrink(): void {
+    const max = statedMaximum(said.pageSizeWords, perPage);
     const size = max ?? Math.floor(perPage / 2);
-    const out = new URL(url);
     if (size >= PER_PAGE_FLOOR || (max !== undefined && max >= 1)) {
       out.searchParams.set(ctx.perPageParam, String(size));
-      return { url: out, learned: { ...learned, perPage: size } };
+      next = { ...next, perPage: size };
+    } else {
+      // Below the floor: leave the page size to the server.
+      drop([ctx.perPageParam]);
     }
-    // Below the floor: leave the page size to the server.
-    out.searchParams.delete(ctx.perPageParam);
-    return { url: out, learned: { ...learned, drop: [...(learned.drop ?? []), ctx.perPageParam] } };
   }
-  // 3. Parameters the server names, or, when it names none, every filter tally chose.
-  const drop = (named.length > 0 ? named.filter((p) => !ctx.pagingParams.has(p)) : filters).filter(
-    (p) => !(ctx.fixedPerPage && p === ctx.perPageParam) && !fixed(ctx, p),
-  );
-  if (drop.length > 0) {
-    const out = new URL(url);
-    for (const p of drop) out.searchParams.delete(p);
-    return { url: out, learned: { ...learned, drop: [...new Set([...(learned.drop ?? []), ...drop])] } };
+}
+
+/**
+ * Phrases by which a server says it does not know or take a parameter at all (`unknown
+ * query parameter: status`, `does not support the query parameter 'per_page'`, `per_page
+ * is not supported`, `unrecognised parameter`, `not allowed`).
+ */
+const UNKNOWN =
+  /\b(unknown|unrecogni[sz]ed|not recogni[sz]ed|unsupported|not supported|(does|do) ?n[o']?t (support|accept|allow|recogni[sz]e|know)|not (allowed|permitted|accepted|expected)|unexpected|unpermitted|extraneous|invalid (query )?param|no such (query )?param|not a (valid|known|recogni[sz]ed) (query )?param)/;
+/** Phrases about a value that is not a time the server can read. */
+const TIME =
+  /\b(format|date|datetime|time|timestamp|parse|parsable|parseable|iso|rfc|invalid|malformed|expected)\b/;
+/** Phrases about the page size, whatever its parameter is called. */
+const PAGE_SIZE = /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/;
+
+/** What an error says about the parameters of the request it answers. */
+interface Complaints {
+  /** Every parameter the words name. */
+  named: string[];
+  /** Parameters it says it does not know or take. */
+  unknown: string[];
+  /** Time parameters it says it cannot read. */
+  time: string[];
+  /** It speaks of the page size (and not as a parameter it does not know). */
+  pageSize: boolean;
+  /** The words that speak of the page size, to find a maximum in. */
+  pageSizeWords: string;
+}
+
+/**
+ * Reads what the error says of each parameter, clause by clause (`;`, sentences, one entry
+ * of an errors list each): a clause names parameters and says what is wrong with them, so
+ * `per_page must be at most 50; unknown parameter: status` shrinks the page size and leaves
+ * out `status`. A clause that names no parameter speaks of those named elsewhere.
+ */
+function readComplaints(words: string, params: readonly string[], ctx: AdaptContext): Complaints {
+  const clauses = words.split(/;|\.\s|\.$|\n/).filter((c) => c.trim() !== '');
+  const namedIn = (c: string) => params.filter((p) => mentions(c, p));
+  const named = params.filter((p) => mentions(words, p));
+  const loose = clauses.filter((c) => namedIn(c).length === 0);
+  const out: Complaints = { named, unknown: [], time: [], pageSize: false, pageSizeWords: '' };
+  const sizeClauses: string[] = [];
+  for (const p of named) {
+    const own = clauses.filter((c) => namedIn(c).includes(p));
+    const about = own.length > 0 ? own : clauses;
+    const isSize = p === ctx.perPageParam;
+    // A maximum below the size asked for makes it a size the server caps, not a name it refuses.
+    const statesMax = isSize && about.some((c) => statedMaximum(c, Number.POSITIVE_INFINITY) !== undefined);
+    if (
+      !statesMax &&
+      (about.some((c) => UNKNOWN.test(c)) ||
+        (!own.some((c) => TIME.test(c)) && loose.some((c) => UNKNOWN.test(c))))
+    ) {
+      out.unknown.push(p);
+    } else if (
+      ctx.timeParams.has(p) &&
+      (about.some((c) => TIME.test(c)) || loose.some((c) => TIME.test(c)))
+    ) {
+      out.time.push(p);
+    } else if (isSize) {
+      out.pageSize = true;
+      sizeClauses.push(...about);
+    }
   }
-  return undefined;
+  const sizeWords = clauses.filter((c) => PAGE_SIZE.test(c) && !out.unknown.some((p) => mentions(c, p)));
+  if (sizeWords.length > 0 && !out.unknown.includes(ctx.perPageParam)) {
+    out.pageSize = true;
+    sizeClauses.push(...sizeWords);
+  }
+  out.pageSizeWords = sizeClauses.join('; ');
+  return out;
 }
 
 /** Whether `words` name the parameter `p` (as a word, in any quoting). */
@@ -215,12 +287,17 @@ function mentions(words: string, p: string): boolean {
   return new RegExp(`(^|[^a-z0-9_])${escaped}($|[^a-z0-9_])`).test(words);
 }
 
-/** A maximum the error states (`at most 50`, `maximum: 50`, `<= 50`, `between 1 and 50`), below `current`. */
+/**
+ * A maximum the error states (`at most 50`, `maximum: 50`, `<= 50`, `between 1 and 50`,
+ * `values above 50 are not allowed`), below `current`.
+ */
 function statedMaximum(words: string, current: number): number | undefined {
   const patterns = [
     /(?:max(?:imum)?|at most|no more than|not exceed|up to|less than or equal to|<=?)\D{0,20}?(\d{1,6})/,
     /between\s+\d+\s+and\s+(\d{1,6})/,
     /(\d{1,6})\s+(?:or fewer|at most|max(?:imum)?)/,
+    // `values above 50 are not allowed`: a bound the server refuses to pass (not a minimum).
+    /(?:above|over|greater than|more than|exceeding)\s+(\d{1,6})\b.*\b(?:not|too|cannot|disallowed|refused|rejected)\b/,
   ];
   for (const re of patterns) {
     const m = re.exec(words);

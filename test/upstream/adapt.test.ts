@@ -62,6 +62,47 @@ describe('saferQuery', () => {
       'per_page is not supported',
       'status=live&from=2030-01-07T09%3A00%3A00.000Z',
     ],
+    ...(
+      [
+        ['JSON:API: does not support', "per_page: does not support the query parameter 'per_page'"],
+        [
+          'JSON:API with a title',
+          "per_page: Invalid Query Parameter: The resource does not support the query parameter 'per_page'.",
+        ],
+        ['source.parameter and words that name nothing', 'per_page: this parameter is not supported'],
+        ["doesn't support", "the endpoint doesn't support per_page"],
+        ['unsupported', 'unsupported parameter: per_page'],
+        ['unknown', 'unknown field per_page'],
+        ['unrecognized', 'unrecognized query parameter "per_page"'],
+        ['unrecognised', "unrecognised parameter 'per_page'"],
+        ['not recognised', 'per_page: not recognised'],
+        ['not allowed', 'per_page is not allowed'],
+        ['not permitted', 'parameter per_page not permitted'],
+        ['an errors entry by param', 'per_page: unrecognized'],
+      ] as const
+    ).map(
+      ([what, words]) =>
+        [
+          `a page size parameter it does not take (${what})`,
+          words,
+          'status=live&from=2030-01-07T09%3A00%3A00.000Z',
+        ] as [string, string, string],
+    ),
+    [
+      'a maximum and an unknown filter, clause by clause',
+      'per_page must be at most 50; unknown parameter: status',
+      'per_page=50&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'a maximum phrased as not allowed',
+      'per_page: values above 50 are not allowed',
+      'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'a JSON:API refusal of a time parameter: left out, not reformatted',
+      "from: Invalid Query Parameter: The resource does not support the query parameter 'from'.",
+      'per_page=100&status=live',
+    ],
   ])('reads %s', (_what, words, query) => {
     const next = saferQuery(url, err(400, words), {}, ctx);
     expect(next?.url.search.slice(1)).toBe(query);
@@ -292,6 +333,81 @@ describe('a client against servers that refuse its queries', () => {
     expect(part.state === 'failed' && part.error.message).toMatch(/^GET \/v1\/acme\/channels/);
     expect(server.received.length).toBeLessThanOrEqual(1 + 6);
     expect(logs.text()).toContain('the server refused a query');
+  });
+});
+
+describe('JSON:API and problem errors that name the parameter', () => {
+  let server: Loopback | undefined;
+  let client: UpstreamClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it.each<[string, (p: string) => unknown]>([
+    [
+      'source.parameter',
+      (p) => ({
+        errors: [{ detail: `does not support the query parameter '${p}'`, source: { parameter: p } }],
+      }),
+    ],
+    [
+      'source.parameter with words that do not name it',
+      (p) => ({
+        errors: [
+          { title: 'Invalid Query Parameter', detail: 'Not supported here.', source: { parameter: p } },
+        ],
+      }),
+    ],
+    [
+      'source.pointer',
+      (p) => ({ errors: [{ detail: 'is not permitted', source: { pointer: `/query/${p}` } }] }),
+    ],
+    ['param', (p) => ({ errors: [{ param: p, message: 'unrecognized' }] })],
+    [
+      'field (problem+json)',
+      (p) => ({ title: 'Bad Request', errors: [{ field: p, message: 'not allowed' }] }),
+    ],
+  ])('leaves out a page size refused by %s at once, without halving it first', async (_what, body) => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('per_page')) {
+        return json(res, 400, body('per_page'), { 'content-type': 'application/vnd.api+json' });
+      }
+      json(res, 200, { data: CHANNELS.slice(0, 5) });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchChannels(ACME);
+    expect(part.state === 'complete' && part.value).toHaveLength(5);
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels',
+    ]);
+    expect(memory.get('acme', 'channels')).toEqual({ drop: ['per_page'] });
+  });
+
+  it('leaves out every parameter a JSON:API errors list names, in one step, however long the list', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const bad = [...url.searchParams.keys()];
+      if (bad.length > 0)
+        return json(res, 400, {
+          errors: bad.map((p) => ({
+            status: '400',
+            code: 'invalid_query_parameter',
+            title: 'Invalid Query Parameter',
+            detail: `The resource does not support the query parameter '${p}'.`,
+            source: { parameter: p },
+          })),
+        });
+      json(res, 200, { data: [] });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect((await client.fetchSessions(ACME, 'c1')).state).toBe('complete');
+    expect(server.received).toHaveLength(2);
+    expect(memory.get('acme', 'sessions')?.drop?.sort()).toEqual(['from', 'per_page', 'to']);
   });
 });
 
