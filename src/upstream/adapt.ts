@@ -5,10 +5,13 @@
  * says (a parameter it names, a maximum it states, or nothing) and asks again with a
  * safer query: the named maximum or half the page size down to a floor, then without the
  * parameters the server refuses; for a time it cannot parse, ISO 8601 with a numeric
- * offset, then epoch seconds. What
- * worked is remembered per org and endpoint (and kept in the state directory by the
- * caller), tried first on the next read, and learned again when it stops working. A page
- * size set in the config is never changed. 401 and 403 never adapt anything.
+ * offset, then epoch seconds. What was learned is remembered per org and endpoint (and
+ * kept in the state directory by the caller) at every step, whether the read ends
+ * answered, refused, or out of safer queries to try: the next read starts from the best
+ * query known, and goes on from there when that is refused too. A list whose every safer
+ * query was refused is asked again only now and then (REFUSED_RETRY_MS, doubling), one
+ * request at a time, until it is answered. A page size set in the config is never
+ * changed. 401 and 403 never adapt anything.
  */
 import type { UpstreamError } from './errors.js';
 
@@ -25,16 +28,32 @@ export interface Learned {
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
-   * Even the safest query was refused: later reads send it once, without adapting again,
-   * until it is answered (then this is cleared).
+   * No query with this was answered yet: it is the best known, but the server refused the
+   * last one tried. The next read starts from it and adapts further when it is refused
+   * too; once nothing safer is left, reads wait for {@link QueryMemory.refusal}. Cleared by
+   * the first answer.
    */
   refused?: boolean;
 }
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
-/** Safer queries tried for one read before it fails. */
+/** Safer queries tried for one read before it fails; the next read goes on from the last. */
 export const MAX_ADAPTATIONS = 6;
+/** After every safer query was refused: the wait before a read asks again, doubling per refusal. */
+export const REFUSED_RETRY_MS = 5 * 60_000;
+/** The longest wait between two reads of a list whose every query is refused. */
+export const REFUSED_RETRY_MAX_MS = 60 * 60_000;
+
+/** A list whose every safer query was refused: when to ask again, and what the server said. */
+export interface Refusal {
+  /** Reads before this time fail at once, without a request. */
+  retryAt: number;
+  /** Refusals in a row, for the doubling wait. */
+  times: number;
+  /** The server's last refusal. */
+  error: UpstreamError;
+}
 
 /** What {@link saferQuery} knows of the request besides its URL. */
 export interface AdaptContext {
@@ -58,6 +77,10 @@ const fixed = (ctx: AdaptContext, p: string): boolean => ctx.fixedParams?.has(p)
 /** Remembers what worked per org and endpoint; `onChange` persists it. */
 export class QueryMemory {
   private readonly learned = new Map<string, Learned>();
+  /** Changes per key, so that a read can tell another read learned something meanwhile. */
+  private readonly versions = new Map<string, number>();
+  /** Lists whose every safer query was refused (not persisted: a restart asks once again). */
+  private readonly refusals = new Map<string, Refusal>();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -66,12 +89,49 @@ export class QueryMemory {
     return this.learned.get(key(org, endpoint));
   }
 
-  /** Records what worked; unchanged knowledge is not written again. */
+  /** How often what is known of `org`'s `endpoint` changed (in this process). */
+  version(org: string, endpoint: string): number {
+    return this.versions.get(key(org, endpoint)) ?? 0;
+  }
+
+  /** Records what was learned; unchanged knowledge is not written again. An answer ends a refusal. */
   set(org: string, endpoint: string, l: Learned): void {
     const k = key(org, endpoint);
+    if (l.refused !== true) this.refusals.delete(k);
     if (JSON.stringify(this.learned.get(k)) === JSON.stringify(l)) return;
     this.learned.set(k, l);
+    this.versions.set(k, (this.versions.get(k) ?? 0) + 1);
     this.onChange?.(this.toJSON());
+  }
+
+  /** The refusal of every safer query of `org`'s `endpoint`, while reads wait for it. */
+  refusal(org: string, endpoint: string): Refusal | undefined {
+    return this.refusals.get(key(org, endpoint));
+  }
+
+  /**
+   * Notes that every safer query was refused at `now` (again): reads wait
+   * {@link REFUSED_RETRY_MS}, doubled per refusal in a row, at most {@link REFUSED_RETRY_MAX_MS}.
+   */
+  refuse(org: string, endpoint: string, error: UpstreamError, now: number): Refusal {
+    const k = key(org, endpoint);
+    const times = (this.refusals.get(k)?.times ?? 0) + 1;
+    const wait = Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(times - 1, 20));
+    const r = { retryAt: now + wait, times, error };
+    this.refusals.set(k, r);
+    return r;
+  }
+
+  /**
+   * Whether a read of a refused list may ask now: it may when the wait is over, and then
+   * the next one waits again (so that reads at the same time send one request, not many).
+   */
+  claimRetry(org: string, endpoint: string, now: number): boolean {
+    const r = this.refusals.get(key(org, endpoint));
+    if (!r) return true;
+    if (now < r.retryAt) return false;
+    r.retryAt = now + Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(r.times - 1, 20));
+    return true;
   }
 
   /** Records filters the server answered without applying (kept with what else was learned). */
@@ -83,7 +143,12 @@ export class QueryMemory {
 
   /** Forgets what stopped working. */
   forget(org: string, endpoint: string): void {
-    if (this.learned.delete(key(org, endpoint))) this.onChange?.(this.toJSON());
+    const k = key(org, endpoint);
+    this.refusals.delete(k);
+    if (this.learned.delete(k)) {
+      this.versions.set(k, (this.versions.get(k) ?? 0) + 1);
+      this.onChange?.(this.toJSON());
+    }
   }
 
   /** Everything learned, `org endpoint` → learned. */
@@ -168,7 +233,13 @@ export function saferQuery(
   const drop = (ps: readonly string[]) => {
     const gone = ps.filter(droppable);
     for (const p of gone) out.searchParams.delete(p);
-    if (gone.length > 0) next = { ...next, drop: [...new Set([...(next.drop ?? []), ...gone])] };
+    if (gone.length === 0) return;
+    next = { ...next, drop: [...new Set([...(next.drop ?? []), ...gone])] };
+    // A parameter left out has no size: what was learned of it goes.
+    if (gone.includes(ctx.perPageParam) && next.perPage !== undefined) {
+      const { perPage: _size, ...rest } = next;
+      next = rest;
+    }
   };
 
   // 1. Parameters the server does not know or take at all: left out, whatever their value.

@@ -325,7 +325,7 @@ export class UpstreamClient implements Fetcher {
         url,
         shape: this.opts.shape,
         maxPages: this.opts.maxPages,
-        adapt: { memory: this.memory, ctx: this.adaptContext() },
+        adapt: { memory: this.memory, ctx: this.adaptContext(), now: () => this.clock.now() },
         onAdapt: (what) => {
           // Once per org and endpoint at warn; the ladder again later is debug.
           const key = `${org.slug} ${endpoint}`;
@@ -346,8 +346,9 @@ export class UpstreamClient implements Fetcher {
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
       const notJson = read.error === undefined ? undefined : notJsonDrift(endpoint, read.error);
       if (notJson) envelope.push(notJson);
-      // Every query tried was refused: the list cannot be read at all, which is drift, not an empty org.
-      if (read.pages === 0 && (read.error?.status === 400 || read.error?.status === 422)) {
+      // Every query tried was refused: the list cannot be read at all, which is drift, not an
+      // empty org. (A read not sent while the refusal waits saw no response: no drift of it.)
+      if (read.pages === 0 && !read.notSent && (read.error?.status === 400 || read.error?.status === 422)) {
         const words = (read.error.upstreamWords ?? '').slice(0, 120);
         envelope.push({
           endpoint,

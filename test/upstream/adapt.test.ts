@@ -4,6 +4,7 @@ import { applyLearned, QueryMemory, saferQuery } from '../../src/upstream/adapt.
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
+import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
 
 // Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
@@ -218,7 +219,9 @@ describe('a client against servers that refuse its queries', () => {
     expect(part.state === 'complete' && part.value).toHaveLength(120);
     const learned = memory.get('acme', 'channels')?.perPage;
     expect(learned).toBeLessThanOrEqual(50);
-    expect(saved).toHaveLength(1);
+    // Saved as it was learned, and last as the query that was answered.
+    expect(saved.length).toBeGreaterThanOrEqual(1);
+    expect(saved.at(-1)).toEqual({ 'acme channels': { perPage: learned } });
     // The next read asks for the learned size at once.
     const before = server.received.length;
     await client.fetchChannels(ACME);
@@ -419,7 +422,7 @@ describe('a server that refuses everything tally tries', () => {
     await server?.close();
   });
 
-  it('costs one request per later read, warns once, and recovers when answered', async () => {
+  it('asks again only when the wait is over, one request each time, warns once, and recovers when answered', async () => {
     let refuse = true;
     server = await startServer((_req, res) => {
       if (refuse) return json(res, 400, { detail: 'no' });
@@ -427,17 +430,58 @@ describe('a server that refuses everything tally tries', () => {
     });
     const memory = new QueryMemory();
     const logs = captureLogger();
-    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory }));
+    const clock = new ManualClock();
+    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory, clock }));
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     const ladder = server.received.length;
     expect(ladder).toBeGreaterThan(1);
     expect(memory.get('acme', 'channels')?.refused).toBe(true);
+    // Until the wait is over, reads fail at once, saying so, without a request.
+    for (const s of [0, 60, 299]) {
+      clock.time = CLOCK_START + s * 1000;
+      const part = await client.fetchChannels(ACME);
+      expect(part.state).toBe('failed');
+      expect(part.state === 'failed' && part.error).toMatchObject({
+        reason: 'http_4xx',
+        message: expect.stringMatching(
+          /^GET \/v1\/acme\/channels: not sent: the server refused every query tally tried \(400: no\); asked again from 2026-11-01T12:05:00/,
+        ),
+      });
+    }
+    expect(server.received.length).toBe(ladder);
+    // Then one request; refused again, the wait doubles (10 minutes).
+    clock.time = CLOCK_START + 300_000;
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
-    expect(server.received.length - ladder).toBe(1);
+    expect(server.received.length).toBe(ladder + 1);
+    clock.time = CLOCK_START + 899_000;
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    expect(server.received.length).toBe(ladder + 1);
     expect(logs.text().match(/"level":"?(warn|40)"?[^\n]*asking again with a safer one/g)?.length).toBe(1);
     refuse = false;
+    clock.time = CLOCK_START + 900_000;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(server.received.length).toBe(ladder + 2);
     expect(memory.get('acme', 'channels')?.refused).toBeUndefined();
+    expect(memory.refusal('acme', 'channels')).toBeUndefined();
+    // Answered: the next read asks at once.
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(server.received.length).toBe(ladder + 3);
+  });
+
+  it('counts the refusal as drift when the server said it, not for reads that were not sent', async () => {
+    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    const drift: string[] = [];
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory: new QueryMemory(),
+        clock: new ManualClock(),
+        observer: { onDrift: (i) => drift.push(`${i.endpoint} ${i.field}`) },
+      }),
+    );
+    await client.fetchChannels(ACME);
+    await client.fetchChannels(ACME);
+    await client.fetchChannels(ACME);
+    expect(drift).toEqual(['channels query']);
   });
 });
 
