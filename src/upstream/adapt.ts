@@ -4,8 +4,10 @@
  * server that refuses one of them answers 400 or 422; tally then reads what the error
  * says (a parameter it names, a maximum it states, or nothing) and asks again with a
  * safer query: the named maximum or half the page size down to a floor, then without the
- * parameters the server refuses; for a time it cannot parse, ISO 8601 with a numeric
- * offset, then epoch seconds. What was learned is remembered per org and endpoint (and
+ * parameters the server refuses; for a time it cannot parse, the format the error states,
+ * else the format the other time parameter was found to take, else ISO 8601 with a
+ * numeric offset, then epoch seconds, then without it (tally filters the window itself).
+ * What was learned is remembered per org and endpoint (and
  * kept in the state directory by the caller) at every step, whether the read ends
  * answered, refused, or out of safer queries to try: the next read starts from the best
  * query known, and goes on from there when that is refused too. A list whose every safer
@@ -14,6 +16,14 @@
  * changed. 401 and 403 never adapt anything.
  */
 import type { UpstreamError } from './errors.js';
+import {
+  formatTime,
+  granularityMs,
+  isTimeFormat,
+  parseSentTime,
+  statedTimeFormat,
+  TIME_LADDER,
+} from './time-formats.js';
 
 /** What was learned about one org's endpoint. */
 export interface Learned {
@@ -21,10 +31,12 @@ export interface Learned {
   perPage?: number;
   /** Query parameters the server refuses; they are left out. */
   drop?: string[];
-  /** Time parameters to send as epoch seconds. */
-  epoch?: string[];
-  /** Time parameters to send as ISO 8601 with a numeric offset (`+00:00`) instead of `Z`. */
-  isoOffset?: string[];
+  /**
+   * Time parameters sent in another format than tally's own, parameter → format
+   * (`iso_offset`, `epoch_s`, `epoch_ms` or a pattern such as `YYYY-MM-DD HH:mm:ss`:
+   * time-formats.ts). A parameter left out has none.
+   */
+  times?: Record<string, string>;
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
@@ -38,8 +50,13 @@ export interface Learned {
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
-/** Safer queries tried for one read before it fails; the next read goes on from the last. */
-export const MAX_ADAPTATIONS = 6;
+/**
+ * Safer queries tried for one read before it fails; the next read goes on from the last.
+ * Enough for the longest ladder one server is likely to need in one read: the page size
+ * halved to the floor (4), both time parameters through their formats to being left out
+ * (3 or 4 each), and a filter.
+ */
+export const MAX_ADAPTATIONS = 12;
 /** After every safer query was refused: the wait before a read asks again, doubling per refusal. */
 export const REFUSED_RETRY_MS = 5 * 60_000;
 /** The longest wait between two reads of a list whose every query is refused. */
@@ -62,6 +79,8 @@ export interface AdaptContext {
   pagingParams: ReadonlySet<string>;
   /** Parameters holding a time (the window's from and to). */
   timeParams: ReadonlySet<string>;
+  /** Time parameters that end the window: a coarser format rounds them up, not down. */
+  endParams?: ReadonlySet<string> | undefined;
   /** The page size is set in the config: never changed. */
   fixedPerPage: boolean;
   /**
@@ -177,11 +196,34 @@ function sanitize(v: unknown): Learned | undefined {
   if (o['refused'] === true) out.refused = true;
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
-  for (const f of ['drop', 'epoch', 'isoOffset', 'ignored'] as const) {
+  for (const f of ['drop', 'ignored'] as const) {
     const list = o[f];
     if (Array.isArray(list) && list.every((x) => typeof x === 'string')) out[f] = list as string[];
   }
+  const times: Record<string, string> = {};
+  const t = o['times'];
+  if (t !== null && typeof t === 'object' && !Array.isArray(t))
+    for (const [p, f] of Object.entries(t)) if (isTimeFormat(f)) times[p] = f;
+  // Written by earlier versions: lists of parameters sent with a numeric offset or in epoch seconds.
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+  for (const p of strings(o['isoOffset'])) times[p] ??= 'iso_offset';
+  for (const p of strings(o['epoch']))
+    if (times[p] === undefined || times[p] === 'iso_offset') times[p] = 'epoch_s';
+  for (const p of out.drop ?? []) delete times[p];
+  if (Object.keys(times).length > 0) out.times = times;
   return out;
+}
+
+/**
+ * How far a server's reading of the window may lie outside tally's, for the formats
+ * learned: coarser formats are rounded outwards by up to a step, and a server may read
+ * an end as the whole of its step (`to=2026-12-03` up to that day's end), so sessions
+ * within two steps of the window are not a sign that the server ignores it.
+ */
+export function windowSlackMs(l: Learned | undefined): number {
+  let step = 0;
+  for (const f of Object.values(l?.times ?? {})) step = Math.max(step, granularityMs(f));
+  return 2 * step;
 }
 
 /** `url` with what was learned applied. */
@@ -192,18 +234,11 @@ export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
   for (const p of l.drop ?? []) if (!fixed(ctx, p)) out.searchParams.delete(p);
-  for (const p of l.isoOffset ?? []) {
-    if ((l.epoch ?? []).includes(p) || fixed(ctx, p)) continue;
-    const v = out.searchParams.get(p);
-    const ms = v === null ? Number.NaN : Date.parse(v);
-    if (Number.isFinite(ms))
-      out.searchParams.set(p, new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
-  }
-  for (const p of l.epoch ?? []) {
+  for (const [p, format] of Object.entries(l.times ?? {})) {
     if (fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
-    const ms = v === null ? Number.NaN : /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
-    if (Number.isFinite(ms)) out.searchParams.set(p, String(Math.floor(ms / 1000)));
+    const ms = v === null ? Number.NaN : parseSentTime(v);
+    if (Number.isFinite(ms)) out.searchParams.set(p, formatTime(ms, format, ctx.endParams?.has(p) === true));
   }
   return out;
 }
@@ -219,6 +254,8 @@ export function saferQuery(
   err: UpstreamError,
   learned: Learned,
   ctx: AdaptContext,
+  /** Formats already tried per time parameter in this read; updated with the ones chosen. */
+  tried: Map<string, Set<string>> = new Map(),
 ): { url: URL; learned: Learned } | undefined {
   // Only the server's own words: tally's message names the request, and with it every parameter.
   const words = (err.upstreamWords ?? '').toLowerCase();
@@ -235,25 +272,40 @@ export function saferQuery(
     for (const p of gone) out.searchParams.delete(p);
     if (gone.length === 0) return;
     next = { ...next, drop: [...new Set([...(next.drop ?? []), ...gone])] };
-    // A parameter left out has no size: what was learned of it goes.
+    // A parameter left out has no size and no format: what was learned of it goes.
     if (gone.includes(ctx.perPageParam) && next.perPage !== undefined) {
       const { perPage: _size, ...rest } = next;
       next = rest;
+    }
+    if (gone.some((p) => next.times?.[p] !== undefined)) {
+      const times = Object.fromEntries(Object.entries(next.times ?? {}).filter(([p]) => !gone.includes(p)));
+      const { times: _old, ...rest } = next;
+      next = Object.keys(times).length > 0 ? { ...rest, times } : rest;
     }
   };
 
   // 1. Parameters the server does not know or take at all: left out, whatever their value.
   drop(said.unknown);
-  // 2. A time it cannot parse: the same time with a numeric offset, then in epoch seconds,
-  //    then left out (tally keeps only what lies in the window itself).
-  const times = said.time.filter((p) => !fixed(ctx, p));
-  const offset = times.filter((p) => !(next.isoOffset ?? []).includes(p) && !(next.epoch ?? []).includes(p));
-  const epoch = times.filter((p) => (next.isoOffset ?? []).includes(p) && !(next.epoch ?? []).includes(p));
-  if (offset.length > 0) next = { ...next, isoOffset: [...(next.isoOffset ?? []), ...offset] };
-  if (epoch.length > 0) next = { ...next, epoch: [...(next.epoch ?? []), ...epoch] };
-  for (const [k, v] of applyLearned(out, { isoOffset: offset, epoch }, ctx).searchParams)
-    if (times.includes(k)) out.searchParams.set(k, v);
-  drop(times.filter((p) => !offset.includes(p) && !epoch.includes(p)));
+  // 2. A time it cannot parse: the next format for it (the one the error states, the one
+  //    the other time parameter takes, ISO 8601 with an offset, epoch seconds), and when
+  //    none is left, without it: tally keeps only what lies in the window itself.
+  const exhausted: string[] = [];
+  for (const p of said.time) {
+    if (fixed(ctx, p)) continue;
+    const format = nextTimeFormat(p, said.stated.get(p), next, params, tried);
+    if (format === undefined) {
+      exhausted.push(p);
+      continue;
+    }
+    const ms = parseSentTime(out.searchParams.get(p) ?? '');
+    if (!Number.isFinite(ms)) {
+      exhausted.push(p);
+      continue;
+    }
+    out.searchParams.set(p, formatTime(ms, format, ctx.endParams?.has(p) === true));
+    next = { ...next, times: { ...next.times, [p]: format } };
+  }
+  drop(exhausted);
   // 3. The page size it names: the maximum the error states, else half, down to the floor.
   if (said.pageSize && canShrink) shrink();
   if (next !== learned) return { url: out, learned: next };
@@ -282,6 +334,33 @@ export function saferQuery(
 }
 
 /**
+ * The next format to send time parameter `p` in, or undefined when every one was tried:
+ * the format the error states (unless just tried), else the first not yet tried of the
+ * format another time parameter takes and {@link TIME_LADDER}, after the one now sent.
+ */
+function nextTimeFormat(
+  p: string,
+  stated: string | undefined,
+  learned: Learned,
+  params: readonly string[],
+  tried: Map<string, Set<string>>,
+): string | undefined {
+  const current = learned.times?.[p];
+  const seen = tried.get(p) ?? new Set<string>();
+  tried.set(p, seen);
+  if (current !== undefined) seen.add(current);
+  const sibling = params.map((q) => (q === p ? undefined : learned.times?.[q])).find((f) => f !== undefined);
+  const order = [...new Set([sibling, ...TIME_LADDER].filter((f): f is string => f !== undefined))];
+  // What was sent before this read (a restart, a read that ran out of tries) comes after
+  // the formats before it in the order.
+  const at = current === undefined ? -1 : order.indexOf(current);
+  const choice =
+    stated !== undefined && !seen.has(stated) ? stated : order.find((f, i) => i > at && !seen.has(f));
+  if (choice !== undefined) seen.add(choice);
+  return choice;
+}
+
+/**
  * Phrases by which a server says it does not know or take a parameter at all (`unknown
  * query parameter: status`, `does not support the query parameter 'per_page'`, `per_page
  * is not supported`, `unrecognised parameter`, `not allowed`).
@@ -302,6 +381,8 @@ interface Complaints {
   unknown: string[];
   /** Time parameters it says it cannot read. */
   time: string[];
+  /** The format it says it expects, per time parameter, when it states one. */
+  stated: Map<string, string>;
   /** It speaks of the page size (and not as a parameter it does not know). */
   pageSize: boolean;
   /** The words that speak of the page size, to find a maximum in. */
@@ -319,7 +400,14 @@ function readComplaints(words: string, params: readonly string[], ctx: AdaptCont
   const namedIn = (c: string) => params.filter((p) => mentions(c, p));
   const named = params.filter((p) => mentions(words, p));
   const loose = clauses.filter((c) => namedIn(c).length === 0);
-  const out: Complaints = { named, unknown: [], time: [], pageSize: false, pageSizeWords: '' };
+  const out: Complaints = {
+    named,
+    unknown: [],
+    time: [],
+    stated: new Map(),
+    pageSize: false,
+    pageSizeWords: '',
+  };
   const sizeClauses: string[] = [];
   for (const p of named) {
     const own = clauses.filter((c) => namedIn(c).includes(p));
@@ -338,6 +426,8 @@ function readComplaints(words: string, params: readonly string[], ctx: AdaptCont
       (about.some((c) => TIME.test(c)) || loose.some((c) => TIME.test(c)))
     ) {
       out.time.push(p);
+      const stated = [...about, ...loose].map(statedTimeFormat).find((f) => f !== undefined);
+      if (stated !== undefined) out.stated.set(p, stated);
     } else if (isSize) {
       out.pageSize = true;
       sizeClauses.push(...about);

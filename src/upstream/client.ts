@@ -53,7 +53,7 @@ import {
   type ShapeOptions,
   type ShapeTrace,
 } from './shape/index.js';
-import { type AdaptContext, QueryMemory } from './adapt.js';
+import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
 import type { Fetcher, FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
@@ -230,7 +230,11 @@ export class UpstreamClient implements Fetcher {
       value = value.filter((s: Session) => wanted.has(statusClass(s.status)));
     }
     const ignored: string[] = [];
-    if (inWindow.length < part.value.length) ignored.push('window');
+    // A server that took the window in a coarser format (a date) may read it wider by a step:
+    // only what lies beyond that says it ignores the window.
+    const slack = windowSlackMs(this.memory.get(org.slug, 'sessions'));
+    const wider = slack === 0 ? window : { from: window.from - slack, to: window.to + slack };
+    if (part.value.some((s: Session) => outsideWindow(s, wider))) ignored.push('window');
     if (value.length < inWindow.length && this.opts.filters.send_status) ignored.push('status');
     if (ignored.length > 0) this.memory.noteIgnored(org.slug, 'sessions', ignored);
     return { ...part, value, window };
@@ -265,6 +269,7 @@ export class UpstreamClient implements Fetcher {
       perPageParam: sh.perPageParam ?? 'per_page',
       pagingParams: new Set([sh.cursorParam ?? 'cursor', sh.pageParam ?? 'page']),
       timeParams: new Set([f.from_param, f.to_param]),
+      endParams: new Set([f.to_param]),
       fixedPerPage: this.opts.fixedPerPage ?? false,
       fixedParams: configuredFilterParams(f),
     };

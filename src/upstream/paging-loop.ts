@@ -77,6 +77,8 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   let url = adapt ? applyLearned(first, remembered, adapt.ctx) : first;
   let learned: Learned = remembered ?? {};
   let adaptations = 0;
+  /** Time formats tried per parameter in this read (adapt.ts). */
+  const tried = new Map<string, Set<string>>();
   /** The version of the memory this read has taken into account (adapt.ts). */
   let known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
   const remember = (l: Learned) => {
@@ -132,7 +134,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
         known = version;
         const next = adopt
           ? { url: applyLearned(first, adopt, adapt.ctx), learned: adopt }
-          : saferQuery(url, e, learned, adapt.ctx);
+          : saferQuery(url, e, learned, adapt.ctx, tried);
         if (next && adaptations < MAX_ADAPTATIONS) {
           adaptations += 1;
           req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);

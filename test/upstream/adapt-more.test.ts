@@ -160,37 +160,39 @@ describe('what a read learned is kept, whether it was answered or not', () => {
     server!.received.slice(from).map((r) => new URL(r.url, 'http://x').searchParams.get('per_page'));
 
   it('a read that runs out of safer queries leaves the next one to go on from where it stopped', async () => {
-    // Halving from 100000 down to a size the server takes takes more tries than one read has.
+    // Halving from 10 000 000 down to a size the server takes takes more tries than one read has.
     server = await startServer(quiet(20));
     const saved: Record<string, Learned>[] = [];
     const memory = new QueryMemory((all) => saved.push(all));
     client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, { memory, shape: { perPage: 100_000 } }),
+      clientOptions(server.origin, captureLogger().logger, { memory, shape: { perPage: 10_000_000 } }),
     );
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     expect(server.received).toHaveLength(1 + MAX_ADAPTATIONS);
     // What it got to is remembered, marked as not answered yet, and saved.
     const after = memory.get('acme', 'channels');
-    expect(after).toEqual({ perPage: 781, refused: true });
+    expect(after).toEqual({ perPage: 1220, refused: true });
     expect(saved.at(-1)?.['acme channels']).toEqual(after);
-    // The next read starts there, not at 100000, and goes on down — after a restart too,
+    // The next read starts there, not at 10 000 000, and goes on down — after a restart too,
     // from what was saved.
     await client.close();
     const memory2 = new QueryMemory();
     memory2.load(JSON.parse(JSON.stringify(saved.at(-1))));
     client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, { memory: memory2, shape: { perPage: 100_000 } }),
+      clientOptions(server.origin, captureLogger().logger, {
+        memory: memory2,
+        shape: { perPage: 10_000_000 },
+      }),
     );
     const before = server.received.length;
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(60);
-    expect(sizes(before).slice(0, 6)).toEqual(['781', '390', '195', '97', '48', '24']);
-    expect(sizes(before)[6]).toBe('12');
-    expect(memory2.get('acme', 'channels')).toEqual({ perPage: 12 });
+    expect(sizes(before).slice(0, 7)).toEqual(['1220', '610', '305', '152', '76', '38', '19']);
+    expect(memory2.get('acme', 'channels')).toEqual({ perPage: 19 });
     // And the one after asks for what worked at once.
     const again = server.received.length;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
-    expect(sizes(again)[0]).toBe('12');
+    expect(sizes(again)[0]).toBe('19');
     expect(memory2.refusal('acme', 'channels')).toBeUndefined();
   });
 

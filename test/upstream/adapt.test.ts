@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyLearned, QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
+import {
+  applyLearned,
+  type Learned,
+  MAX_ADAPTATIONS,
+  QueryMemory,
+  saferQuery,
+  windowSlackMs,
+} from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
@@ -109,13 +116,19 @@ describe('saferQuery', () => {
     expect(next?.url.search.slice(1)).toBe(query);
   });
 
-  it('tries a numeric offset, then epoch seconds, for a time the server cannot parse', () => {
+  it('tries a numeric offset, then epoch seconds, then leaves out a time the server cannot parse', () => {
     const refused = err(400, "invalid date format for 'from'");
-    const first = saferQuery(url, refused, {}, ctx);
+    const tried = new Map<string, Set<string>>();
+    const first = saferQuery(url, refused, {}, ctx, tried);
     expect(first?.url.searchParams.get('from')).toBe('2030-01-07T09:00:00+00:00');
-    const second = first && saferQuery(first.url, refused, first.learned, ctx);
+    expect(first?.learned).toEqual({ times: { from: 'iso_offset' } });
+    const second = first && saferQuery(first.url, refused, first.learned, ctx, tried);
     expect(second?.url.searchParams.get('from')).toBe('1894006800');
-    expect(second?.learned).toMatchObject({ isoOffset: ['from'], epoch: ['from'] });
+    expect(second?.learned).toEqual({ times: { from: 'epoch_s' } });
+    // Nothing else to try: left out, and with it what was learned of its format.
+    const third = second && saferQuery(second.url, refused, second.learned, ctx, tried);
+    expect(third?.url.search).toBe('?per_page=100&status=live');
+    expect(third?.learned).toEqual({ drop: ['from'] });
   });
 
   it('halves down to the floor, then leaves the page size out, then drops the filters, then gives up', () => {
@@ -147,7 +160,7 @@ describe('saferQuery', () => {
     );
     expect(blanket?.url.search).toBe('?from=a');
     // What was learned before the config set it is not applied to it.
-    const learned = { drop: ['from'], epoch: ['to'] };
+    const learned = { drop: ['from'], times: { to: 'epoch_s' } };
     const applied = applyLearned(
       new URL('http://api.test/x?from=2030-01-07T09:00:00Z&to=2030-01-08T09:00:00Z'),
       learned,
@@ -161,6 +174,107 @@ describe('saferQuery', () => {
     expect(saferQuery(url, refused, {}, { ...ctx, fixedPerPage: true })).toBeUndefined();
     const next = saferQuery(url, err(400, ''), {}, { ...ctx, fixedPerPage: true });
     expect(next?.url.searchParams.get('per_page')).toBe('100');
+  });
+});
+
+describe('saferQuery: time parameters', () => {
+  const tctx = { ...ctx, endParams: new Set(['to']) };
+  const sessions = new URL(
+    'http://api.test/v1/acme/channels/c1/sessions?from=2026-11-24T17%3A25%3A46.407Z&to=2026-12-02T17%3A25%3A46.407Z',
+  );
+  /** Climbs the ladder with the server's words for each step; returns each query tried and what was learned. */
+  function climb(url: URL, words: (u: URL) => string | undefined, c = tctx) {
+    const tried = new Map<string, Set<string>>();
+    const queries: string[] = [];
+    let learned: Learned = {};
+    let u = url;
+    for (let i = 0; i < 20; i++) {
+      const w = words(u);
+      if (w === undefined) break;
+      const next = saferQuery(u, err(400, w), learned, c, tried);
+      if (!next) break;
+      // As a server reads the query (`+` is a space in a query string).
+      queries.push(decodeURIComponent(next.url.search.replace(/\+/g, ' ')));
+      u = next.url;
+      learned = next.learned;
+    }
+    return { queries, learned };
+  }
+
+  it('honours a format the error states, and tries the format that worked for from first for to', () => {
+    // One parameter refused at a time, naming the format it expects (a server that reads `YYYY-MM-DD HH:MM:SS`).
+    const DT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+    const { queries, learned } = climb(sessions, (u) => {
+      const bad = ['from', 'to'].find((p) => !DT.test(u.searchParams.get(p) ?? ''));
+      return bad && `Bad Request: invalid date format for '${bad}' (expected YYYY-MM-DD HH:MM:SS)`;
+    });
+    expect(queries).toEqual([
+      '?from=2026-11-24 17:25:46&to=2026-12-02T17:25:46.407Z',
+      '?from=2026-11-24 17:25:46&to=2026-12-02 17:25:47',
+    ]);
+    expect(learned).toEqual({ times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD HH:mm:ss' } });
+  });
+
+  it("tries the other parameter's format first when the error states none", () => {
+    // The server reads epoch seconds only, and says nothing about what it expects.
+    const { queries, learned } = climb(sessions, (u) => {
+      const bad = ['from', 'to'].find((p) => !/^\d+$/.test(u.searchParams.get(p) ?? ''));
+      return bad && `invalid date format for '${bad}'`;
+    });
+    expect(queries).toEqual([
+      '?from=2026-11-24T17:25:46+00:00&to=2026-12-02T17:25:46.407Z',
+      '?from=1795541146&to=2026-12-02T17:25:46.407Z',
+      // to: from's format first, not the whole ladder again.
+      '?from=1795541146&to=1796232347',
+    ]);
+    expect(learned).toEqual({ times: { from: 'epoch_s', to: 'epoch_s' } });
+  });
+
+  it('changes both at once when the error names both', () => {
+    const { queries } = climb(sessions, (u) =>
+      u.searchParams.get('from')?.includes('T')
+        ? "invalid date format for 'from', 'to' (expected YYYY-MM-DD)"
+        : undefined,
+    );
+    expect(queries).toEqual(['?from=2026-11-24&to=2026-12-03']);
+  });
+
+  it('leaves out both time parameters when no format works, within one read, and says so truthfully', () => {
+    const { queries, learned } = climb(new URL(`${sessions.href}&per_page=100`), (u) => {
+      if (u.searchParams.has('per_page')) return 'unknown parameter per_page';
+      const bad = ['from', 'to'].find((p) => u.searchParams.has(p));
+      return bad && `invalid date format for '${bad}'`;
+    });
+    expect(queries.length).toBeLessThanOrEqual(MAX_ADAPTATIONS);
+    expect(queries.at(-1)).toBe('');
+    // Nothing about the format of a parameter that is left out.
+    expect(learned).toEqual({ drop: ['per_page', 'from', 'to'] });
+  });
+});
+
+describe('QueryMemory.load', () => {
+  it('reads what earlier versions saved (epoch and offset lists) as time formats, and drops what is malformed', () => {
+    const m = new QueryMemory();
+    m.load({
+      'acme sessions': { isoOffset: ['from', 'to'], epoch: ['from'], drop: ['per_page'] },
+      'acme team': { times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'rm -rf /', x: 3 }, refused: true },
+      'beta sessions': { epoch: ['to'], drop: ['to'] },
+      nonsense: { perPage: 5 },
+    });
+    expect(m.get('acme', 'sessions')).toEqual({
+      drop: ['per_page'],
+      times: { from: 'epoch_s', to: 'iso_offset' },
+    });
+    expect(m.get('acme', 'team')).toEqual({ refused: true, times: { from: 'YYYY-MM-DD HH:mm:ss' } });
+    // A parameter left out has no format.
+    expect(m.get('beta', 'sessions')).toEqual({ drop: ['to'] });
+    expect(m.toJSON()['nonsense']).toBeUndefined();
+  });
+
+  it('widens the window a server is seen to ignore by two steps of the coarsest format learned', () => {
+    expect(windowSlackMs(undefined)).toBe(0);
+    expect(windowSlackMs({ times: { from: 'epoch_s' } })).toBe(2000);
+    expect(windowSlackMs({ times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD' } })).toBe(2 * 86_400_000);
   });
 });
 
