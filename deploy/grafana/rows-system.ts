@@ -88,15 +88,15 @@ export function upstream(b: dashboard.DashboardBuilder): void {
       timeSeries({
         title: 'Schema drift',
         description:
-          'Responses whose shape differed from what tally reads, by field (docs/upstream-shapes.md).',
+          'Responses whose shape differed from what tally reads, by org, endpoint and field (docs/upstream-shapes.md).',
         width: 6,
         min: 0,
         queries: [
           {
-            // Drift series start at the first finding (the field is not known before), so
-            // 0 per instance until then: a flat line rather than "no data".
-            expr: `sum by (endpoint, field) (increase(tally_schema_drift_total{${INSTANCE}}[$__rate_interval])) or sum by (instance) (tally_build_info{${INSTANCE}}) * 0`,
-            legend: '{{endpoint}} {{field}}',
+            // Only what drifted in the interval (the read-failing series of every org sit at
+            // 0 from the start), else 0 per instance: a flat line rather than "no data".
+            expr: `sum by (org, endpoint, field) (increase(tally_schema_drift_total{${ORG}}[$__rate_interval]) > 0) or sum by (instance) (tally_build_info{${INSTANCE}}) * 0`,
+            legend: '{{org}} {{endpoint}} {{field}}',
           },
         ],
       }),

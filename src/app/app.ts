@@ -299,7 +299,7 @@ export class App implements StatusSource {
     };
     // Shares of what is left at each step; the last steps are quick and get the rest.
     await step('poller', left(0.4), () => this.poller.stop(left(0.3)));
-    await step('state', left(0.5), () => this.writer.flushAll());
+    await step('state', left(0.5), () => Promise.all([this.writer.flushAll(), this.learnedSaving]));
     await step('alerting', left(0.6), () => this.alerting.stop(left(0.5)));
     await step('http', left(0.5), () => this.http?.close(left(0.4)) ?? Promise.resolve());
     await step('event log', left(0.5), () => this.eventLog.close());
@@ -507,12 +507,29 @@ export class App implements StatusSource {
       this.log.warn({ problem: read.problem }, 'learned queries unreadable; learning again');
   }
 
-  /** Saves what the client learned; a failed write only means learning it again after a restart. */
+  /** What the client learned and is not on disk yet, and the saves in progress, one at a time. */
+  private learnedToSave: Record<string, unknown> | undefined;
+  private learnedSaving: Promise<void> = Promise.resolve();
+
+  /**
+   * Saves what the client learned; a failed write only means learning it again after a
+   * restart. Saves go one at a time, each with the newest knowledge, so that a save that
+   * finishes late never puts older knowledge back (adapting saves at every step).
+   */
   private saveLearned(all: Record<string, unknown>): void {
-    const file = this.learnedFile();
-    void mkdir(path.dirname(file), { recursive: true })
-      .then(() => writeFileAtomic(file, `${JSON.stringify(all, null, 2)}\n`))
-      .catch((err: unknown) => this.log.warn({ err }, 'could not save learned queries'));
+    this.learnedToSave = all;
+    this.learnedSaving = this.learnedSaving.then(async () => {
+      const latest = this.learnedToSave;
+      if (latest === undefined) return;
+      this.learnedToSave = undefined;
+      const file = this.learnedFile();
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFileAtomic(file, `${JSON.stringify(latest, null, 2)}\n`);
+      } catch (err) {
+        this.log.warn({ err }, 'could not save learned queries');
+      }
+    });
   }
 
   private stateDir(): string {

@@ -6,7 +6,8 @@
  * from the server never appear here.
  */
 import type { Learned, QueryMemory } from '../upstream/adapt.js';
-import type { DriftIssue, Endpoint, ShapeTrace } from '../upstream/shape/index.js';
+import { describeTimeFormat } from '../upstream/time-formats.js';
+import { describeIssue, type DriftIssue, type Endpoint, type ShapeTrace } from '../upstream/shape/index.js';
 
 /** What was learned of one endpoint of one org. */
 export interface EndpointExplain {
@@ -87,7 +88,7 @@ export class ExplainCollector implements ShapeTrace {
   /** Records a drift issue of the current org. */
   drift(issue: DriftIssue & { org: string }): void {
     const e = this.entry(issue.endpoint, issue.org);
-    const line = `${issue.field}: ${issue.problem}${issue.fatal ? ' (fatal: the read failed)' : ''}`;
+    const line = `${describeIssue(issue)}${issue.fatal ? ' (fatal: the read failed)' : ''}`;
     if (!e.drift.includes(line) && e.drift.length < MAX_DRIFT) e.drift.push(line);
   }
 
@@ -183,11 +184,15 @@ function describeLearned(l: Learned): string {
   const parts: string[] = [];
   if (l.perPage !== undefined) parts.push(`page size ${l.perPage}`);
   if (l.drop?.length) parts.push(`left out ${l.drop.join(', ')}`);
-  if (l.isoOffset?.length && !l.epoch?.length) parts.push(`a numeric offset for ${l.isoOffset.join(', ')}`);
-  if (l.epoch?.length) parts.push(`epoch seconds for ${l.epoch.join(', ')}`);
+  // A parameter left out is sent in no format: only those still sent are named here.
+  const byFormat = new Map<string, string[]>();
+  for (const [p, f] of Object.entries(l.times ?? {}))
+    if (!l.drop?.includes(p)) byFormat.set(f, [...(byFormat.get(f) ?? []), p]);
+  for (const [f, ps] of byFormat) parts.push(`${ps.join(', ')} as ${describeTimeFormat(f)}`);
   if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
   if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
   if (l.cursorStuck === true)
     parts.push('the server ignores the cursor under every name tried (lists incomplete)');
+  if (l.refused) parts.push('no query answered yet (the server refused every one tried)');
   return parts.join('; ') || 'nothing';
 }

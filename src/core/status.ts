@@ -45,7 +45,18 @@ export interface OrgView {
     | undefined;
   /** What the org's endpoints were learned to take (requests that adapt), by endpoint. */
   learned?:
-    | Readonly<Record<string, { perPage?: number; drop?: string[]; epoch?: string[]; ignored?: string[] }>>
+    | Readonly<
+        Record<
+          string,
+          {
+            perPage?: number;
+            drop?: string[];
+            times?: Record<string, string>;
+            ignored?: string[];
+            refused?: boolean;
+          }
+        >
+      >
     | undefined;
   /** Reads of the last minute by purpose (channel_list, org_parts, hot, follow_up, sweep, recheck, detail). */
   spend?: Readonly<Record<string, number>> | undefined;

@@ -4,7 +4,8 @@
  * reason (a label) is taken from the shape layer.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { driftReason } from '../upstream/shape/drift.js';
+import { driftReason, readFailingSeries } from '../upstream/shape/drift.js';
+import type { Endpoint } from '../upstream/shape/endpoints.js';
 
 /** Status class of an upstream request; `error` when no response came back. */
 export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'error';
@@ -26,7 +27,7 @@ export interface UpstreamObserver {
   onRetry(info: { org: string; endpoint: string; reason: string }): void;
   onRateLimited(info: { retryAfterMs: number }): void;
   onPause(info: { untilMs: number }): void;
-  onDrift(info: { endpoint: string; field: string; problem: string; fatal: boolean }): void;
+  onDrift(info: { org: string; endpoint: string; field: string; problem: string; fatal: boolean }): void;
   onAuthFailure(info: { org: string; status: number }): void;
 }
 
@@ -46,6 +47,14 @@ export interface UpstreamLabelValues {
 
 const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '3xx', '4xx', '5xx', 'error'];
 
+/** The labels of one tally_schema_drift_total series. */
+interface DriftLabels {
+  org: string;
+  endpoint: string;
+  field: string;
+  reason: string;
+}
+
 /** The upstream request metrics, as an {@link UpstreamObserver}. */
 export class UpstreamMetrics implements UpstreamObserver {
   private readonly requests: Counter<'endpoint' | 'status_class'>;
@@ -54,10 +63,12 @@ export class UpstreamMetrics implements UpstreamObserver {
   private readonly retries: Counter<'endpoint' | 'reason'>;
   private readonly rateLimited: Counter;
   private readonly pauses: Counter;
-  private readonly drift: Counter<'endpoint' | 'field' | 'reason'>;
+  private readonly drift: Counter<'org' | 'endpoint' | 'field' | 'reason'>;
   private readonly authFailures: Counter<'org'>;
   /** Orgs with a tally_upstream_auth_failures_total series. */
   private readonly authOrgs = new Set<string>();
+  /** The tally_schema_drift_total series of each org, by their labels' text, to remove an org's series with it. */
+  private readonly driftSeries = new Map<string, Map<string, DriftLabels>>();
 
   constructor(registry: Registry, known?: UpstreamLabelValues) {
     const registers = [registry];
@@ -98,9 +109,24 @@ export class UpstreamMetrics implements UpstreamObserver {
     });
     this.drift = new Counter({
       name: 'tally_schema_drift_total',
-      help: 'Upstream responses whose shape differed from what tally reads, by endpoint, field and reason.',
-      labelNames: ['endpoint', 'field', 'reason'],
+      help: 'Upstream responses whose shape differed from what tally reads, by org, endpoint, field and reason.',
+      labelNames: ['org', 'endpoint', 'field', 'reason'],
       registers,
+      collect: () => {
+        if (!known) return;
+        const orgs = new Set(known.orgs());
+        for (const [org, series] of this.driftSeries)
+          if (!orgs.has(org)) {
+            // An org that left the config leaves with its series.
+            this.driftSeries.delete(org);
+            for (const labels of series.values()) this.drift.remove(labels);
+          }
+        // The drift that fails a read is known up front: its series start at 0.
+        for (const org of orgs)
+          for (const endpoint of known.endpoints)
+            for (const { field, reason } of readFailingSeries(endpoint as Endpoint))
+              this.countDrift({ org, endpoint, field, reason }, 0);
+      },
     });
     this.authFailures = new Counter({
       name: 'tally_upstream_auth_failures_total',
@@ -128,7 +154,8 @@ export class UpstreamMetrics implements UpstreamObserver {
   /**
    * Every series whose labels are known up front starts at 0, so rate(), increase() and
    * the dashboard see them from the first scrape, not from the first failure. (Schema
-   * drift is left out: its `field` label is only known once a response differs.)
+   * drift starts per org at scrape time, for the drift that fails a read: the `field` of
+   * other drift is only known once a response differs.)
    */
   private startAtZero(known: UpstreamLabelValues): void {
     for (const endpoint of known.endpoints) {
@@ -161,9 +188,23 @@ export class UpstreamMetrics implements UpstreamObserver {
     this.pauses.inc();
   }
 
-  /** Counts a schema drift finding. */
-  onDrift(info: { endpoint: string; field: string; problem: string; fatal: boolean }): void {
-    this.drift.inc({ endpoint: info.endpoint, field: info.field, reason: driftReason(info) });
+  /** Counts a schema drift finding of an org. */
+  onDrift(info: { org: string; endpoint: string; field: string; problem: string; fatal: boolean }): void {
+    this.countDrift(
+      { org: info.org, endpoint: info.endpoint, field: info.field, reason: driftReason(info) },
+      1,
+    );
+  }
+
+  private countDrift(labels: DriftLabels, by: number): void {
+    let series = this.driftSeries.get(labels.org);
+    if (!series) {
+      series = new Map();
+      this.driftSeries.set(labels.org, series);
+    }
+    const key = `${labels.endpoint}\0${labels.field}\0${labels.reason}`;
+    if (!series.has(key)) series.set(key, labels);
+    this.drift.inc(labels, by);
   }
 
   /** Counts a refused token. */

@@ -20,8 +20,13 @@ export type HealthState = 'unknown' | 'ok' | 'unreachable' | 'auth_failed';
 
 /** Reasons that say the token was refused rather than the API being down. */
 const AUTH_REASONS = new Set(['auth']);
-/** Reasons that say nothing about reachability (the API answered, the answer was odd). */
-const ANSWERED_REASONS = new Set(['schema', 'paging', 'not_found', 'oversized', 'cross_origin']);
+/**
+ * Reasons that say nothing about reachability: the API answered, and the answer was odd
+ * (drift, paging trouble, a 404) or refused the query (a 400 or 422 that no safer query
+ * made work: fatal drift `query_refused`, alerted on by `upstream_unreadable`). A 401 or
+ * 403 is the token (auth); a 429, a 5xx, a timeout or a broken body count towards an outage.
+ */
+const ANSWERED_REASONS = new Set(['schema', 'paging', 'not_found', 'http_4xx', 'oversized', 'cross_origin']);
 
 /** Options of {@link UpstreamHealth}. */
 export interface HealthOptions {

@@ -60,7 +60,7 @@ export function describeEvent(e: ChangeEvent): string {
     case 'upstream.recovered':
       return 'upstream recovered';
     case 'upstream.schema_drift':
-      return `schema drift: ${e.field ?? ''} ${show(e.to)}`;
+      return `schema drift: ${e.field ?? ''}: ${show(e.to)}`;
     default:
       return `${e.entity.kind} ${name}: ${e.field ? `${e.field} ` : ''}${change}`;
   }

@@ -4,13 +4,26 @@
  * server that refuses one of them answers 400 or 422; tally then reads what the error
  * says (a parameter it names, a maximum it states, or nothing) and asks again with a
  * safer query: the named maximum or half the page size down to a floor, then without the
- * parameters the server refuses; for a time it cannot parse, ISO 8601 with a numeric
- * offset, then epoch seconds. What
- * worked is remembered per org and endpoint (and kept in the state directory by the
- * caller), tried first on the next read, and learned again when it stops working. A page
- * size set in the config is never changed. 401 and 403 never adapt anything.
+ * parameters the server refuses; for a time it cannot parse, the format the error states,
+ * else the format the other time parameter was found to take, else ISO 8601 with a
+ * numeric offset, then epoch seconds, then without it (tally filters the window itself).
+ * What was learned is remembered per org and endpoint (and
+ * kept in the state directory by the caller) at every step, whether the read ends
+ * answered, refused, or out of safer queries to try: the next read starts from the best
+ * query known, and goes on from there when that is refused too. A list whose every safer
+ * query was refused is asked again only now and then (REFUSED_RETRY_MS, doubling), one
+ * request at a time, until it is answered. A page size set in the config is never
+ * changed. 401 and 403 never adapt anything.
  */
 import type { UpstreamError } from './errors.js';
+import {
+  formatTime,
+  granularityMs,
+  isTimeFormat,
+  parseSentTime,
+  statedTimeFormat,
+  TIME_LADDER,
+} from './time-formats.js';
 
 /** What was learned about one org's endpoint. */
 export interface Learned {
@@ -18,10 +31,12 @@ export interface Learned {
   perPage?: number;
   /** Query parameters the server refuses; they are left out. */
   drop?: string[];
-  /** Time parameters to send as epoch seconds. */
-  epoch?: string[];
-  /** Time parameters to send as ISO 8601 with a numeric offset (`+00:00`) instead of `Z`. */
-  isoOffset?: string[];
+  /**
+   * Time parameters sent in another format than tally's own, parameter → format
+   * (`iso_offset`, `epoch_s`, `epoch_ms` or a pattern such as `YYYY-MM-DD HH:mm:ss`:
+   * time-formats.ts). A parameter left out has none.
+   */
+  times?: Record<string, string>;
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
@@ -32,16 +47,37 @@ export interface Learned {
   /** The server ignored every name tried for its cursor: later reads try no other name. */
   cursorStuck?: boolean;
   /**
-   * Even the safest query was refused: later reads send it once, without adapting again,
-   * until it is answered (then this is cleared).
+   * No query with this was answered yet: it is the best known, but the server refused the
+   * last one tried. The next read starts from it and adapts further when it is refused
+   * too; once nothing safer is left, reads wait for {@link QueryMemory.refusal}. Cleared by
+   * the first answer.
    */
   refused?: boolean;
 }
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
-/** Safer queries tried for one read before it fails. */
-export const MAX_ADAPTATIONS = 6;
+/**
+ * Safer queries tried for one read before it fails; the next read goes on from the last.
+ * Enough for the longest ladder one server is likely to need in one read: the page size
+ * halved to the floor (4), both time parameters through their formats to being left out
+ * (3 or 4 each), and a filter.
+ */
+export const MAX_ADAPTATIONS = 12;
+/** After every safer query was refused: the wait before a read asks again, doubling per refusal. */
+export const REFUSED_RETRY_MS = 5 * 60_000;
+/** The longest wait between two reads of a list whose every query is refused. */
+export const REFUSED_RETRY_MAX_MS = 60 * 60_000;
+
+/** A list whose every safer query was refused: when to ask again, and what the server said. */
+export interface Refusal {
+  /** Reads before this time fail at once, without a request. */
+  retryAt: number;
+  /** Refusals in a row, for the doubling wait. */
+  times: number;
+  /** The server's last refusal. */
+  error: UpstreamError;
+}
 
 /** What {@link saferQuery} knows of the request besides its URL. */
 export interface AdaptContext {
@@ -50,6 +86,8 @@ export interface AdaptContext {
   pagingParams: ReadonlySet<string>;
   /** Parameters holding a time (the window's from and to). */
   timeParams: ReadonlySet<string>;
+  /** Time parameters that end the window: a coarser format rounds them up, not down. */
+  endParams?: ReadonlySet<string> | undefined;
   /** The page size is set in the config: never changed. */
   fixedPerPage: boolean;
   /**
@@ -65,6 +103,10 @@ const fixed = (ctx: AdaptContext, p: string): boolean => ctx.fixedParams?.has(p)
 /** Remembers what worked per org and endpoint; `onChange` persists it. */
 export class QueryMemory {
   private readonly learned = new Map<string, Learned>();
+  /** Changes per key, so that a read can tell another read learned something meanwhile. */
+  private readonly versions = new Map<string, number>();
+  /** Lists whose every safer query was refused (not persisted: a restart asks once again). */
+  private readonly refusals = new Map<string, Refusal>();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -73,12 +115,49 @@ export class QueryMemory {
     return this.learned.get(key(org, endpoint));
   }
 
-  /** Records what worked; unchanged knowledge is not written again. */
+  /** How often what is known of `org`'s `endpoint` changed (in this process). */
+  version(org: string, endpoint: string): number {
+    return this.versions.get(key(org, endpoint)) ?? 0;
+  }
+
+  /** Records what was learned; unchanged knowledge is not written again. An answer ends a refusal. */
   set(org: string, endpoint: string, l: Learned): void {
     const k = key(org, endpoint);
+    if (l.refused !== true) this.refusals.delete(k);
     if (JSON.stringify(this.learned.get(k)) === JSON.stringify(l)) return;
     this.learned.set(k, l);
+    this.versions.set(k, (this.versions.get(k) ?? 0) + 1);
     this.onChange?.(this.toJSON());
+  }
+
+  /** The refusal of every safer query of `org`'s `endpoint`, while reads wait for it. */
+  refusal(org: string, endpoint: string): Refusal | undefined {
+    return this.refusals.get(key(org, endpoint));
+  }
+
+  /**
+   * Notes that every safer query was refused at `now` (again): reads wait
+   * {@link REFUSED_RETRY_MS}, doubled per refusal in a row, at most {@link REFUSED_RETRY_MAX_MS}.
+   */
+  refuse(org: string, endpoint: string, error: UpstreamError, now: number): Refusal {
+    const k = key(org, endpoint);
+    const times = (this.refusals.get(k)?.times ?? 0) + 1;
+    const wait = Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(times - 1, 20));
+    const r = { retryAt: now + wait, times, error };
+    this.refusals.set(k, r);
+    return r;
+  }
+
+  /**
+   * Whether a read of a refused list may ask now: it may when the wait is over, and then
+   * the next one waits again (so that reads at the same time send one request, not many).
+   */
+  claimRetry(org: string, endpoint: string, now: number): boolean {
+    const r = this.refusals.get(key(org, endpoint));
+    if (!r) return true;
+    if (now < r.retryAt) return false;
+    r.retryAt = now + Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(r.times - 1, 20));
+    return true;
   }
 
   /** Records filters the server answered without applying (kept with what else was learned). */
@@ -90,7 +169,12 @@ export class QueryMemory {
 
   /** Forgets what stopped working. */
   forget(org: string, endpoint: string): void {
-    if (this.learned.delete(key(org, endpoint))) this.onChange?.(this.toJSON());
+    const k = key(org, endpoint);
+    this.refusals.delete(k);
+    if (this.learned.delete(k)) {
+      this.versions.set(k, (this.versions.get(k) ?? 0) + 1);
+      this.onChange?.(this.toJSON());
+    }
   }
 
   /** Everything learned, `org endpoint` → learned. */
@@ -122,11 +206,34 @@ function sanitize(v: unknown): Learned | undefined {
     out.cursorParam = o['cursorParam'];
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
-  for (const f of ['drop', 'epoch', 'isoOffset', 'ignored'] as const) {
+  for (const f of ['drop', 'ignored'] as const) {
     const list = o[f];
     if (Array.isArray(list) && list.every((x) => typeof x === 'string')) out[f] = list as string[];
   }
+  const times: Record<string, string> = {};
+  const t = o['times'];
+  if (t !== null && typeof t === 'object' && !Array.isArray(t))
+    for (const [p, f] of Object.entries(t)) if (isTimeFormat(f)) times[p] = f;
+  // Written by earlier versions: lists of parameters sent with a numeric offset or in epoch seconds.
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+  for (const p of strings(o['isoOffset'])) times[p] ??= 'iso_offset';
+  for (const p of strings(o['epoch']))
+    if (times[p] === undefined || times[p] === 'iso_offset') times[p] = 'epoch_s';
+  for (const p of out.drop ?? []) delete times[p];
+  if (Object.keys(times).length > 0) out.times = times;
   return out;
+}
+
+/**
+ * How far a server's reading of the window may lie outside tally's, for the formats
+ * learned: coarser formats are rounded outwards by up to a step, and a server may read
+ * an end as the whole of its step (`to=2026-12-03` up to that day's end), so sessions
+ * within two steps of the window are not a sign that the server ignores it.
+ */
+export function windowSlackMs(l: Learned | undefined): number {
+  let step = 0;
+  for (const f of Object.values(l?.times ?? {})) step = Math.max(step, granularityMs(f));
+  return 2 * step;
 }
 
 /** `url` with what was learned applied. */
@@ -137,86 +244,212 @@ export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
   for (const p of l.drop ?? []) if (!fixed(ctx, p)) out.searchParams.delete(p);
-  for (const p of l.isoOffset ?? []) {
-    if ((l.epoch ?? []).includes(p) || fixed(ctx, p)) continue;
-    const v = out.searchParams.get(p);
-    const ms = v === null ? Number.NaN : Date.parse(v);
-    if (Number.isFinite(ms))
-      out.searchParams.set(p, new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
-  }
-  for (const p of l.epoch ?? []) {
+  for (const [p, format] of Object.entries(l.times ?? {})) {
     if (fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
-    const ms = v === null ? Number.NaN : /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
-    if (Number.isFinite(ms)) out.searchParams.set(p, String(Math.floor(ms / 1000)));
+    const ms = v === null ? Number.NaN : parseSentTime(v);
+    if (Number.isFinite(ms)) out.searchParams.set(p, formatTime(ms, format, ctx.endParams?.has(p) === true));
   }
   return out;
 }
 
 /**
  * The next query to try after `err` (a 400 or 422) answered `url`, with what it changes,
- * or undefined when nothing safer is left to try.
+ * or undefined when nothing safer is left to try. Everything the error complains of is
+ * changed at once: parameters it does not know are left out, a time it cannot parse gets
+ * the next format, a page size it names shrinks.
  */
 export function saferQuery(
   url: URL,
   err: UpstreamError,
   learned: Learned,
   ctx: AdaptContext,
+  /** Formats already tried per time parameter in this read; updated with the ones chosen. */
+  tried: Map<string, Set<string>> = new Map(),
 ): { url: URL; learned: Learned } | undefined {
   // Only the server's own words: tally's message names the request, and with it every parameter.
   const words = (err.upstreamWords ?? '').toLowerCase();
   const params = [...url.searchParams.keys()];
-  const named = params.filter((p) => mentions(words, p));
-  const filters = params.filter((p) => p !== ctx.perPageParam && !ctx.pagingParams.has(p));
+  const said = readComplaints(words, params, ctx);
   const perPage = Number(url.searchParams.get(ctx.perPageParam));
   const canShrink = !ctx.fixedPerPage && Number.isFinite(perPage) && url.searchParams.has(ctx.perPageParam);
-  // "unknown parameter per_page, from": the server does not know these names at all; no size will do.
-  const unknownNames =
-    named.length > 0 &&
-    /\b(unknown|unrecogni[sz]ed|unsupported|not (allowed|supported|permitted)|unexpected|invalid (query )?param)/.test(
-      words,
-    );
-  const aboutPageSize =
-    !unknownNames &&
-    (named.includes(ctx.perPageParam) ||
-      /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/.test(words));
-
-  // 1. A time the server cannot parse: the same time with a numeric offset, then in epoch seconds.
-  const times = named.filter(
-    (p) => ctx.timeParams.has(p) && !(learned.epoch ?? []).includes(p) && !fixed(ctx, p),
-  );
-  if (times.length > 0 && /\b(format|date|time|timestamp|parse|invalid)\b/.test(words)) {
-    const fresh = times.filter((p) => !(learned.isoOffset ?? []).includes(p));
-    if (fresh.length > 0) {
-      const next = { ...learned, isoOffset: [...(learned.isoOffset ?? []), ...fresh] };
-      return { url: applyLearned(url, { isoOffset: fresh }, ctx), learned: next };
+  const droppable = (p: string) =>
+    !ctx.pagingParams.has(p) && !fixed(ctx, p) && !(ctx.fixedPerPage && p === ctx.perPageParam);
+  const out = new URL(url);
+  let next: Learned = learned;
+  const drop = (ps: readonly string[]) => {
+    const gone = ps.filter(droppable);
+    for (const p of gone) out.searchParams.delete(p);
+    if (gone.length === 0) return;
+    next = { ...next, drop: [...new Set([...(next.drop ?? []), ...gone])] };
+    // A parameter left out has no size and no format: what was learned of it goes.
+    if (gone.includes(ctx.perPageParam) && next.perPage !== undefined) {
+      const { perPage: _size, ...rest } = next;
+      next = rest;
     }
-    const next = { ...learned, epoch: [...(learned.epoch ?? []), ...times] };
-    return { url: applyLearned(url, { epoch: times }, ctx), learned: next };
+    if (gone.some((p) => next.times?.[p] !== undefined)) {
+      const times = Object.fromEntries(Object.entries(next.times ?? {}).filter(([p]) => !gone.includes(p)));
+      const { times: _old, ...rest } = next;
+      next = Object.keys(times).length > 0 ? { ...rest, times } : rest;
+    }
+  };
+
+  // 1. Parameters the server does not know or take at all: left out, whatever their value.
+  drop(said.unknown);
+  // 2. A time it cannot parse: the next format for it (the one the error states, the one
+  //    the other time parameter takes, ISO 8601 with an offset, epoch seconds), and when
+  //    none is left, without it: tally keeps only what lies in the window itself.
+  const exhausted: string[] = [];
+  for (const p of said.time) {
+    if (fixed(ctx, p)) continue;
+    const format = nextTimeFormat(p, said.stated.get(p), next, params, tried);
+    if (format === undefined) {
+      exhausted.push(p);
+      continue;
+    }
+    const ms = parseSentTime(out.searchParams.get(p) ?? '');
+    if (!Number.isFinite(ms)) {
+      exhausted.push(p);
+      continue;
+    }
+    out.searchParams.set(p, formatTime(ms, format, ctx.endParams?.has(p) === true));
+    next = { ...next, times: { ...next.times, [p]: format } };
   }
-  // 2. The page size: the maximum the error states, else half, down to the floor.
-  if (canShrink && (aboutPageSize || named.length === 0)) {
-    const max = statedMaximum(words, perPage);
+  drop(exhausted);
+  // 3. The page size it names: the maximum the error states, else half, down to the floor.
+  if (said.pageSize && canShrink) shrink();
+  if (next !== learned) return { url: out, learned: next };
+
+  // Nothing it names could be changed. With no parameter named at all: a smaller page
+  // size, down to the floor, then every filter tally chose. Else the parameters it names.
+  if (said.named.length === 0) {
+    if (canShrink) shrink();
+    else drop(params.filter((p) => p !== ctx.perPageParam));
+  } else {
+    drop(said.named);
+  }
+  return next === learned ? undefined : { url: out, learned: next };
+
+  function shrink(): void {
+    const max = statedMaximum(said.pageSizeWords, perPage);
     const size = max ?? Math.floor(perPage / 2);
-    const out = new URL(url);
     if (size >= PER_PAGE_FLOOR || (max !== undefined && max >= 1)) {
       out.searchParams.set(ctx.perPageParam, String(size));
-      return { url: out, learned: { ...learned, perPage: size } };
+      next = { ...next, perPage: size };
+    } else {
+      // Below the floor: leave the page size to the server.
+      drop([ctx.perPageParam]);
     }
-    // Below the floor: leave the page size to the server.
-    out.searchParams.delete(ctx.perPageParam);
-    return { url: out, learned: { ...learned, drop: [...(learned.drop ?? []), ctx.perPageParam] } };
   }
-  // 3. Parameters the server names, or, when it names none, every filter tally chose.
-  const drop = (named.length > 0 ? named.filter((p) => !ctx.pagingParams.has(p)) : filters).filter(
-    (p) => !(ctx.fixedPerPage && p === ctx.perPageParam) && !fixed(ctx, p),
-  );
-  if (drop.length > 0) {
-    const out = new URL(url);
-    for (const p of drop) out.searchParams.delete(p);
-    return { url: out, learned: { ...learned, drop: [...new Set([...(learned.drop ?? []), ...drop])] } };
+}
+
+/**
+ * The next format to send time parameter `p` in, or undefined when every one was tried:
+ * the format the error states (unless just tried), else the first not yet tried of the
+ * format another time parameter takes and {@link TIME_LADDER}, after the one now sent.
+ */
+function nextTimeFormat(
+  p: string,
+  stated: string | undefined,
+  learned: Learned,
+  params: readonly string[],
+  tried: Map<string, Set<string>>,
+): string | undefined {
+  const current = learned.times?.[p];
+  const seen = tried.get(p) ?? new Set<string>();
+  tried.set(p, seen);
+  if (current !== undefined) seen.add(current);
+  const sibling = params.map((q) => (q === p ? undefined : learned.times?.[q])).find((f) => f !== undefined);
+  const order = [...new Set([sibling, ...TIME_LADDER].filter((f): f is string => f !== undefined))];
+  // What was sent before this read (a restart, a read that ran out of tries) comes after
+  // the formats before it in the order.
+  const at = current === undefined ? -1 : order.indexOf(current);
+  const choice =
+    stated !== undefined && !seen.has(stated) ? stated : order.find((f, i) => i > at && !seen.has(f));
+  if (choice !== undefined) seen.add(choice);
+  return choice;
+}
+
+/**
+ * Phrases by which a server says it does not know or take a parameter at all (`unknown
+ * query parameter: status`, `does not support the query parameter 'per_page'`, `per_page
+ * is not supported`, `unrecognised parameter`, `not allowed`).
+ */
+const UNKNOWN =
+  /\b(unknown|unrecogni[sz]ed|not recogni[sz]ed|unsupported|not supported|(does|do) ?n[o']?t (support|accept|allow|recogni[sz]e|know)|not (allowed|permitted|accepted|expected)|unexpected|unpermitted|extraneous|invalid (query )?param|no such (query )?param|not a (valid|known|recogni[sz]ed) (query )?param)/;
+/** Phrases about a value that is not a time the server can read. */
+const TIME =
+  /\b(format|date|datetime|time|timestamp|parse|parsable|parseable|iso|rfc|invalid|malformed|expected)\b/;
+/** Phrases about the page size, whatever its parameter is called. */
+const PAGE_SIZE = /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/;
+
+/** What an error says about the parameters of the request it answers. */
+interface Complaints {
+  /** Every parameter the words name. */
+  named: string[];
+  /** Parameters it says it does not know or take. */
+  unknown: string[];
+  /** Time parameters it says it cannot read. */
+  time: string[];
+  /** The format it says it expects, per time parameter, when it states one. */
+  stated: Map<string, string>;
+  /** It speaks of the page size (and not as a parameter it does not know). */
+  pageSize: boolean;
+  /** The words that speak of the page size, to find a maximum in. */
+  pageSizeWords: string;
+}
+
+/**
+ * Reads what the error says of each parameter, clause by clause (`;`, sentences, one entry
+ * of an errors list each): a clause names parameters and says what is wrong with them, so
+ * `per_page must be at most 50; unknown parameter: status` shrinks the page size and leaves
+ * out `status`. A clause that names no parameter speaks of those named elsewhere.
+ */
+function readComplaints(words: string, params: readonly string[], ctx: AdaptContext): Complaints {
+  const clauses = words.split(/;|\.\s|\.$|\n/).filter((c) => c.trim() !== '');
+  const namedIn = (c: string) => params.filter((p) => mentions(c, p));
+  const named = params.filter((p) => mentions(words, p));
+  const loose = clauses.filter((c) => namedIn(c).length === 0);
+  const out: Complaints = {
+    named,
+    unknown: [],
+    time: [],
+    stated: new Map(),
+    pageSize: false,
+    pageSizeWords: '',
+  };
+  const sizeClauses: string[] = [];
+  for (const p of named) {
+    const own = clauses.filter((c) => namedIn(c).includes(p));
+    const about = own.length > 0 ? own : clauses;
+    const isSize = p === ctx.perPageParam;
+    // A maximum below the size asked for makes it a size the server caps, not a name it refuses.
+    const statesMax = isSize && about.some((c) => statedMaximum(c, Number.POSITIVE_INFINITY) !== undefined);
+    if (
+      !statesMax &&
+      (about.some((c) => UNKNOWN.test(c)) ||
+        (!own.some((c) => TIME.test(c)) && loose.some((c) => UNKNOWN.test(c))))
+    ) {
+      out.unknown.push(p);
+    } else if (
+      ctx.timeParams.has(p) &&
+      (about.some((c) => TIME.test(c)) || loose.some((c) => TIME.test(c)))
+    ) {
+      out.time.push(p);
+      const stated = [...about, ...loose].map(statedTimeFormat).find((f) => f !== undefined);
+      if (stated !== undefined) out.stated.set(p, stated);
+    } else if (isSize) {
+      out.pageSize = true;
+      sizeClauses.push(...about);
+    }
   }
-  return undefined;
+  const sizeWords = clauses.filter((c) => PAGE_SIZE.test(c) && !out.unknown.some((p) => mentions(c, p)));
+  if (sizeWords.length > 0 && !out.unknown.includes(ctx.perPageParam)) {
+    out.pageSize = true;
+    sizeClauses.push(...sizeWords);
+  }
+  out.pageSizeWords = sizeClauses.join('; ');
+  return out;
 }
 
 /** Whether `words` name the parameter `p` (as a word, in any quoting). */
@@ -225,12 +458,17 @@ function mentions(words: string, p: string): boolean {
   return new RegExp(`(^|[^a-z0-9_])${escaped}($|[^a-z0-9_])`).test(words);
 }
 
-/** A maximum the error states (`at most 50`, `maximum: 50`, `<= 50`, `between 1 and 50`), below `current`. */
+/**
+ * A maximum the error states (`at most 50`, `maximum: 50`, `<= 50`, `between 1 and 50`,
+ * `values above 50 are not allowed`), below `current`.
+ */
 function statedMaximum(words: string, current: number): number | undefined {
   const patterns = [
     /(?:max(?:imum)?|at most|no more than|not exceed|up to|less than or equal to|<=?)\D{0,20}?(\d{1,6})/,
     /between\s+\d+\s+and\s+(\d{1,6})/,
     /(\d{1,6})\s+(?:or fewer|at most|max(?:imum)?)/,
+    // `values above 50 are not allowed`: a bound the server refuses to pass (not a minimum).
+    /(?:above|over|greater than|more than|exceeding)\s+(\d{1,6})\b.*\b(?:not|too|cannot|disallowed|refused|rejected)\b/,
   ];
   for (const re of patterns) {
     const m = re.exec(words);

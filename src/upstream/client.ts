@@ -38,6 +38,7 @@ import {
   sessionQuery,
 } from './filters.js';
 import {
+  describeIssue,
   type DriftIssue,
   type Endpoint,
   type Normalized,
@@ -52,7 +53,7 @@ import {
   type ShapeOptions,
   type ShapeTrace,
 } from './shape/index.js';
-import { type AdaptContext, QueryMemory } from './adapt.js';
+import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
 import type { Fetcher, FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
@@ -229,7 +230,11 @@ export class UpstreamClient implements Fetcher {
       value = value.filter((s: Session) => wanted.has(statusClass(s.status)));
     }
     const ignored: string[] = [];
-    if (inWindow.length < part.value.length) ignored.push('window');
+    // A server that took the window in a coarser format (a date) may read it wider by a step:
+    // only what lies beyond that says it ignores the window.
+    const slack = windowSlackMs(this.memory.get(org.slug, 'sessions'));
+    const wider = slack === 0 ? window : { from: window.from - slack, to: window.to + slack };
+    if (part.value.some((s: Session) => outsideWindow(s, wider))) ignored.push('window');
     if (value.length < inWindow.length && this.opts.filters.send_status) ignored.push('status');
     if (ignored.length > 0) this.memory.noteIgnored(org.slug, 'sessions', ignored);
     return { ...part, value, window };
@@ -264,6 +269,7 @@ export class UpstreamClient implements Fetcher {
       perPageParam: sh.perPageParam ?? 'per_page',
       pagingParams: new Set([sh.cursorParam ?? 'cursor', sh.pageParam ?? 'page']),
       timeParams: new Set([f.from_param, f.to_param]),
+      endParams: new Set([f.to_param]),
       fixedPerPage: this.opts.fixedPerPage ?? false,
       fixedParams: configuredFilterParams(f),
     };
@@ -289,7 +295,7 @@ export class UpstreamClient implements Fetcher {
       this.drift.report(org.slug, n.drift);
       const fatal = n.drift.find((i) => i.fatal);
       if (fatal) {
-        const err = new UpstreamError(`${what}: ${fatal.field} ${fatal.problem}`, { reason: 'schema' });
+        const err = new UpstreamError(`${what}: ${describeIssue(fatal)}`, { reason: 'schema' });
         return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
       }
       return this.settle(org, endpoint, valuePart(this.clock.now(), n.value));
@@ -324,7 +330,7 @@ export class UpstreamClient implements Fetcher {
         url,
         shape: this.opts.shape,
         maxPages: this.opts.maxPages,
-        adapt: { memory: this.memory, ctx: this.adaptContext() },
+        adapt: { memory: this.memory, ctx: this.adaptContext(), now: () => this.clock.now() },
         onAdapt: (what) => {
           // Once per org and endpoint at warn; the ladder again later is debug.
           const key = `${org.slug} ${endpoint}`;
@@ -348,8 +354,9 @@ export class UpstreamClient implements Fetcher {
       const envelope = read.error?.cause instanceof SchemaDriftError ? [driftOf(read.error.cause)] : [];
       const notJson = read.error === undefined ? undefined : notJsonDrift(endpoint, read.error);
       if (notJson) envelope.push(notJson);
-      // Every query tried was refused: the list cannot be read at all, which is drift, not an empty org.
-      if (read.pages === 0 && (read.error?.status === 400 || read.error?.status === 422)) {
+      // Every query tried was refused: the list cannot be read at all, which is drift, not an
+      // empty org. (A read not sent while the refusal waits saw no response: no drift of it.)
+      if (read.pages === 0 && !read.notSent && (read.error?.status === 400 || read.error?.status === 422)) {
         const words = (read.error.upstreamWords ?? '').slice(0, 120);
         envelope.push({
           endpoint,
@@ -367,7 +374,7 @@ export class UpstreamClient implements Fetcher {
       if (list.unusable.length > 0) {
         const first = list.unusable[0]!;
         const err = new UpstreamError(
-          `${what}: ${list.unusable.length} record(s) could not be read (${first.field} ${first.problem})`,
+          `${what}: ${list.unusable.length} record(s) could not be read (${describeIssue(first)})`,
           { reason: 'schema' },
         );
         return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));

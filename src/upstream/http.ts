@@ -265,7 +265,7 @@ function statusError(
   status: number,
   what: string,
   org: string,
-  detail: { code?: string; message?: string },
+  detail: ErrorDetail,
   retryAfter: string | undefined,
 ): UpstreamError {
   const reason = reasonForStatus(status);
@@ -282,10 +282,24 @@ function statusError(
     reason: status >= 300 && status < 400 ? 'redirect' : reason,
     status,
     upstreamCode: detail.code,
-    upstreamWords: upstream,
+    // Adaptation reads every error of the body, not only what fits in a message.
+    upstreamWords: [detail.code, detail.words ?? detail.message].filter(Boolean).join(': '),
     retryAfter,
   });
 }
+
+/** What an error body says: its code, a message fit for a log line, and all of its words. */
+interface ErrorDetail {
+  code?: string;
+  /** Cut to {@link MESSAGE_CHARS} characters. */
+  message?: string;
+  /** The same, cut to {@link WORDS_CHARS}: what requests that adapt read (adapt.ts). */
+  words?: string;
+}
+
+/** Characters of an upstream error shown in a message, and read by adaptation. */
+const MESSAGE_CHARS = 200;
+const WORDS_CHARS = 2000;
 
 /**
  * Reads what an error body says, best effort: `{ error: { code, message } }`,
@@ -297,7 +311,7 @@ async function readErrorDetail(
   body: Readable,
   headers: Record<string, string | string[] | undefined>,
   token: string,
-): Promise<{ code?: string; message?: string }> {
+): Promise<ErrorDetail> {
   let text: string;
   try {
     text = (await readBody(body, headers, ERROR_BODY_BYTES, 5000, 'error body')).toString('utf8');
@@ -309,11 +323,13 @@ async function readErrorDetail(
     parsed = JSON.parse(text) as unknown;
   } catch {
     const plain = text.trim();
-    return plain === '' || plain.startsWith('<') ? {} : { message: clean(plain, token) };
+    return plain === '' || plain.startsWith('<')
+      ? {}
+      : { message: clean(plain, token), words: clean(plain, token, WORDS_CHARS) };
   }
   const root = asRecord(parsed);
   const err = asRecord(root?.['error']) ?? root;
-  const out: { code?: string; message?: string } = {};
+  const out: ErrorDetail = {};
   const code = err?.['code'] ?? (typeof root?.['error'] === 'string' ? root['error'] : undefined);
   if (typeof code === 'string' || typeof code === 'number') out.code = clean(String(code), token);
   const parts = [err?.['message'], err?.['title'], err?.['detail']].filter(
@@ -321,11 +337,20 @@ async function readErrorDetail(
   );
   parts.push(...fieldErrors(err?.['errors'] ?? root?.['errors']));
   const message = [...new Set(parts)].join('; ');
-  if (message !== '') out.message = clean(message, token);
+  if (message !== '') {
+    out.message = clean(message, token);
+    out.words = clean(message, token, WORDS_CHARS);
+  }
   return out;
 }
 
-/** `field: message` lines of an `errors` list or map, as problem+json and many APIs give them. */
+/**
+ * `field: message` lines of an `errors` list or map, as problem+json, JSON:API and many
+ * APIs give them. The field is the error's `field`, `param`, `parameter`, `name`, `loc`
+ * or `pointer`, or JSON:API's `source.parameter` / `source.pointer` (the last segment of
+ * a JSON pointer: `/data/attributes/from` → `from`); the message its `title` and
+ * `message`/`detail`/`msg`/`reason`.
+ */
 function fieldErrors(errors: unknown): string[] {
   const out: string[] = [];
   const text = (v: unknown): string =>
@@ -337,8 +362,19 @@ function fieldErrors(errors: unknown): string[] {
         if (typeof e === 'string') out.push(e);
         continue;
       }
-      const field = r['field'] ?? r['param'] ?? r['parameter'] ?? r['name'] ?? r['pointer'] ?? r['loc'];
-      const msg = text(r['message'] ?? r['detail'] ?? r['msg'] ?? r['reason']);
+      const source = asRecord(r['source']);
+      const field =
+        r['field'] ??
+        r['param'] ??
+        r['parameter'] ??
+        r['name'] ??
+        pointerName(r['pointer']) ??
+        r['loc'] ??
+        source?.['parameter'] ??
+        pointerName(source?.['pointer']);
+      const msg = [text(r['title']), text(r['message'] ?? r['detail'] ?? r['msg'] ?? r['reason'])]
+        .filter((x, i, all) => x !== '' && all.indexOf(x) === i)
+        .join(': ');
       out.push(
         [typeof field === 'string' ? field : Array.isArray(field) ? field.join('.') : '', msg]
           .filter(Boolean)
@@ -352,11 +388,19 @@ function fieldErrors(errors: unknown): string[] {
   return out.filter((x) => x !== '');
 }
 
+/** The name a JSON pointer ends in (`/data/attributes/from` → `from`), or the value when not a pointer. */
+function pointerName(v: unknown): string | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  if (!v.startsWith('/')) return v;
+  const last = v.split('/').filter(Boolean).pop();
+  return last?.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 /** Shortens an upstream string and removes the token should the server echo it. */
-function clean(s: string, token: string): string {
+function clean(s: string, token: string, max = MESSAGE_CHARS): string {
   let out = s.replace(/[\r\n\t]+/g, ' ').trim();
   if (token.length >= 4) out = out.split(token).join('[REDACTED]');
-  return out.length > 200 ? `${out.slice(0, 200)}…` : out;
+  return out.length > max ? `${out.slice(0, max)}…` : out;
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {

@@ -11,6 +11,7 @@ import {
   type Learned,
   MAX_ADAPTATIONS,
   type QueryMemory,
+  type Refusal,
   saferQuery,
 } from './adapt.js';
 import { UpstreamError } from './errors.js';
@@ -46,6 +47,8 @@ export interface ListRead {
   validators?: Validators;
   /** Paging that did not advance or looped back, as drift (field `paging`); never values or URLs. */
   drift: DriftIssue[];
+  /** Not asked: every safer query of the list was refused, and its wait is not over. */
+  notSent?: boolean;
 }
 
 /** What {@link readList} needs besides the requester. */
@@ -55,7 +58,7 @@ export interface ListRequest extends RequestContext {
   shape: ShapeOptions;
   maxPages: number;
   /** Adapts the first page's query to what the server takes (adapt.ts); absent: never. */
-  adapt?: { memory: QueryMemory; ctx: AdaptContext } | undefined;
+  adapt?: { memory: QueryMemory; ctx: AdaptContext; now: () => number } | undefined;
   /** Told of each safer query tried and of what was learned. */
   onAdapt?: ((what: string, change: Learned) => void) | undefined;
 }
@@ -95,8 +98,8 @@ interface Via {
 export async function readList(requester: Requester, req: ListRequest): Promise<ListRead> {
   const adapt = req.adapt;
   const remembered = adapt?.memory.get(req.org, req.endpoint);
-  let url = withParams(req.url, firstPageParams(req.shape));
-  if (adapt) url = applyLearned(url, remembered, adapt.ctx);
+  const first = withParams(req.url, firstPageParams(req.shape));
+  let url = adapt ? applyLearned(first, remembered, adapt.ctx) : first;
   let learned: Learned = remembered ?? {};
   let adaptations = 0;
   const perPageParam = req.shape.perPageParam || 'per_page';
@@ -106,6 +109,19 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   const renameCursor = cursorParam === 'cursor';
   /** The name the cursor goes back in, when the server was found to ignore `cursor`. */
   let cursorName = renameCursor ? remembered?.cursorParam : undefined;
+  /** Time formats tried per parameter in this read (adapt.ts). */
+  const tried = new Map<string, Set<string>>();
+  /** The version of the memory this read has taken into account (adapt.ts). */
+  let known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
+  const remember = (l: Learned) => {
+    adapt?.memory.set(req.org, req.endpoint, l);
+    known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
+  };
+  // Every safer query was refused: the list is asked again only when its wait is over.
+  if (adapt && learned.refused === true && !adapt.memory.claimRetry(req.org, req.endpoint, adapt.now())) {
+    const r = adapt.memory.refusal(req.org, req.endpoint)!;
+    return { items: [], pages: 0, drift: [], notSent: true, error: waiting(`GET ${describePath(url)}`, r) };
+  }
   const perPage = Number(url.searchParams.get(perPageParam)) || (req.shape.perPage ?? DEFAULT_PER_PAGE);
   const items: unknown[] = [];
   const drift: DriftIssue[] = [];
@@ -155,21 +171,21 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     // read repeats records under any name).
     if (via?.kind === 'cursor' && adapt && renameCursor && cursorName === undefined) {
       const now = adapt.memory.get(req.org, req.endpoint) ?? {};
-      adapt.memory.set(req.org, req.endpoint, { ...now, cursorStuck: true });
+      remember({ ...now, cursorStuck: true });
     }
-    const tried = via === undefined ? [] : [...via.tried, via.param];
+    const names = via === undefined ? [] : [...via.tried, via.param];
     drift.push({
       endpoint: req.endpoint,
       field: 'paging',
       problem:
         via === undefined
           ? 'a next page link leads back to records already read; the list is read as incomplete'
-          : `the next page repeats records already read with the paging parameter sent as ${tried.join(', ')}; the list is read as incomplete`,
+          : `the next page repeats records already read with the paging parameter sent as ${names.join(', ')}; the list is read as incomplete`,
       fatal: false,
     });
     const why =
       via !== undefined
-        ? `the server answers the same page again: it ignores the paging parameter (${tried.join(', ')})`
+        ? `the server answers the same page again: it ignores the paging parameter (${names.join(', ')})`
         : again
           ? 'next page points back to a page already read'
           : 'next page repeats records already read: the paging does not advance';
@@ -198,27 +214,42 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
         continue;
       }
       // A refused first query: ask again with a safer one (adapt.ts).
-      if (pages === 0 && adapt && (e.status === 400 || e.status === 422) && adaptations < MAX_ADAPTATIONS) {
-        // Refused before, with everything already tried: one request per read, no new ladder.
-        if (learned.refused === true) return done(e);
-        const next = saferQuery(url, e, learned, adapt.ctx);
-        if (next) {
+      if (pages === 0 && adapt && (e.status === 400 || e.status === 422)) {
+        // Another read learned something meanwhile: go on from what it knows.
+        const theirs = adapt.memory.get(req.org, req.endpoint);
+        const version = adapt.memory.version(req.org, req.endpoint);
+        const adopt =
+          version !== known && theirs !== undefined && !sameQuery(theirs, learned) ? theirs : undefined;
+        known = version;
+        const next = adopt
+          ? { url: applyLearned(first, adopt, adapt.ctx), learned: adopt }
+          : saferQuery(url, e, learned, adapt.ctx, tried);
+        if (next && adaptations < MAX_ADAPTATIONS) {
           adaptations += 1;
           req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);
           url = next.url;
           learned = next.learned;
+          // Remembered before it is tried: a read that starts meanwhile, or after a restart,
+          // starts from here instead of the top of the ladder.
+          remember({ ...learned, refused: true });
           state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
           continue;
         }
-        // Nothing safer is left: remember the safest query, so later reads send it once
-        // instead of climbing down the whole ladder again.
-        adapt.memory.set(req.org, req.endpoint, { ...learned, refused: true });
+        if (next) {
+          // Out of tries for this read: the next read goes on from the next query.
+          remember({ ...next.learned, refused: true });
+        } else {
+          // Nothing safer is left: the safest query is remembered as refused, and reads wait
+          // before they ask again (one request, not the whole ladder).
+          remember({ ...learned, refused: true });
+          adapt.memory.refuse(req.org, req.endpoint, e, adapt.now());
+        }
       }
       return done(e);
     }
     if (pages === 0 && adapt && (adaptations > 0 || learned.refused === true)) {
       const { refused: _answered, ...works } = learned;
-      adapt.memory.set(req.org, req.endpoint, works);
+      remember(works);
     }
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, seenIds);
@@ -238,7 +269,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       cursorName = via.param;
       if (adapt) {
         const { cursorStuck: _old, ...now } = adapt.memory.get(req.org, req.endpoint) ?? {};
-        adapt.memory.set(req.org, req.endpoint, { ...now, cursorParam: via.param });
+        remember({ ...now, cursorParam: via.param });
       }
     }
     lastFirst = head;
@@ -376,6 +407,24 @@ export function pageKey(url: URL, shape: ShapeOptions): string {
   });
   kept.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   return `${url.origin}${url.pathname}?${new URLSearchParams(kept).toString()}`;
+}
+
+/** Whether two things learned make the same query (whether it was answered aside). */
+function sameQuery(a: Learned, b: Learned): boolean {
+  const { refused: _a, ...x } = a;
+  const { refused: _b, ...y } = b;
+  return JSON.stringify(x) === JSON.stringify(y);
+}
+
+/** The failure of a read not sent because every safer query of its list was refused. */
+function waiting(what: string, r: Refusal): UpstreamError {
+  const e = r.error;
+  const words = e.upstreamWords ? `: ${e.upstreamWords.slice(0, 200)}` : '';
+  return new UpstreamError(
+    `${what}: not sent: the server refused every query tally tried (${e.status ?? 'refused'}${words}); ` +
+      `asked again from ${new Date(r.retryAt).toISOString()}`,
+    { reason: e.reason, status: e.status, upstreamCode: e.upstreamCode, upstreamWords: e.upstreamWords },
+  );
 }
 
 function incomplete(what: string, why: string): UpstreamError {

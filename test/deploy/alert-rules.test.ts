@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { READ_FAILING_REASONS } from '../../src/upstream/shape/drift.js';
 import { documentedMetrics, familyOf, metricNamesIn } from './metric-names.js';
 import { PROMETHEUS_CONFIG, promtool, promtoolAvailable, RULES_FILE, RULES_TEST_FILE } from './promtool.js';
 
@@ -68,6 +69,12 @@ describe('tally-alerts.yml', () => {
       .map((n) => familyOf(n, documented))
       .filter((n) => !documented.has(n));
     expect(unknown).toEqual([]);
+  });
+
+  it("leaves exactly the drift that fails a read to tally's own rule upstream_unreadable", () => {
+    const expr = rules.find((r) => r.alert === 'TallySchemaDrift')!.expr;
+    const excluded = /reason!~"([^"]+)"/.exec(expr)?.[1]?.split('|');
+    expect(new Set(excluded)).toEqual(new Set(READ_FAILING_REASONS));
   });
 
   it('has a promtool unit test for every alert', () => {

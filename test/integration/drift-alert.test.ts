@@ -138,7 +138,7 @@ receivers:
       expect(JSON.stringify(warn)).not.toContain('"ok"');
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(
-        /tally_schema_drift_total\{endpoint="channels",field="query",reason="query_refused"\} [1-9]/,
+        /tally_schema_drift_total\{org="acme",endpoint="channels",field="query",reason="query_refused"\} [1-9]/,
       );
       const status = (await (await fetch(`${base}/api/v1/status`)).json()) as {
         ready: boolean;

@@ -193,7 +193,7 @@ describe('self metrics', () => {
     up.onRetry({ org: 'acme', endpoint: 'channels', reason: 'http_5xx' });
     up.onRateLimited({ retryAfterMs: 2_000 });
     up.onPause({ untilMs: AT + 2_000 });
-    up.onDrift({ endpoint: 'channels', field: 'status', problem: 'missing', fatal: false });
+    up.onDrift({ org: 'acme', endpoint: 'channels', field: 'status', problem: 'missing', fatal: false });
     up.onAuthFailure({ org: 'acme', status: 401 });
     const samples = await samplesOf(metrics);
     expect(
@@ -214,7 +214,14 @@ describe('self metrics', () => {
     );
     expect(value(samples, 'tally_upstream_rate_limited_total')).toBe(1);
     expect(value(samples, 'tally_budget_pauses_total')).toBe(1);
-    expect(value(samples, 'tally_schema_drift_total', { endpoint: 'channels', field: 'status' })).toBe(1);
+    expect(
+      value(samples, 'tally_schema_drift_total', {
+        org: 'acme',
+        endpoint: 'channels',
+        field: 'status',
+        reason: 'unreadable_value',
+      }),
+    ).toBe(1);
     expect(value(samples, 'tally_upstream_auth_failures_total', { org: 'acme' })).toBe(1);
   });
 
@@ -250,6 +257,73 @@ describe('self metrics', () => {
     metrics.recordPoll('beta', 'team', 300);
     const later = await samplesOf(metrics);
     expect(value(later, 'tally_poll_duration_seconds_count', { org: 'beta', resource: 'team' })).toBe(1);
+  });
+
+  it('counts drift per org: each org its own series, the read-failing ones from 0', async () => {
+    const source = new FakeSource([orgView(snapshot({ org: 'acme' })), orgView(snapshot({ org: 'beta' }))]);
+    const metrics = make(source);
+    const up = metrics.upstream;
+    const refused = {
+      endpoint: 'sessions',
+      field: 'query',
+      problem: 'the server refused every query',
+      fatal: true,
+    };
+    up.onDrift({ org: 'acme', ...refused });
+    up.onDrift({ org: 'acme', ...refused });
+    up.onDrift({
+      org: 'beta',
+      endpoint: 'channels',
+      field: 'channel.status',
+      problem: 'unknown status word "x"',
+      fatal: false,
+    });
+    const samples = await samplesOf(metrics);
+    const drift = (labels: Record<string, string>) => value(samples, 'tally_schema_drift_total', labels);
+    expect(drift({ org: 'acme', endpoint: 'sessions', field: 'query', reason: 'query_refused' })).toBe(2);
+    expect(drift({ org: 'beta', endpoint: 'sessions', field: 'query', reason: 'query_refused' })).toBe(0);
+    expect(
+      drift({ org: 'beta', endpoint: 'channels', field: 'channel.status', reason: 'unknown_word' }),
+    ).toBe(1);
+    expect(find(samples, 'tally_schema_drift_total', { org: 'acme', reason: 'unknown_word' })).toEqual([]);
+    // Every drift that fails a read has its series from the first scrape, per configured org:
+    // no list or no object, not JSON, and for lists a refused query or records without ids,
+    // for objects a body with none of the fields tally reads.
+    for (const org of ['acme', 'beta']) {
+      const expected = ENDPOINTS.flatMap((endpoint) => {
+        const list = ['team', 'channels', 'sessions'].includes(endpoint);
+        const id = { team: 'member.id', channels: 'channel.id', sessions: 'session.id' }[endpoint as string];
+        return [
+          `${endpoint} envelope ${list ? 'no_list' : 'no_object'}`,
+          `${endpoint} body not_json`,
+          ...(list ? [`${endpoint} query query_refused`, `${endpoint} ${id} missing_id`] : []),
+          ...(list ? [] : [`${endpoint} ${endpoint} unrecognised_body`]),
+        ];
+      });
+      const seen = find(samples, 'tally_schema_drift_total', { org })
+        .filter((x) =>
+          ['no_list', 'no_object', 'not_json', 'query_refused', 'missing_id', 'unrecognised_body'].includes(
+            x.labels['reason']!,
+          ),
+        )
+        .map((x) => `${x.labels['endpoint']} ${x.labels['field']} ${x.labels['reason']}`);
+      expect(seen.sort()).toEqual(expected.sort());
+    }
+    expect(
+      find(samples, 'tally_schema_drift_total', { org: 'acme' }).filter((x) => x.value > 0),
+    ).toHaveLength(1);
+    // An org that leaves the config leaves with its drift series, counted ones too.
+    source.views = source.views.filter((v) => v.slug !== 'beta');
+    const later = await samplesOf(metrics);
+    expect(find(later, 'tally_schema_drift_total', { org: 'beta' })).toEqual([]);
+    expect(
+      value(later, 'tally_schema_drift_total', {
+        org: 'acme',
+        endpoint: 'sessions',
+        field: 'query',
+        reason: 'query_refused',
+      }),
+    ).toBe(2);
   });
 
   it('registers only on the registry it was given', async () => {

@@ -173,7 +173,7 @@ describe('UpstreamHealth', () => {
       'answers that are merely odd say nothing about reachability',
       [
         [0, 'ok'],
-        ...(['schema', 'paging', 'not_found', 'oversized', 'cross_origin'] as const).flatMap(
+        ...(['schema', 'paging', 'not_found', 'http_4xx', 'oversized', 'cross_origin'] as const).flatMap(
           (r, i): Step[] => [
             [1 + 2 * i, r],
             [200 + 2 * i, r],
@@ -182,6 +182,51 @@ describe('UpstreamHealth', () => {
       ],
       [],
       'ok',
+    ],
+    [
+      'a server that refuses a query (400/422) answered: no outage however long it refuses',
+      [
+        [0, 'ok'],
+        [1, 'http_4xx'],
+        [2, 'http_4xx'],
+        [3, 'http_4xx'],
+        [4, 'http_4xx'],
+        [200, 'http_4xx'],
+        [400, 'http_4xx'],
+      ],
+      [],
+      'ok',
+    ],
+    [
+      'refused queries neither start an outage nor end one, nor a refused token',
+      [
+        [0, 'http_4xx'],
+        [1, 'http_4xx'],
+        [2, 'http_4xx'],
+        [3, 'timeout'],
+        [4, 'http_4xx'],
+        [5, 'timeout'],
+        [6, 'http_4xx'],
+        [7, 'timeout'],
+        [8, 'http_4xx'],
+        [9, 'auth'],
+        [10, 'http_4xx'],
+      ],
+      ['upstream.unreachable unknown→unreachable @7', 'upstream.auth_failed unreachable→auth_failed @9'],
+      'auth_failed',
+    ],
+    [
+      '429s and 5xx still count towards an outage, as before',
+      [
+        [0, 'ok'],
+        [1, 'rate_limited'],
+        [2, 'http_4xx'],
+        [3, 'http_5xx'],
+        [4, 'http_4xx'],
+        [5, 'rate_limited'],
+      ],
+      ['upstream.unreachable ok→unreachable @5'],
+      'unreachable',
     ],
     [
       'odd answers neither count towards an outage nor end it',

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
+import { type Learned, MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent } from '../../src/upstream/observer.js';
 import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
@@ -150,5 +150,83 @@ describe('credentials refused are never adapted to', () => {
       '/v1/acme/channels?per_page=100',
     ]);
     expect(memory.get('acme', 'channels')).toBeUndefined();
+  });
+});
+
+describe('what a read learned is kept, whether it was answered or not', () => {
+  /** Channels; any page size above `max` is refused with words that name nothing. */
+  const quiet = (max: number) => capped(max, (res) => json(res, 400, { detail: 'bad request' }));
+  const sizes = (from: number) =>
+    server!.received.slice(from).map((r) => new URL(r.url, 'http://x').searchParams.get('per_page'));
+
+  it('a read that runs out of safer queries leaves the next one to go on from where it stopped', async () => {
+    // Halving from 10 000 000 down to a size the server takes takes more tries than one read has.
+    server = await startServer(quiet(20));
+    const saved: Record<string, Learned>[] = [];
+    const memory = new QueryMemory((all) => saved.push(all));
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, { memory, shape: { perPage: 10_000_000 } }),
+    );
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    expect(server.received).toHaveLength(1 + MAX_ADAPTATIONS);
+    // What it got to is remembered, marked as not answered yet, and saved.
+    const after = memory.get('acme', 'channels');
+    expect(after).toEqual({ perPage: 1220, refused: true });
+    expect(saved.at(-1)?.['acme channels']).toEqual(after);
+    // The next read starts there, not at 10 000 000, and goes on down — after a restart too,
+    // from what was saved.
+    await client.close();
+    const memory2 = new QueryMemory();
+    memory2.load(JSON.parse(JSON.stringify(saved.at(-1))));
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory: memory2,
+        shape: { perPage: 10_000_000 },
+      }),
+    );
+    const before = server.received.length;
+    const part = await client.fetchChannels(ACME);
+    expect(part.state === 'complete' && part.value).toHaveLength(60);
+    expect(sizes(before).slice(0, 7)).toEqual(['1220', '610', '305', '152', '76', '38', '19']);
+    expect(memory2.get('acme', 'channels')).toEqual({ perPage: 19 });
+    // And the one after asks for what worked at once.
+    const again = server.received.length;
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(sizes(again)[0]).toBe('19');
+    expect(memory2.refusal('acme', 'channels')).toBeUndefined();
+  });
+
+  it('later reads of other channels start from what the first read learned: one request each', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (!url.searchParams.has('per_page')) return json(res, 200, []);
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: unknown parameter per_page');
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    for (let i = 0; i < 7; i++) expect((await client.fetchSessions(ACME, `c${i}`)).state).toBe('complete');
+    expect(server.received).toHaveLength(2 + 6);
+    expect(memory.get('acme', 'sessions')).toEqual({ drop: ['per_page'] });
+  });
+
+  it('a read refused after another learned meanwhile takes up what that one learned, not the whole ladder', async () => {
+    server = await startServer(async (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      // The first answer to channel c2 comes late: c1 has learned the page size meanwhile.
+      if (url.pathname.includes('/c2/') && url.searchParams.get('per_page') === '100')
+        await new Promise((r) => setTimeout(r, 300));
+      quiet(12)(req, res);
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const parts = await Promise.all(['c1', 'c2'].map((c) => client!.fetchSessions(ACME, c)));
+    expect(parts.every((p) => p.state === 'complete')).toBe(true);
+    expect(memory.get('acme', 'sessions')).toEqual({ perPage: 12 });
+    const firstPages = (c: string) =>
+      server!.received
+        .filter((r) => r.url.includes(`/${c}/`) && !new URL(r.url, 'http://x').searchParams.has('page'))
+        .map((r) => new URL(r.url, 'http://x').searchParams.get('per_page'));
+    expect(firstPages('c1')).toEqual(['100', '50', '25', '12']);
+    expect(firstPages('c2')).toEqual(['100', '12']);
   });
 });

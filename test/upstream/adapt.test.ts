@@ -1,9 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyLearned, QueryMemory, saferQuery } from '../../src/upstream/adapt.js';
+import {
+  applyLearned,
+  type Learned,
+  MAX_ADAPTATIONS,
+  QueryMemory,
+  saferQuery,
+  windowSlackMs,
+} from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
+import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
 
 // Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
@@ -62,18 +70,65 @@ describe('saferQuery', () => {
       'per_page is not supported',
       'status=live&from=2030-01-07T09%3A00%3A00.000Z',
     ],
+    ...(
+      [
+        ['JSON:API: does not support', "per_page: does not support the query parameter 'per_page'"],
+        [
+          'JSON:API with a title',
+          "per_page: Invalid Query Parameter: The resource does not support the query parameter 'per_page'.",
+        ],
+        ['source.parameter and words that name nothing', 'per_page: this parameter is not supported'],
+        ["doesn't support", "the endpoint doesn't support per_page"],
+        ['unsupported', 'unsupported parameter: per_page'],
+        ['unknown', 'unknown field per_page'],
+        ['unrecognized', 'unrecognized query parameter "per_page"'],
+        ['unrecognised', "unrecognised parameter 'per_page'"],
+        ['not recognised', 'per_page: not recognised'],
+        ['not allowed', 'per_page is not allowed'],
+        ['not permitted', 'parameter per_page not permitted'],
+        ['an errors entry by param', 'per_page: unrecognized'],
+      ] as const
+    ).map(
+      ([what, words]) =>
+        [
+          `a page size parameter it does not take (${what})`,
+          words,
+          'status=live&from=2030-01-07T09%3A00%3A00.000Z',
+        ] as [string, string, string],
+    ),
+    [
+      'a maximum and an unknown filter, clause by clause',
+      'per_page must be at most 50; unknown parameter: status',
+      'per_page=50&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'a maximum phrased as not allowed',
+      'per_page: values above 50 are not allowed',
+      'per_page=50&status=live&from=2030-01-07T09%3A00%3A00.000Z',
+    ],
+    [
+      'a JSON:API refusal of a time parameter: left out, not reformatted',
+      "from: Invalid Query Parameter: The resource does not support the query parameter 'from'.",
+      'per_page=100&status=live',
+    ],
   ])('reads %s', (_what, words, query) => {
     const next = saferQuery(url, err(400, words), {}, ctx);
     expect(next?.url.search.slice(1)).toBe(query);
   });
 
-  it('tries a numeric offset, then epoch seconds, for a time the server cannot parse', () => {
+  it('tries a numeric offset, then epoch seconds, then leaves out a time the server cannot parse', () => {
     const refused = err(400, "invalid date format for 'from'");
-    const first = saferQuery(url, refused, {}, ctx);
+    const tried = new Map<string, Set<string>>();
+    const first = saferQuery(url, refused, {}, ctx, tried);
     expect(first?.url.searchParams.get('from')).toBe('2030-01-07T09:00:00+00:00');
-    const second = first && saferQuery(first.url, refused, first.learned, ctx);
+    expect(first?.learned).toEqual({ times: { from: 'iso_offset' } });
+    const second = first && saferQuery(first.url, refused, first.learned, ctx, tried);
     expect(second?.url.searchParams.get('from')).toBe('1894006800');
-    expect(second?.learned).toMatchObject({ isoOffset: ['from'], epoch: ['from'] });
+    expect(second?.learned).toEqual({ times: { from: 'epoch_s' } });
+    // Nothing else to try: left out, and with it what was learned of its format.
+    const third = second && saferQuery(second.url, refused, second.learned, ctx, tried);
+    expect(third?.url.search).toBe('?per_page=100&status=live');
+    expect(third?.learned).toEqual({ drop: ['from'] });
   });
 
   it('halves down to the floor, then leaves the page size out, then drops the filters, then gives up', () => {
@@ -105,7 +160,7 @@ describe('saferQuery', () => {
     );
     expect(blanket?.url.search).toBe('?from=a');
     // What was learned before the config set it is not applied to it.
-    const learned = { drop: ['from'], epoch: ['to'] };
+    const learned = { drop: ['from'], times: { to: 'epoch_s' } };
     const applied = applyLearned(
       new URL('http://api.test/x?from=2030-01-07T09:00:00Z&to=2030-01-08T09:00:00Z'),
       learned,
@@ -119,6 +174,107 @@ describe('saferQuery', () => {
     expect(saferQuery(url, refused, {}, { ...ctx, fixedPerPage: true })).toBeUndefined();
     const next = saferQuery(url, err(400, ''), {}, { ...ctx, fixedPerPage: true });
     expect(next?.url.searchParams.get('per_page')).toBe('100');
+  });
+});
+
+describe('saferQuery: time parameters', () => {
+  const tctx = { ...ctx, endParams: new Set(['to']) };
+  const sessions = new URL(
+    'http://api.test/v1/acme/channels/c1/sessions?from=2026-11-24T17%3A25%3A46.407Z&to=2026-12-02T17%3A25%3A46.407Z',
+  );
+  /** Climbs the ladder with the server's words for each step; returns each query tried and what was learned. */
+  function climb(url: URL, words: (u: URL) => string | undefined, c = tctx) {
+    const tried = new Map<string, Set<string>>();
+    const queries: string[] = [];
+    let learned: Learned = {};
+    let u = url;
+    for (let i = 0; i < 20; i++) {
+      const w = words(u);
+      if (w === undefined) break;
+      const next = saferQuery(u, err(400, w), learned, c, tried);
+      if (!next) break;
+      // As a server reads the query (`+` is a space in a query string).
+      queries.push(decodeURIComponent(next.url.search.replace(/\+/g, ' ')));
+      u = next.url;
+      learned = next.learned;
+    }
+    return { queries, learned };
+  }
+
+  it('honours a format the error states, and tries the format that worked for from first for to', () => {
+    // One parameter refused at a time, naming the format it expects (a server that reads `YYYY-MM-DD HH:MM:SS`).
+    const DT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+    const { queries, learned } = climb(sessions, (u) => {
+      const bad = ['from', 'to'].find((p) => !DT.test(u.searchParams.get(p) ?? ''));
+      return bad && `Bad Request: invalid date format for '${bad}' (expected YYYY-MM-DD HH:MM:SS)`;
+    });
+    expect(queries).toEqual([
+      '?from=2026-11-24 17:25:46&to=2026-12-02T17:25:46.407Z',
+      '?from=2026-11-24 17:25:46&to=2026-12-02 17:25:47',
+    ]);
+    expect(learned).toEqual({ times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD HH:mm:ss' } });
+  });
+
+  it("tries the other parameter's format first when the error states none", () => {
+    // The server reads epoch seconds only, and says nothing about what it expects.
+    const { queries, learned } = climb(sessions, (u) => {
+      const bad = ['from', 'to'].find((p) => !/^\d+$/.test(u.searchParams.get(p) ?? ''));
+      return bad && `invalid date format for '${bad}'`;
+    });
+    expect(queries).toEqual([
+      '?from=2026-11-24T17:25:46+00:00&to=2026-12-02T17:25:46.407Z',
+      '?from=1795541146&to=2026-12-02T17:25:46.407Z',
+      // to: from's format first, not the whole ladder again.
+      '?from=1795541146&to=1796232347',
+    ]);
+    expect(learned).toEqual({ times: { from: 'epoch_s', to: 'epoch_s' } });
+  });
+
+  it('changes both at once when the error names both', () => {
+    const { queries } = climb(sessions, (u) =>
+      u.searchParams.get('from')?.includes('T')
+        ? "invalid date format for 'from', 'to' (expected YYYY-MM-DD)"
+        : undefined,
+    );
+    expect(queries).toEqual(['?from=2026-11-24&to=2026-12-03']);
+  });
+
+  it('leaves out both time parameters when no format works, within one read, and says so truthfully', () => {
+    const { queries, learned } = climb(new URL(`${sessions.href}&per_page=100`), (u) => {
+      if (u.searchParams.has('per_page')) return 'unknown parameter per_page';
+      const bad = ['from', 'to'].find((p) => u.searchParams.has(p));
+      return bad && `invalid date format for '${bad}'`;
+    });
+    expect(queries.length).toBeLessThanOrEqual(MAX_ADAPTATIONS);
+    expect(queries.at(-1)).toBe('');
+    // Nothing about the format of a parameter that is left out.
+    expect(learned).toEqual({ drop: ['per_page', 'from', 'to'] });
+  });
+});
+
+describe('QueryMemory.load', () => {
+  it('reads what earlier versions saved (epoch and offset lists) as time formats, and drops what is malformed', () => {
+    const m = new QueryMemory();
+    m.load({
+      'acme sessions': { isoOffset: ['from', 'to'], epoch: ['from'], drop: ['per_page'] },
+      'acme team': { times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'rm -rf /', x: 3 }, refused: true },
+      'beta sessions': { epoch: ['to'], drop: ['to'] },
+      nonsense: { perPage: 5 },
+    });
+    expect(m.get('acme', 'sessions')).toEqual({
+      drop: ['per_page'],
+      times: { from: 'epoch_s', to: 'iso_offset' },
+    });
+    expect(m.get('acme', 'team')).toEqual({ refused: true, times: { from: 'YYYY-MM-DD HH:mm:ss' } });
+    // A parameter left out has no format.
+    expect(m.get('beta', 'sessions')).toEqual({ drop: ['to'] });
+    expect(m.toJSON()['nonsense']).toBeUndefined();
+  });
+
+  it('widens the window a server is seen to ignore by two steps of the coarsest format learned', () => {
+    expect(windowSlackMs(undefined)).toBe(0);
+    expect(windowSlackMs({ times: { from: 'epoch_s' } })).toBe(2000);
+    expect(windowSlackMs({ times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD' } })).toBe(2 * 86_400_000);
   });
 });
 
@@ -177,7 +333,9 @@ describe('a client against servers that refuse its queries', () => {
     expect(part.state === 'complete' && part.value).toHaveLength(120);
     const learned = memory.get('acme', 'channels')?.perPage;
     expect(learned).toBeLessThanOrEqual(50);
-    expect(saved).toHaveLength(1);
+    // Saved as it was learned, and last as the query that was answered.
+    expect(saved.length).toBeGreaterThanOrEqual(1);
+    expect(saved.at(-1)).toEqual({ 'acme channels': { perPage: learned } });
     // The next read asks for the learned size at once.
     const before = server.received.length;
     await client.fetchChannels(ACME);
@@ -295,6 +453,81 @@ describe('a client against servers that refuse its queries', () => {
   });
 });
 
+describe('JSON:API and problem errors that name the parameter', () => {
+  let server: Loopback | undefined;
+  let client: UpstreamClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it.each<[string, (p: string) => unknown]>([
+    [
+      'source.parameter',
+      (p) => ({
+        errors: [{ detail: `does not support the query parameter '${p}'`, source: { parameter: p } }],
+      }),
+    ],
+    [
+      'source.parameter with words that do not name it',
+      (p) => ({
+        errors: [
+          { title: 'Invalid Query Parameter', detail: 'Not supported here.', source: { parameter: p } },
+        ],
+      }),
+    ],
+    [
+      'source.pointer',
+      (p) => ({ errors: [{ detail: 'is not permitted', source: { pointer: `/query/${p}` } }] }),
+    ],
+    ['param', (p) => ({ errors: [{ param: p, message: 'unrecognized' }] })],
+    [
+      'field (problem+json)',
+      (p) => ({ title: 'Bad Request', errors: [{ field: p, message: 'not allowed' }] }),
+    ],
+  ])('leaves out a page size refused by %s at once, without halving it first', async (_what, body) => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('per_page')) {
+        return json(res, 400, body('per_page'), { 'content-type': 'application/vnd.api+json' });
+      }
+      json(res, 200, { data: CHANNELS.slice(0, 5) });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    const part = await client.fetchChannels(ACME);
+    expect(part.state === 'complete' && part.value).toHaveLength(5);
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels',
+    ]);
+    expect(memory.get('acme', 'channels')).toEqual({ drop: ['per_page'] });
+  });
+
+  it('leaves out every parameter a JSON:API errors list names, in one step, however long the list', async () => {
+    server = await startServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const bad = [...url.searchParams.keys()];
+      if (bad.length > 0)
+        return json(res, 400, {
+          errors: bad.map((p) => ({
+            status: '400',
+            code: 'invalid_query_parameter',
+            title: 'Invalid Query Parameter',
+            detail: `The resource does not support the query parameter '${p}'.`,
+            source: { parameter: p },
+          })),
+        });
+      json(res, 200, { data: [] });
+    });
+    const memory = new QueryMemory();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    expect((await client.fetchSessions(ACME, 'c1')).state).toBe('complete');
+    expect(server.received).toHaveLength(2);
+    expect(memory.get('acme', 'sessions')?.drop?.sort()).toEqual(['from', 'per_page', 'to']);
+  });
+});
+
 describe('a server that refuses everything tally tries', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
@@ -303,7 +536,7 @@ describe('a server that refuses everything tally tries', () => {
     await server?.close();
   });
 
-  it('costs one request per later read, warns once, and recovers when answered', async () => {
+  it('asks again only when the wait is over, one request each time, warns once, and recovers when answered', async () => {
     let refuse = true;
     server = await startServer((_req, res) => {
       if (refuse) return json(res, 400, { detail: 'no' });
@@ -311,17 +544,58 @@ describe('a server that refuses everything tally tries', () => {
     });
     const memory = new QueryMemory();
     const logs = captureLogger();
-    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory }));
+    const clock = new ManualClock();
+    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory, clock }));
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     const ladder = server.received.length;
     expect(ladder).toBeGreaterThan(1);
     expect(memory.get('acme', 'channels')?.refused).toBe(true);
+    // Until the wait is over, reads fail at once, saying so, without a request.
+    for (const s of [0, 60, 299]) {
+      clock.time = CLOCK_START + s * 1000;
+      const part = await client.fetchChannels(ACME);
+      expect(part.state).toBe('failed');
+      expect(part.state === 'failed' && part.error).toMatchObject({
+        reason: 'http_4xx',
+        message: expect.stringMatching(
+          /^GET \/v1\/acme\/channels: not sent: the server refused every query tally tried \(400: no\); asked again from 2026-11-01T12:05:00/,
+        ),
+      });
+    }
+    expect(server.received.length).toBe(ladder);
+    // Then one request; refused again, the wait doubles (10 minutes).
+    clock.time = CLOCK_START + 300_000;
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
-    expect(server.received.length - ladder).toBe(1);
+    expect(server.received.length).toBe(ladder + 1);
+    clock.time = CLOCK_START + 899_000;
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    expect(server.received.length).toBe(ladder + 1);
     expect(logs.text().match(/"level":"?(warn|40)"?[^\n]*asking again with a safer one/g)?.length).toBe(1);
     refuse = false;
+    clock.time = CLOCK_START + 900_000;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(server.received.length).toBe(ladder + 2);
     expect(memory.get('acme', 'channels')?.refused).toBeUndefined();
+    expect(memory.refusal('acme', 'channels')).toBeUndefined();
+    // Answered: the next read asks at once.
+    expect((await client.fetchChannels(ACME)).state).toBe('complete');
+    expect(server.received.length).toBe(ladder + 3);
+  });
+
+  it('counts the refusal as drift when the server said it, not for reads that were not sent', async () => {
+    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    const drift: string[] = [];
+    client = new UpstreamClient(
+      clientOptions(server.origin, captureLogger().logger, {
+        memory: new QueryMemory(),
+        clock: new ManualClock(),
+        observer: { onDrift: (i) => drift.push(`${i.endpoint} ${i.field}`) },
+      }),
+    );
+    await client.fetchChannels(ACME);
+    await client.fetchChannels(ACME);
+    await client.fetchChannels(ACME);
+    expect(drift).toEqual(['channels query']);
   });
 });
 

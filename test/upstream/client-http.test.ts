@@ -164,6 +164,30 @@ describe('response bodies', () => {
     },
   );
 
+  it("names the endpoint's field, a colon, then the problem, in the error of a body with none of the fields tally reads", async () => {
+    const s = await serve((req, res) => {
+      if (req.url?.startsWith('/v1/acme/channels'))
+        return json(res, 200, { data: [{ name: 'x' }, { id: 'c2' }] });
+      json(res, 200, { result: { nested: 'secret-value' } });
+    });
+    const c = client(s.origin);
+    const keys = 'none of the fields tally reads is in the body; keys seen: "result"';
+    expect(await c.fetchOrg(ACME)).toMatchObject({
+      state: 'failed',
+      error: { reason: 'schema', message: `GET /v1/acme: org: ${keys}` },
+    });
+    expect(await c.fetchSubscription(ACME)).toMatchObject({
+      state: 'failed',
+      error: { reason: 'schema', message: `GET /v1/acme/subscription: subscription: ${keys}` },
+    });
+    const channels = await c.fetchChannels(ACME);
+    expect(channels.state).toBe('incomplete');
+    expect(channels.state === 'incomplete' && channels.error.message).toBe(
+      'GET /v1/acme/channels: 1 record(s) could not be read (channel.id: no usable id; keys seen: "name")',
+    );
+    expect(logs.text()).not.toContain('secret-value');
+  });
+
   it('retries malformed JSON, then fails with reason malformed', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -64,6 +64,6 @@ describe('dedupeById', () => {
         fatal: true,
       },
     ]);
-    expect(r.drift.map(driftReason)).toEqual(['duplicate_id', 'duplicate_id']);
+    expect(r.drift.map(driftReason)).toEqual(['duplicate_id', 'conflicting_id']);
   });
 });

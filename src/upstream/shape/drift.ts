@@ -4,7 +4,7 @@
  * a response whose list or object cannot be found at all raises {@link SchemaDriftError}.
  */
 import { TallyError } from '../../core/errors.js';
-import type { Endpoint } from './endpoints.js';
+import { type Endpoint, LIST_ENDPOINTS } from './endpoints.js';
 
 /** One problem found while reading a response. */
 export interface DriftIssue {
@@ -59,9 +59,19 @@ export class DriftLog {
   }
 }
 
+/**
+ * One issue as a message: the field, a colon, the problem (`org: none of the fields tally
+ * reads is in the body; keys seen: "result"`). Every message that names an issue (a failed
+ * read's error, `--explain`) is built here, so they read alike.
+ */
+export function describeIssue(issue: Pick<DriftIssue, 'field' | 'problem'>): string {
+  return `${issue.field}: ${issue.problem}`;
+}
+
 /** Why a response did not fit, as a bounded word fit for a metric label. */
 export type DriftReason =
   | 'no_list'
+  | 'no_object'
   | 'unrecognised_body'
   | 'not_json'
   | 'missing_id'
@@ -69,14 +79,66 @@ export type DriftReason =
   | 'query_refused'
   | 'unknown_word'
   | 'duplicate_id'
+  | 'conflicting_id'
   | 'paging_loop'
   | 'unreadable_value';
 
-/** The reason of an issue, from its field and problem. */
-export function driftReason(issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'>): DriftReason {
-  if (issue.field === 'envelope') return 'no_list';
+/**
+ * The reasons of drift that fails a read (no list or object found, nothing tally reads, not
+ * JSON, records without ids, records sharing an id but differing, every query refused). Tally's own rule `upstream_unreadable`
+ * alerts on these; the shipped Prometheus rule `TallySchemaDrift` leaves them out.
+ */
+export const READ_FAILING_REASONS: readonly DriftReason[] = [
+  'no_list',
+  'no_object',
+  'unrecognised_body',
+  'not_json',
+  'missing_id',
+  'conflicting_id',
+  'query_refused',
+];
+
+/** The field a record's missing id is reported under, per list endpoint (normalize-*.ts). */
+const ID_FIELDS: Readonly<Record<string, string>> = {
+  team: 'member.id',
+  channels: 'channel.id',
+  sessions: 'session.id',
+};
+
+/**
+ * Every series of read-failing drift an endpoint can report, with its field and reason:
+ * these are known before any response differs, so the drift metric starts them at 0 and
+ * `increase()` sees the first failure (the field of other drift is only known when it comes).
+ */
+export function readFailingSeries(endpoint: Endpoint): { field: string; reason: DriftReason }[] {
+  const out: { field: string; reason: DriftReason }[] = [
+    { field: 'envelope', reason: LIST_ENDPOINTS.has(endpoint) ? 'no_list' : 'no_object' },
+    { field: 'body', reason: 'not_json' },
+  ];
+  const id = ID_FIELDS[endpoint];
+  if (id !== undefined) {
+    out.push(
+      { field: 'query', reason: 'query_refused' },
+      { field: id, reason: 'missing_id' },
+      { field: id, reason: 'conflicting_id' },
+    );
+  } else {
+    out.push({ field: endpoint, reason: 'unrecognised_body' });
+  }
+  return out;
+}
+
+/** The reason of an issue, from its endpoint, field and problem. */
+export function driftReason(
+  issue: Pick<DriftIssue, 'field' | 'problem' | 'fatal'> & { endpoint: string },
+): DriftReason {
+  // No envelope found: a list endpoint had no list, an object endpoint (profile,
+  // subscription, session detail) no object.
+  if (issue.field === 'envelope')
+    return LIST_ENDPOINTS.has(issue.endpoint as Endpoint) ? 'no_list' : 'no_object';
   if (issue.field === 'query') return 'query_refused';
   if (issue.field === 'paging') return 'paging_loop';
+  if (/ the same id as an earlier, different record/.test(issue.problem)) return 'conflicting_id';
   if (/ the same id as /.test(issue.problem)) return 'duplicate_id';
   if (/none of the fields tally reads/.test(issue.problem)) return 'unrecognised_body';
   if (issue.field === 'body' && /not valid JSON/.test(issue.problem)) return 'not_json';

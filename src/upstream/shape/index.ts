@@ -3,7 +3,7 @@
  * a response came in, finds the next page, and normalizes records into tally's model,
  * reporting schema drift instead of throwing. Pure: no I/O, no clock.
  */
-export { type DriftIssue, type Normalized, SchemaDriftError } from './drift.js';
+export { describeIssue, type DriftIssue, type Normalized, SchemaDriftError } from './drift.js';
 export { ENDPOINTS, type Endpoint, LIST_ENDPOINTS } from './endpoints.js';
 export { readObject } from './envelope.js';
 export { FIELD_ALIASES, FIELD_KEYS, type FieldKey, isFieldKey } from './fields.js';

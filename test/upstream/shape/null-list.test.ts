@@ -18,7 +18,9 @@ describe('readListPage: a null list', () => {
       err = e as SchemaDriftError;
     }
     expect(err?.field).toBe('envelope');
-    expect(driftReason({ field: err!.field, problem: err!.message, fatal: true })).toBe('no_list');
+    expect(driftReason({ endpoint: 'channels', field: err!.field, problem: err!.message, fatal: true })).toBe(
+      'no_list',
+    );
   });
 
   it('is an empty page when the total is zero or was read already (a Go server past the end)', () => {
