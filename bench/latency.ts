@@ -669,7 +669,7 @@ function goalTable(results: RunResult[]): string {
 /** The detection-latency bench, in a steady world (same load at every size). */
 export const latencyBench: Bench = {
   name: 'latency',
-  description: 'detection latency vs a naive full sweep, steady world, 100/1000/5000 channels',
+  description: 'detection latency vs a naive full sweep, steady world, 12/100/1000/5000 channels',
   run: (opts) => runVariant('steady', opts),
 };
 
