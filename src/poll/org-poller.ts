@@ -80,6 +80,8 @@ export class OrgPoller {
   private readonly queued = new Map<string, Promise<void>>();
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
+  /** When the last read of each channel's sessions began (`sessions:<channel>`), for the sweep. */
+  private readonly begun = new Map<string, number>();
 
   constructor(
     private auth: OrgAuth,
@@ -269,7 +271,9 @@ export class OrgPoller {
       return {
         org: this.slug,
         channelId: ch.id,
-        lastReadAt: this.attempts.get(`sessions:${ch.id}`)?.at ?? stored?.at,
+        // From when the last read began: what it saw is at least that fresh, and the
+        // per-channel minimum then spaces reads, not the ends of reads.
+        lastReadAt: this.begun.get(`sessions:${ch.id}`) ?? stored?.at,
         weight: this.weight,
         live: isLiveStatus(ch.status),
         changedAt,
@@ -357,6 +361,7 @@ export class OrgPoller {
     }
     if (running) return running;
     const started = this.deps.clock.now();
+    if (key.startsWith('sessions:')) this.begun.set(key, started);
     const p = fn(this.health.begin()).finally(() => {
       this.inflight.delete(key);
       for (const list of this.rereads.splice(0)) this.reread(list);

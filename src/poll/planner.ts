@@ -74,13 +74,35 @@ export interface Plan {
   hotStretch: number;
   /** Session-list reads per minute for the background sweep. */
   sweepReadsPerMinute: number;
-  /** Every channel's sessions are read at least once within this many ms. */
+  /**
+   * Every channel's sessions are read at least once within this many ms: one round of the
+   * sweep at {@link ROUND_SHARE} of its rate, never less than the per-channel minimum plus
+   * {@link SWEEP_SLACK_MS}. The sweep keeps it as a deadline ({@link sweepScore}).
+   */
   sweepBoundMs: number;
   /** Why the plan is not what the config asked for; empty when it is. */
   notes: string[];
 }
 
 const MINUTE = 60_000;
+
+/**
+ * The share of the sweep's rate its round of every channel is planned at. The rest is
+ * room for the reads the sweep gives first — a moved hint, a planned start, a recent
+ * change, a live channel — which re-read channels out of turn; the bound the planner
+ * states is one round at this share, and the sweep keeps it as a deadline.
+ */
+export const ROUND_SHARE = 0.85;
+/**
+ * Added to a bound the per-channel minimum sets: a read due now goes out within a moment
+ * and may wait its turn in the budget's even pace.
+ */
+export const SWEEP_SLACK_MS = 1000;
+/**
+ * A channel whose sessions have waited this share of the bound is read before anything
+ * but a first read: earliest deadline first, so the stalest channel never waits past it.
+ */
+export const AT_RISK_SHARE = 0.9;
 
 /** Computes the plan for the given load and budget. */
 export function plan(input: PlanInput): Plan {
@@ -127,7 +149,14 @@ export function plan(input: PlanInput): Plan {
   // minimum interval caps it, so a small org is not read in a tight loop.
   const minEvery = Math.min(iv.sweep, Math.max(1000, iv.sweep_min ?? 15_000));
   const sweep = Math.min(left, sweepNeed * (MINUTE / minEvery));
-  const sweepBoundMs = sweepNeed === 0 ? 0 : Math.ceil((sweepNeed / Math.max(sweep, 1e-9)) * MINUTE);
+  // One round at ROUND_SHARE of what the sweep may spend; when the per-channel minimum
+  // holds the pace back, the minimum itself (and a moment for the read to go out).
+  const sweepBoundMs =
+    sweepNeed === 0
+      ? 0
+      : Math.ceil(
+          Math.max(minEvery + SWEEP_SLACK_MS, (sweepNeed / Math.max(left * ROUND_SHARE, 1e-9)) * MINUTE),
+        );
   if (sweepNeed > 0 && sweepBoundMs > iv.sweep * 1.001) {
     notes.push(
       `sweep needs ${Math.ceil(sweepNeed)} reads: every channel within ${Math.ceil(sweepBoundMs / 1000)}s`,
@@ -178,6 +207,11 @@ export interface SweepPolicy {
   now: number;
   /** No channel's sessions are read again sooner than this (`intervals.sweep_min`). */
   minEveryMs: number;
+  /**
+   * The bound the plan states (`Plan.sweepBoundMs`): a channel that has waited
+   * {@link AT_RISK_SHARE} of it is read before any hint, planned start or recent change.
+   */
+  boundMs?: number | undefined;
 }
 
 /** A planned start this close (before or after) makes a channel due: starts, late starts, last-minute cancels. */
@@ -187,15 +221,18 @@ export const DUE_AFTER_MS = 120_000;
 export const RECENT_CHANGE_MS = 10 * 60_000;
 
 const NEVER = 1e15;
+const AT_RISK = 1e14;
 const HINTED = 1e13;
 const DUE = 1e12;
 
 /**
  * The expected value of reading a channel's sessions now (docs/polling.md, "What the
  * sweep reads first"): never-read channels first (the baseline; live ones before the
- * rest), then channels whose list hint moved, then channels with a planned start at
- * hand, then staleness × the org's weight × how likely a change is (recently changed or
- * live counts more). Channels read within `minEveryMs` are not due: `-Infinity`.
+ * rest), then channels close to the stated bound (stalest first, so the bound holds
+ * whatever else asks to be read first), then channels whose list hint moved, then
+ * channels with a planned start at hand, then staleness × the org's weight × how likely a
+ * change is (recently changed or live counts more). Channels read within `minEveryMs` are
+ * not due: `-Infinity`.
  */
 export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   const weight = e.weight !== undefined && e.weight > 0 ? e.weight : 1;
@@ -204,6 +241,7 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   if (last === undefined) return NEVER + (e.live ? NEVER / 10 : 0) + weight;
   const age = p.now - last;
   if (age < p.minEveryMs) return Number.NEGATIVE_INFINITY;
+  if (p.boundMs !== undefined && p.boundMs > 0 && age >= p.boundMs * AT_RISK_SHARE) return AT_RISK + age;
   if (e.hinted) return HINTED + age * weight;
   if (
     e.dueAt !== undefined &&

@@ -4,7 +4,7 @@
  * intervals; a background sweep reads every channel's sessions with what the budget has
  * left, paced by the planner. See docs/polling.md.
  */
-import type { Clock } from '../core/clock.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import { emptySnapshot, type OrgSnapshot } from '../snapshot/model.js';
@@ -90,6 +90,9 @@ export class Poller {
   private readonly stopping = stopController();
   private current: Plan;
   private sweepCredit = 0;
+  /** A sweep tick asked for before the next regular one, and when it runs. */
+  private wake: { timer: TimerHandle; at: number } | undefined;
+  private halted = false;
   private readonly sweepInflight = new Set<string>();
   private readonly log: Logger;
   /** What the reads of the last minute were for, per org. */
@@ -146,6 +149,9 @@ export class Poller {
   /** Stops scheduling, lets reads in flight finish for up to `timeoutMs`, then aborts them. */
   async stop(timeoutMs: number): Promise<void> {
     for (const p of this.pollers.values()) p.stopping = true;
+    this.halted = true;
+    this.wake?.timer.cancel();
+    this.wake = undefined;
     const deadline = this.deps.clock.now() + timeoutMs;
     await this.scheduler.stop(timeoutMs);
     const left = Math.max(0, deadline - this.deps.clock.now());
@@ -189,7 +195,12 @@ export class Poller {
         logger: this.log.child({ org: slug }),
         diff: this.deps.diff,
         window: this.opts.window,
-        onUpdate: (snapshot, events) => this.deps.onUpdate(slug, snapshot, events),
+        onUpdate: (snapshot, events) => {
+          this.deps.onUpdate(slug, snapshot, events);
+          // The first channel list: the first baseline starts now, not at the next tick.
+          if (this.current.sweepReadsPerMinute === 0 && snapshot.channels?.state === 'complete')
+            this.wakeSweep(0);
+        },
         onPoll: (resource, ms) => this.deps.onPoll?.(slug, resource, ms),
         perPage: this.opts.perPage,
         signal: this.stopping.signal,
@@ -289,7 +300,8 @@ export class Poller {
    * face value, every channel read before the jump would wait out the whole jump while
    * the sweep kept rereading the few it read after it.
    */
-  private async sweepTick(): Promise<void> {
+  private async sweepTick(scheduled = true): Promise<void> {
+    if (this.halted) return;
     // The first plan is made before any channel list is known; plan again as soon as one is.
     if (
       this.current.sweepReadsPerMinute === 0 &&
@@ -297,10 +309,12 @@ export class Poller {
     ) {
       this.current = this.computePlan();
     }
-    const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
-    // Credit saved while every slot was busy is spent later, up to half a minute's worth.
-    this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 30));
     const now = this.deps.clock.now();
+    // Credit accrues on the regular ticks only (an early one, see wakeSweep, spends what is
+    // there); what is saved while every slot was busy is spent later, up to half a
+    // minute's worth.
+    const perTick = (this.current.sweepReadsPerMinute * SWEEP_TICK_MS) / 60_000;
+    if (scheduled) this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 30));
     // Rounds close on every tick, also one with nothing to spend: reads for other reasons count.
     for (const p of this.pollers.values()) p.trackSweepRound(now);
     const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
@@ -315,10 +329,12 @@ export class Poller {
       this.opts.intervals.sweep,
       Math.max(1000, this.opts.intervals.sweep_min ?? 15_000),
     );
-    for (const entry of nextToSweep(candidates, n, { now, minEveryMs })) {
+    const picked = nextToSweep(candidates, n, { now, minEveryMs, boundMs: this.current.sweepBoundMs });
+    for (const entry of picked) {
       const poller = this.pollers.get(entry.org);
       if (!poller) continue;
       const key = `${entry.org}\0${entry.channelId}`;
+      const first = entry.lastReadAt === undefined;
       // Spare reads are free: only planned ones use up credit.
       this.sweepCredit = Math.max(0, this.sweepCredit - 1);
       this.sweepInflight.add(key);
@@ -328,7 +344,47 @@ export class Poller {
           if (!poller.stopping && !this.stopping.signal.aborted)
             this.log.warn({ org: entry.org, err }, 'sweep read failed');
         })
-        .finally(() => this.sweepInflight.delete(key));
+        .finally(() => {
+          this.sweepInflight.delete(key);
+          // The first baseline goes as fast as the budget allows: a freed slot is used at once.
+          if (first) this.wakeSweep(0);
+        });
     }
+    if (picked.length < n) this.wakeAtNextDue(candidates, now, minEveryMs);
+  }
+
+  /**
+   * When the per-channel minimum is what holds the sweep back, the next read goes out the
+   * moment a channel's minimum has passed rather than at the next tick: a channel read
+   * every `sweep_min` is then read every `sweep_min`, not up to a tick later.
+   */
+  private wakeAtNextDue(
+    candidates: readonly { lastReadAt: number | undefined }[],
+    now: number,
+    minEveryMs: number,
+  ): void {
+    let next = Number.POSITIVE_INFINITY;
+    for (const e of candidates) {
+      if (e.lastReadAt === undefined || e.lastReadAt > now) continue;
+      const due = e.lastReadAt + minEveryMs;
+      if (due > now && due < next) next = due;
+    }
+    if (next - now < SWEEP_TICK_MS) this.wakeSweep(next - now);
+  }
+
+  /** Runs a sweep tick in `delayMs`, unless one is asked for sooner already. */
+  private wakeSweep(delayMs: number): void {
+    if (this.halted) return;
+    const at = this.deps.clock.now() + Math.max(0, delayMs);
+    if (this.wake && this.wake.at <= at) return;
+    this.wake?.timer.cancel();
+    const timer = this.deps.clock.setTimeout(
+      () => {
+        this.wake = undefined;
+        this.sweepTick(false).catch((err: unknown) => this.log.warn({ err }, 'sweep tick failed'));
+      },
+      Math.max(0, delayMs),
+    );
+    this.wake = { timer, at };
   }
 }

@@ -78,6 +78,28 @@ describe('what the sweep reads first', () => {
     expect(sweepScore(entry('x', { changedAt: NOW - 2 * HOUR }), policy)).toBe(base);
   });
 
+  it('a channel close to the stated bound goes before hints, planned starts and recent changes; a first read still first', () => {
+    const bound = { ...policy, boundMs: 100_000 };
+    const picked = nextToSweep(
+      [
+        entry('hinted', { lastReadAt: NOW - 20_000, hinted: true }),
+        entry('due', { lastReadAt: NOW - 30_000, dueAt: NOW + 10_000 }),
+        entry('changed', { lastReadAt: NOW - 80_000, changedAt: NOW - 60_000, live: true }),
+        // 90 % of the bound has passed: at risk.
+        entry('stale', { lastReadAt: NOW - 90_000 }),
+        entry('staler', { lastReadAt: NOW - 95_000 }),
+        entry('never', { lastReadAt: undefined }),
+      ],
+      6,
+      bound,
+    ).map((e) => e.channelId);
+    expect(picked).toEqual(['never', 'staler', 'stale', 'hinted', 'due', 'changed']);
+    // Below 90 % of the bound a channel waits its turn by staleness × weight.
+    expect(sweepScore(entry('x', { lastReadAt: NOW - 89_000 }), bound)).toBe(
+      sweepScore(entry('x', { lastReadAt: NOW - 89_000 }), policy),
+    );
+  });
+
   it('a due session long past is no longer a reason', () => {
     const base = sweepScore(entry('x'), policy);
     expect(sweepScore(entry('x', { dueAt: NOW - 10 * 60_000 }), policy)).toBe(base);
@@ -287,8 +309,9 @@ describe('the channel list has a share, and nobody holds budget they do not use'
     const stopping = p.stop(1000);
     await vi.advanceTimersByTimeAsync(2000);
     await stopping;
-    // The list's share (2 reads of 10 pages a minute, and 10) is not a hole: ≥ 95 % is spent.
-    expect(used).toBeGreaterThanOrEqual(0.95);
+    // The list's share (2 reads of 10 pages a minute, and 10) is not a hole: ≥ 94 % is
+    // spent (the issue asks 90 %; 94.8–95.3 % here, by where the minutes fall).
+    expect(used).toBeGreaterThanOrEqual(0.94);
     expect(used).toBeLessThanOrEqual(1);
     // And the list still finds its pages free: every read whole within 5 s, one per 30 s.
     const steady = lists.filter(([from]) => from >= START + 60_000 && from < START + 6 * 60_000);
@@ -364,5 +387,141 @@ describe('the first baseline', () => {
     const stopping = p.stop(1000);
     await vi.advanceTimersByTimeAsync(2000);
     await stopping;
+  });
+});
+
+describe('the bound the planner states', () => {
+  it('holds for every channel while a third of them move their hint at every list read', async () => {
+    // 100 idle channels; 30 of them show new activity in every channel list (read every
+    // 30 s), so they ask to be read first far more often than the sweep's rate allows.
+    let listReads = 0;
+    const channels = (): Channel[] =>
+      Array.from({ length: 100 }, (_, i) => ({
+        id: `ch-${String(i).padStart(3, '0')}`,
+        status: 'idle',
+        ...(i < 30 ? { activityAt: START + listReads * 1000 } : { activityAt: START }),
+      }));
+    const readAt = new Map<string, number[]>();
+    const reads: string[] = [];
+    const inner = org([], reads);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async () => {
+        listReads++;
+        return { state: 'complete', at: Date.now(), value: channels() };
+      },
+      fetchSessions: async (a, ch, o) => {
+        readAt.set(ch, [...(readAt.get(ch) ?? []), Date.now()]);
+        return inner.fetchSessions(a, ch, o);
+      },
+    };
+    const p = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        intervals: {
+          org: HOUR,
+          team: HOUR,
+          subscription: HOUR,
+          channels: 30_000,
+          live_sessions: 30_000,
+          live_detail: 60_000,
+          sweep: 15 * 60_000,
+          sweep_min: 15_000,
+          jitter: 0,
+        },
+        window: { past: HOUR, future: HOUR },
+        perPage: 100,
+        capacity: () => 60,
+        spare: () => 0,
+      },
+      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+    );
+    p.start();
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    const bound = p.plan().sweepBoundMs;
+    // About 52 sweep reads a minute; one round of 100 at 85 % of that: about 136 s.
+    expect(bound).toBeGreaterThan(120_000);
+    expect(bound).toBeLessThan(150_000);
+    const from = Date.now();
+    await vi.advanceTimersByTimeAsync(12 * 60_000);
+    const to = Date.now();
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    let worst = 0;
+    for (const [, times] of readAt) {
+      const inside = times.filter((t) => t >= from && t <= to);
+      let prev = times.filter((t) => t < from).at(-1) ?? from;
+      for (const t of inside) {
+        worst = Math.max(worst, t - prev);
+        prev = t;
+      }
+      worst = Math.max(worst, to - prev);
+    }
+    expect(readAt.size).toBe(100);
+    expect(worst).toBeLessThanOrEqual(bound);
+    // The hints are still read first with what the bound leaves: more often than the rest.
+    const count = (id: string) => (readAt.get(id) ?? []).filter((t) => t >= from && t <= to).length;
+    expect(count('ch-000')).toBeGreaterThan(count('ch-099'));
+  });
+
+  it('a channel held back by the minimum interval is read again when it has passed, not a tick later', async () => {
+    const channels = Array.from({ length: 4 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
+    const starts = new Map<string, number[]>();
+    const inner = org(channels, []);
+    const fetcher: Fetcher = {
+      ...inner,
+      // Each read takes 300 ms to answer.
+      fetchSessions: async (a, ch, o) => {
+        starts.set(ch, [...(starts.get(ch) ?? []), Date.now()]);
+        await new Promise((r) => setTimeout(r, 300));
+        return inner.fetchSessions(a, ch, o);
+      },
+    };
+    const p = poller(fetcher, () => 8);
+    p.start();
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    for (const ch of channels) {
+      const t = starts.get(ch.id) ?? [];
+      expect(t.length).toBeGreaterThanOrEqual(8);
+      for (let i = 1; i < t.length; i++) {
+        // Never sooner than the minimum, and not the 16 s a whole-second tick after the
+        // answer would make it.
+        expect(t[i]! - t[i - 1]!).toBeGreaterThanOrEqual(15_000);
+        expect(t[i]! - t[i - 1]!).toBeLessThan(15_100);
+      }
+    }
+  });
+});
+
+describe('the first baseline starts with the channel list', () => {
+  it('a small org has every channel read within moments of the first list, not at the next ticks', async () => {
+    const channels = Array.from({ length: 12 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
+    const first = new Map<string, number>();
+    const inner = org(channels, []);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async (a, o) => {
+        await new Promise((r) => setTimeout(r, 50));
+        return inner.fetchChannels(a, o);
+      },
+      fetchSessions: async (a, ch, o) => {
+        if (!first.has(ch)) first.set(ch, Date.now());
+        await new Promise((r) => setTimeout(r, 20));
+        return inner.fetchSessions(a, ch, o);
+      },
+    };
+    const p = poller(fetcher, () => 20);
+    p.start();
+    await vi.advanceTimersByTimeAsync(5000);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    expect(first.size).toBe(12);
+    // The list arrives at 50 ms; eight slots, then the rest as each first read ends.
+    expect(Math.max(...first.values()) - START).toBeLessThan(200);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { nextToSweep, type OrgLoad, type PlanIntervals, plan } from '../../src/poll/planner.js';
+import {
+  nextToSweep,
+  type OrgLoad,
+  type PlanIntervals,
+  plan,
+  ROUND_SHARE,
+  SWEEP_SLACK_MS,
+} from '../../src/poll/planner.js';
 
 const iv: PlanIntervals = {
   org: 600_000,
@@ -30,7 +37,8 @@ describe('plan', () => {
       240,
       [org()],
       240 * 0.9 - 2.5,
-      (100 / (240 * 0.9 - 2.5)) * 60,
+      // one round at ROUND_SHARE of that rate: the rest is room for reads given first
+      (100 / ((240 * 0.9 - 2.5) * ROUND_SHARE)) * 60,
       1,
     ],
     [
@@ -38,7 +46,8 @@ describe('plan', () => {
       240,
       [org({ channels: 8 })],
       8 * 4,
-      15,
+      // the minimum, and a moment for a read due to go out
+      15 + SWEEP_SLACK_MS / 1000,
       1,
     ],
     [
@@ -66,8 +75,8 @@ describe('plan', () => {
       intervals: iv,
       orgs: [org({ channels: 5000, channelPages: 50 })],
     });
-    // 5000 reads at (216 - 100.5)/min
-    expect(p.sweepBoundMs).toBe(Math.ceil((5000 / (216 - 100.5)) * 60_000));
+    // 5000 reads at ROUND_SHARE of (216 - 100.5)/min
+    expect(p.sweepBoundMs).toBe(Math.ceil((5000 / ((216 - 100.5) * ROUND_SHARE)) * 60_000));
     expect(p.intervals.sweep).toBe(p.sweepBoundMs);
     expect(p.notes.join()).toContain('every channel within');
   });
