@@ -212,6 +212,12 @@ export interface SweepPolicy {
    * {@link AT_RISK_SHARE} of it is read before any hint, planned start or recent change.
    */
   boundMs?: number | undefined;
+  /**
+   * How long a sweep read takes from being chosen to being answered (it may wait its turn
+   * in the budget behind busier classes): a channel is at risk that much earlier, so that
+   * the read still lands within the bound.
+   */
+  leadMs?: number | undefined;
 }
 
 /** A planned start this close (before or after) makes a channel due: starts, late starts, last-minute cancels. */
@@ -231,7 +237,7 @@ const DUE = 1e12;
  * rest), then channels close to the stated bound (stalest first, so the bound holds
  * whatever else asks to be read first), then channels whose list hint moved, then
  * channels with a planned start at hand, then staleness × the org's weight × how likely a
- * change is (recently changed or live counts more). Channels read within `minEveryMs` are
+ * change is (a recent change counts more; live channels have their own hot interval). Channels read within `minEveryMs` are
  * not due: `-Infinity`.
  */
 export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
@@ -241,7 +247,7 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   if (last === undefined) return NEVER + (e.live ? NEVER / 10 : 0) + weight;
   const age = p.now - last;
   if (age < p.minEveryMs) return Number.NEGATIVE_INFINITY;
-  if (p.boundMs !== undefined && p.boundMs > 0 && age >= p.boundMs * AT_RISK_SHARE) return AT_RISK + age;
+  if (p.boundMs !== undefined && p.boundMs > 0 && age >= riskAfter(p.boundMs, p.leadMs)) return AT_RISK + age;
   if (e.hinted) return HINTED + age * weight;
   if (
     e.dueAt !== undefined &&
@@ -253,7 +259,12 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   }
   // Modest weights: every other channel waits that much longer for the sweep.
   const recent = e.changedAt !== undefined && p.now - e.changedAt <= RECENT_CHANGE_MS ? 0.5 : 0;
-  return age * weight * (1 + recent + (e.live ? 1 : 0));
+  return age * weight * (1 + recent);
+}
+
+/** When a channel counts as at risk of missing the bound: its share of it, less the reads' lead, never under half of it. */
+function riskAfter(boundMs: number, leadMs = 0): number {
+  return Math.max(boundMs / 2, boundMs * AT_RISK_SHARE - Math.max(0, leadMs));
 }
 
 /**

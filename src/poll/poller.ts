@@ -65,6 +65,10 @@ const PLAN_EVERY_MS = 30_000;
  * at (and its bound) whenever the budget is busy.
  */
 const MAX_SWEEP_INFLIGHT = 8;
+/** Sweep reads whose lead time is kept. */
+const LEAD_SAMPLES = 100;
+/** The share of their interval over which a round of hot reads or live details is spread. */
+const SPREAD_SHARE = 0.8;
 /** The channel lists' share beyond their pages: a margin for a read that comes early (jitter) or a list that grew. */
 const LIST_MARGIN = 10;
 
@@ -253,9 +257,9 @@ export class Poller {
           return p
             .hotChannels(now, iv.live_sessions * 2)
             .filter((ch) => !baseline || dueInBaseline(p, `sessions:${ch}`, now, iv.live_sessions))
-            .map((ch) => p.readSessions(ch, 'normal', signal));
+            .map((ch) => () => p.readSessions(ch, 'normal', signal));
         });
-        await Promise.allSettled(reads);
+        await this.spread(reads, iv.live_sessions, signal);
       },
     });
     this.scheduler.add({
@@ -267,11 +271,32 @@ export class Poller {
         // that starts meanwhile still gets its follow-up): at 1000 channels they were
         // a tenth of the budget the first reads of every channel need.
         const reads = [...this.pollers.values()].flatMap((p) =>
-          p.inBaseline() ? [] : p.detailTargets().map((id) => p.readDetail(id, 'normal', signal)),
+          p.inBaseline() ? [] : p.detailTargets().map((id) => () => p.readDetail(id, 'normal', signal)),
         );
-        await Promise.allSettled(reads);
+        await this.spread(reads, iv.live_detail, signal);
       },
     });
+  }
+
+  /**
+   * Runs a round of periodic reads spread evenly over most of their interval instead of
+   * all at once. Each read keeps its period (the same place in every round), and the
+   * sweep's reads, served after periodic ones, are not held back for seconds behind a
+   * burst of them: with 44 live details at once every minute, the sweep stalled 11 s a
+   * minute and its stalest channels waited past the bound.
+   */
+  private async spread(
+    reads: (() => Promise<void>)[],
+    intervalMs: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const step = reads.length > 1 ? (intervalMs * SPREAD_SHARE) / reads.length : 0;
+    await Promise.allSettled(
+      reads.map(async (read, i) => {
+        if (i > 0) await this.deps.clock.sleep(i * step, signal);
+        await read();
+      }),
+    );
   }
 
   private scheduleOrg(p: OrgPoller, iv: PlanIntervals, immediate: boolean): void {
@@ -317,10 +342,12 @@ export class Poller {
     if (scheduled) this.sweepCredit = Math.min(this.sweepCredit + perTick, Math.max(1, perTick * 30));
     // Rounds close on every tick, also one with nothing to spend: reads for other reasons count.
     for (const p of this.pollers.values()) p.trackSweepRound(now);
-    const room = MAX_SWEEP_INFLIGHT - this.sweepInflight.size;
     // The plan's pace is a floor: budget nobody else is waiting for goes to the sweep too.
     const spare = Math.max(0, Math.floor(this.opts.spare?.() ?? 0));
-    const n = Math.min(Math.max(Math.floor(this.sweepCredit), spare), room);
+    const n = Math.min(
+      Math.max(Math.floor(this.sweepCredit), spare),
+      MAX_SWEEP_INFLIGHT - this.sweepInflight.size,
+    );
     if (n <= 0) return;
     const candidates = [...this.pollers.values()]
       .flatMap((p) => p.sweepEntries(now))
@@ -329,7 +356,13 @@ export class Poller {
       this.opts.intervals.sweep,
       Math.max(1000, this.opts.intervals.sweep_min ?? 15_000),
     );
-    const picked = nextToSweep(candidates, n, { now, minEveryMs, boundMs: this.current.sweepBoundMs });
+    const picked = nextToSweep(candidates, n, {
+      now,
+      minEveryMs,
+      boundMs: this.current.sweepBoundMs,
+      // A channel that crosses the line just after a tick waits for the next one too.
+      leadMs: this.sweepLead() + SWEEP_TICK_MS,
+    });
     for (const entry of picked) {
       const poller = this.pollers.get(entry.org);
       if (!poller) continue;
@@ -338,6 +371,7 @@ export class Poller {
       // Spare reads are free: only planned ones use up credit.
       this.sweepCredit = Math.max(0, this.sweepCredit - 1);
       this.sweepInflight.add(key);
+      const chosenAt = now;
       poller
         .readSessions(entry.channelId, 'low', this.stopping.signal)
         .catch((err: unknown) => {
@@ -345,12 +379,32 @@ export class Poller {
             this.log.warn({ org: entry.org, err }, 'sweep read failed');
         })
         .finally(() => {
+          this.noteSweepLead(this.deps.clock.now() - chosenAt);
           this.sweepInflight.delete(key);
           // The first baseline goes as fast as the budget allows: a freed slot is used at once.
           if (first) this.wakeSweep(0);
         });
     }
     if (picked.length < n) this.wakeAtNextDue(candidates, now, minEveryMs);
+  }
+
+  /** How long recent sweep reads took from being chosen to being answered. */
+  private readonly leads: number[] = [];
+
+  private noteSweepLead(ms: number): void {
+    this.leads.push(Math.max(0, ms));
+    if (this.leads.length > LEAD_SAMPLES) this.leads.shift();
+  }
+
+  /**
+   * The 95th percentile of {@link leads}: a sweep read waits its turn in the budget behind
+   * the channel list, follow-ups and periodic reads, seconds when the budget is busy, so a
+   * channel is taken as at risk of its bound that much earlier (planner.ts, `sweepScore`).
+   */
+  private sweepLead(): number {
+    if (this.leads.length === 0) return 0;
+    const sorted = [...this.leads].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
   }
 
   /**

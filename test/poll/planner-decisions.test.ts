@@ -69,10 +69,11 @@ describe('what the sweep reads first', () => {
     expect(nextToSweep([entry('a', { lastReadAt: NOW - 5_000 })], 5, policy)).toEqual([]);
   });
 
-  it('recently changed and live channels weigh more at equal staleness; so does a heavier org', () => {
+  it('recently changed channels weigh more at equal staleness; so does a heavier org; a live one not again', () => {
     const base = sweepScore(entry('x'), policy);
     expect(sweepScore(entry('x', { changedAt: NOW - 60_000 }), policy)).toBeGreaterThan(base);
-    expect(sweepScore(entry('x', { live: true }), policy)).toBeGreaterThan(base);
+    // Live channels are read at their own (hot) interval; the sweep does not add to it.
+    expect(sweepScore(entry('x', { live: true }), policy)).toBe(base);
     expect(sweepScore(entry('x', { weight: 3 }), policy)).toBe(base * 3);
     // A change long ago no longer counts.
     expect(sweepScore(entry('x', { changedAt: NOW - 2 * HOUR }), policy)).toBe(base);
@@ -98,6 +99,15 @@ describe('what the sweep reads first', () => {
     expect(sweepScore(entry('x', { lastReadAt: NOW - 89_000 }), bound)).toBe(
       sweepScore(entry('x', { lastReadAt: NOW - 89_000 }), policy),
     );
+    // Reads that take 20 s to be answered (waiting in a busy budget) make it 20 s earlier,
+    // but never before half the bound.
+    const lead = (leadMs: number, ageMs: number) =>
+      sweepScore(entry('x', { lastReadAt: NOW - ageMs }), { ...bound, leadMs }) >
+      sweepScore(entry('x', { lastReadAt: NOW - ageMs, hinted: true }), bound);
+    expect(lead(20_000, 71_000)).toBe(true);
+    expect(lead(20_000, 69_000)).toBe(false);
+    expect(lead(80_000, 51_000)).toBe(true);
+    expect(lead(80_000, 49_000)).toBe(false);
   });
 
   it('a due session long past is no longer a reason', () => {
