@@ -146,7 +146,7 @@ function org(channels: Channel[], reads: string[], sessions: (ch: string) => Ses
   };
 }
 
-function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000): Poller {
+function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000, capacity = 12): Poller {
   return new Poller(
     {
       orgs: [{ auth: { slug: 'demo', token: 't' } }],
@@ -164,7 +164,7 @@ function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000): P
       window: { past: HOUR, future: HOUR },
       perPage: 100,
       // A tiny planned share: what the sweep reads beyond it is idle budget.
-      capacity: () => 12,
+      capacity: () => capacity,
       spare,
     },
     { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
@@ -533,5 +533,40 @@ describe('the first baseline starts with the channel list', () => {
     expect(first.size).toBe(12);
     // The list arrives at 50 ms; eight slots, then the rest as each first read ends.
     expect(Math.max(...first.values()) - START).toBeLessThan(200);
+  });
+});
+
+describe('periodic reads are spread', () => {
+  it('a round of live details goes out over most of the detail interval, each session once a round', async () => {
+    const channels = Array.from({ length: 20 }, (_, i) => ({
+      id: `ch-${String(i).padStart(2, '0')}`,
+      status: 'live',
+    }));
+    const live = (ch: string): Session[] => [
+      { id: `s-${ch}`, channelId: ch, status: 'live', startedAt: START - HOUR / 2 },
+    ];
+    const inner = org(channels, [], live);
+    const details: [string, number][] = [];
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchSessionDetail: async (a, id, o) => {
+        details.push([id, Date.now()]);
+        return inner.fetchSessionDetail(a, id, o);
+      },
+    };
+    // Budget enough for every live read at its interval (nothing stretched).
+    const p = poller(fetcher, () => 20, 15 * 60_000, 240);
+    p.start();
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    // Rounds of 20 details, spread over 0.8 of the 60 s interval (2.4 s apart), not in one burst.
+    expect(details.length).toBeGreaterThanOrEqual(60);
+    const times = details.map(([, t]) => t).sort((a, b) => a - b);
+    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThanOrEqual(2000);
+    // Each session keeps its period: about a minute between two reads of one detail.
+    const one = details.filter(([id]) => id === 's-ch-05').map(([, t]) => t);
+    for (let i = 2; i < one.length; i++) expect(Math.abs(one[i]! - one[i - 1]! - 60_000)).toBeLessThan(5000);
   });
 });
