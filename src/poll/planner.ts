@@ -89,10 +89,12 @@ const MINUTE = 60_000;
 /**
  * The share of the sweep's rate its round of every channel is planned at. The rest is
  * room for the reads the sweep gives first — a moved hint, a planned start, a recent
- * change, a live channel — which re-read channels out of turn; the bound the planner
- * states is one round at this share, and the sweep keeps it as a deadline.
+ * change — which re-read channels out of turn; the bound the planner states is one round
+ * at this share, and the sweep keeps it as a deadline. At 85 % the deadline took most of
+ * what recent changes are worth (bench `latency`, 1000 channels: session changes p95 at
+ * 1.00–1.06 of the naive sweep's; at 70 % 0.89–0.93, no channel over the bound either way).
  */
-export const ROUND_SHARE = 0.85;
+export const ROUND_SHARE = 0.7;
 /**
  * Added to a bound the per-channel minimum sets: a read due now goes out within a moment
  * and may wait its turn in the budget's even pace.
