@@ -149,6 +149,10 @@ export const intervalsSchema = z.strictObject({
     description:
       'Least time between two sweep reads of one channel’s sessions, so a small org is not read in a loop.',
   }),
+  channels_min: duration().prefault('15s').meta({
+    description:
+      'Least time between two reads of the channel list when budget nobody is waiting for reads it before `channels` is due; equal to `channels`, it is read only at its interval.',
+  }),
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });
 

@@ -299,6 +299,11 @@ export class OrgPoller {
     return ch === undefined ? undefined : channelHint(ch);
   }
 
+  /** Pages the channel list takes, by the last one read. */
+  channelPages(): number {
+    return Math.max(1, Math.ceil(this.channels().length / this.deps.perPage));
+  }
+
   /** What this org costs, for the planner. */
   load(now: number, horizonMs: number): OrgLoad {
     const channels = this.channels();
@@ -313,7 +318,7 @@ export class OrgPoller {
     return {
       slug: this.slug,
       channels: channels.length,
-      channelPages: Math.max(1, Math.ceil(channels.length / this.deps.perPage)),
+      channelPages: this.channelPages(),
       hotChannels: this.hotChannels(now, horizonMs).length,
       liveSessions: this.detailTargets().length,
       sessionPages: Math.max(1, Math.ceil(perList / this.deps.perPage)),

@@ -46,6 +46,11 @@ export interface PlanIntervals {
    * often than this.
    */
   sweep_min?: number;
+  /**
+   * Least time between two reads of a channel list that idle budget reads before its
+   * interval is due (default: never early).
+   */
+  channels_min?: number;
 }
 
 /** Input of {@link plan}. */

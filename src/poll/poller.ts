@@ -313,7 +313,11 @@ export class Poller {
         intervalMs,
         jitter,
         immediate,
-        run: (signal) => p.refresh(part, signal),
+        run: async (signal) => {
+          // Read early on idle budget a moment ago: not again before `channels_min`.
+          if (part === 'channels' && this.listReadWithin(p, this.deps.clock.now())) return;
+          await p.refresh(part, signal);
+        },
       });
     }
   }
@@ -386,6 +390,40 @@ export class Poller {
         });
     }
     if (picked.length < n) this.wakeAtNextDue(candidates, now, minEveryMs);
+    this.readListsEarly(spare - picked.length, now);
+  }
+
+  /**
+   * Whether `p`'s channel list was read less than `intervals.channels_min` ago, while
+   * that minimum is below the list's interval (otherwise lists are never read early).
+   */
+  private listReadWithin(p: OrgPoller, now: number): boolean {
+    const minMs = this.opts.intervals.channels_min;
+    if (minMs === undefined || minMs >= this.current.intervals.channels) return false;
+    const last = p.lastAttemptAt('channels');
+    return last !== undefined && last <= now && now - last < minMs;
+  }
+
+  /**
+   * Budget nobody is waiting for, once the sweep has taken what it can, reads a channel
+   * list before its interval is due (at most every `intervals.channels_min`): one list
+   * read shows every channel going live or offline, the most a request can see. Only a
+   * small org, whose sweep is held back by `sweep_min`, leaves such budget.
+   */
+  private readListsEarly(spareLeft: number, now: number): void {
+    const minMs = this.opts.intervals.channels_min;
+    if (minMs === undefined || minMs >= this.current.intervals.channels) return;
+    let left = spareLeft;
+    for (const p of this.pollers.values()) {
+      const pages = p.channelPages();
+      if (pages > left) continue;
+      if (p.lastAttemptAt('channels') === undefined || this.listReadWithin(p, now)) continue;
+      left -= pages;
+      p.refresh('channels', this.stopping.signal).catch((err: unknown) => {
+        if (!p.stopping && !this.stopping.signal.aborted)
+          this.log.warn({ org: p.slug, err }, 'early channel list read failed');
+      });
+    }
   }
 
   /** How long recent sweep reads took from being chosen to being answered. */

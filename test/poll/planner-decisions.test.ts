@@ -570,3 +570,62 @@ describe('periodic reads are spread', () => {
     for (let i = 2; i < one.length; i++) expect(Math.abs(one[i]! - one[i - 1]! - 60_000)).toBeLessThan(5000);
   });
 });
+
+describe('the channel list on idle budget', () => {
+  const run = async (channelsMin: number | undefined, spare: number) => {
+    const channels = Array.from({ length: 12 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
+    const lists: number[] = [];
+    const inner = org(channels, []);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async (a, o) => {
+        lists.push(Date.now());
+        return inner.fetchChannels(a, o);
+      },
+    };
+    const p = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        intervals: {
+          org: HOUR,
+          team: HOUR,
+          subscription: HOUR,
+          channels: 30_000,
+          live_sessions: 30_000,
+          live_detail: 60_000,
+          sweep: 15 * 60_000,
+          sweep_min: 15_000,
+          ...(channelsMin === undefined ? {} : { channels_min: channelsMin }),
+          jitter: 0,
+        },
+        window: { past: HOUR, future: HOUR },
+        perPage: 100,
+        capacity: () => 240,
+        spare: () => spare,
+      },
+      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+    );
+    p.start();
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    return lists;
+  };
+
+  it('is read as often as channels_min allows while budget idles, never sooner', async () => {
+    const lists = await run(15_000, 20);
+    // 3 minutes: every 15 s instead of every 30 s.
+    expect(lists.length).toBeGreaterThanOrEqual(11);
+    for (let i = 1; i < lists.length; i++) expect(lists[i]! - lists[i - 1]!).toBeGreaterThanOrEqual(15_000);
+  });
+
+  it('keeps its interval when no budget is idle, or without channels_min', async () => {
+    expect((await run(15_000, 0)).length).toBeLessThanOrEqual(7);
+    expect((await run(undefined, 20)).length).toBeLessThanOrEqual(7);
+    // A minimum at or above the interval turns early reads off, and holds back no regular one.
+    const slow = await run(60_000, 20);
+    expect(slow.length).toBeGreaterThanOrEqual(6);
+    expect(slow.length).toBeLessThanOrEqual(7);
+  });
+});
