@@ -3,8 +3,9 @@
  * They are parsed when the config loads, so a syntax error or an unknown filter is a config
  * error with its place in the template; rendering never throws.
  */
-import { Liquid, type Template } from 'liquidjs';
+import type { Liquid, Template } from 'liquidjs';
 import { TallyError } from '../core/errors.js';
+import { liquidjs } from '../core/liquid.js';
 
 /** A template that does not parse; the message says where in the template. */
 export class TemplateError extends TallyError {
@@ -18,18 +19,25 @@ export type CompiledTemplate = { source: string; parts: Template[] | undefined }
 
 /** Parses and renders templates with one Liquid engine (times render in UTC). */
 export class Templates {
-  private readonly liquid = new Liquid({
-    strictFilters: true,
-    ownPropertyOnly: true,
-    timezoneOffset: 0,
-    cache: false,
-  });
+  /** Made at the first template with Liquid markup: rules without templates never load liquidjs. */
+  private liquid: Liquid | undefined;
+
+  private engine(): Liquid {
+    this.liquid ??= new (liquidjs().Liquid)({
+      strictFilters: true,
+      ownPropertyOnly: true,
+      timezoneOffset: 0,
+      cache: false,
+    });
+    return this.liquid;
+  }
 
   /** Parses a template; throws {@link TemplateError}. */
   compile(source: string): CompiledTemplate {
     if (!source.includes('{{') && !source.includes('{%')) return { source, parts: undefined };
+    const liquid = this.engine(); // outside the try: a missing liquidjs is no template error
     try {
-      return { source, parts: this.liquid.parse(source) };
+      return { source, parts: liquid.parse(source) };
     } catch (err) {
       throw new TemplateError(describeLiquidError(err));
     }
@@ -39,7 +47,7 @@ export class Templates {
   render(t: CompiledTemplate, context: object): { text: string; error?: string } {
     if (t.parts === undefined) return { text: t.source };
     try {
-      return { text: String(this.liquid.renderSync(t.parts, context)).trim() };
+      return { text: String(this.engine().renderSync(t.parts, context)).trim() };
     } catch (err) {
       return { text: t.source, error: describeLiquidError(err) };
     }

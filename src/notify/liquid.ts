@@ -1,9 +1,11 @@
 /**
  * The liquid engines for message templates: one that escapes every output for HTML, one
  * that does not (plain text, subjects, JSON bodies). Templates are parsed once, when the
- * receiver is built, so a syntax error shows at startup and in `tally check`.
+ * receiver is built, so a syntax error shows at startup and in `tally check`. liquidjs
+ * itself loads at the first template (src/core/liquid.ts).
  */
-import { Liquid, type Template } from 'liquidjs';
+import type { Liquid, Template } from 'liquidjs';
+import { liquidjs } from '../core/liquid.js';
 
 /** A parsed template and the engine that renders it. */
 export interface CompiledTemplate {
@@ -12,6 +14,7 @@ export interface CompiledTemplate {
 
 /** Builds a liquid engine; `html` escapes every `{{ output }}` (use `| raw` to opt out). */
 export function createLiquid(html: boolean): Liquid {
+  const { Liquid } = liquidjs();
   return new Liquid({
     ...(html ? { outputEscape: 'escape' as const } : {}),
     strictFilters: true,

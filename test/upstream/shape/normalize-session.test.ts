@@ -5,6 +5,30 @@ const T = Date.UTC(2024, 0, 15, 10, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('normalizeSession', () => {
+  it('gives every combination of fields present the same object, fields in the model order', () => {
+    const optional = [
+      ['title', 'title', 'Morning', 'Morning'],
+      ['scheduled_at', 'scheduledAt', iso(T), T],
+      ['started_at', 'startedAt', iso(T + 1), T + 1],
+      ['ended_at', 'endedAt', iso(T + 2), T + 2],
+    ] as const;
+    for (let mask = 0; mask < 16; mask++) {
+      const raw: Record<string, unknown> = { id: 's1', status: 'ended' };
+      const want: Record<string, unknown> = { id: 's1', channelId: 'c1', status: 'ended' };
+      optional.forEach(([field, key, given, read], bit) => {
+        if ((mask & (1 << bit)) === 0) return;
+        raw[field] = given;
+        want[key] = read;
+      });
+      const got = normalizeSession(raw, 'c1', {}).value;
+      expect(got).toStrictEqual(want);
+      // The same order as the model lists them, so snapshot files and API answers keep theirs.
+      expect(JSON.stringify(got)).toBe(
+        JSON.stringify(want, ['id', 'channelId', 'status', 'title', 'scheduledAt', 'startedAt', 'endedAt']),
+      );
+    }
+  });
+
   it('reads the canonical shape', () => {
     const raw = {
       id: 's1',
