@@ -171,6 +171,35 @@ function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000, ca
   );
 }
 
+/** A poller with the default live intervals and a channel list every 30 s. */
+function listPoller(
+  fetcher: Fetcher,
+  o: { capacity: number; spare: number; channelsMin?: number | undefined },
+): Poller {
+  return new Poller(
+    {
+      orgs: [{ auth: { slug: 'demo', token: 't' } }],
+      intervals: {
+        org: HOUR,
+        team: HOUR,
+        subscription: HOUR,
+        channels: 30_000,
+        live_sessions: 30_000,
+        live_detail: 60_000,
+        sweep: 15 * 60_000,
+        sweep_min: 15_000,
+        ...(o.channelsMin === undefined ? {} : { channels_min: o.channelsMin }),
+        jitter: 0,
+      },
+      window: { past: HOUR, future: HOUR },
+      perPage: 100,
+      capacity: () => o.capacity,
+      spare: () => o.spare,
+    },
+    { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+  );
+}
+
 describe('idle budget is spent', () => {
   const channels = Array.from({ length: 40 }, (_, i) => ({
     id: `ch-${String(i).padStart(2, '0')}`,
@@ -425,27 +454,7 @@ describe('the bound the planner states', () => {
         return inner.fetchSessions(a, ch, o);
       },
     };
-    const p = new Poller(
-      {
-        orgs: [{ auth: { slug: 'demo', token: 't' } }],
-        intervals: {
-          org: HOUR,
-          team: HOUR,
-          subscription: HOUR,
-          channels: 30_000,
-          live_sessions: 30_000,
-          live_detail: 60_000,
-          sweep: 15 * 60_000,
-          sweep_min: 15_000,
-          jitter: 0,
-        },
-        window: { past: HOUR, future: HOUR },
-        perPage: 100,
-        capacity: () => 60,
-        spare: () => 0,
-      },
-      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
-    );
+    const p = listPoller(fetcher, { capacity: 60, spare: 0 });
     p.start();
     await vi.advanceTimersByTimeAsync(3 * 60_000);
     const bound = p.plan().sweepBoundMs;
@@ -583,28 +592,7 @@ describe('the channel list on idle budget', () => {
         return inner.fetchChannels(a, o);
       },
     };
-    const p = new Poller(
-      {
-        orgs: [{ auth: { slug: 'demo', token: 't' } }],
-        intervals: {
-          org: HOUR,
-          team: HOUR,
-          subscription: HOUR,
-          channels: 30_000,
-          live_sessions: 30_000,
-          live_detail: 60_000,
-          sweep: 15 * 60_000,
-          sweep_min: 15_000,
-          ...(channelsMin === undefined ? {} : { channels_min: channelsMin }),
-          jitter: 0,
-        },
-        window: { past: HOUR, future: HOUR },
-        perPage: 100,
-        capacity: () => 240,
-        spare: () => spare,
-      },
-      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
-    );
+    const p = listPoller(fetcher, { capacity: 240, spare, channelsMin });
     p.start();
     await vi.advanceTimersByTimeAsync(3 * 60_000);
     const stopping = p.stop(1000);
