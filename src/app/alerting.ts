@@ -52,7 +52,9 @@ function alertStore(deps: AlertingDeps): AlertStore {
   });
   return {
     load: async () => (await file.load())?.value,
-    save: (state) => file.save(state),
+    save: async (state) => {
+      await file.save(state);
+    },
   };
 }
 

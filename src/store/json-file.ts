@@ -78,8 +78,11 @@ export class JsonStateFile<T> {
     return checked;
   }
 
-  /** Writes `value` (with `extra` envelope fields) atomically; throws {@link StoreError}. */
-  save(value: T, extra: Record<string, unknown> = {}): Promise<void> {
+  /**
+   * Writes `value` (with `extra` envelope fields) atomically; resolves to the characters
+   * written. Throws {@link StoreError}.
+   */
+  save(value: T, extra: Record<string, unknown> = {}): Promise<number> {
     const envelope: Record<string, unknown> = {
       format: this.opts.format,
       version: this.opts.version,
@@ -89,7 +92,11 @@ export class JsonStateFile<T> {
       if (!RESERVED.has(k) && k !== this.key) envelope[k] = v;
     }
     envelope[this.key] = value;
-    const text = this.opts.streamed ? withNewline(jsonPieces(envelope)) : `${JSON.stringify(envelope)}\n`;
+    const counted = { chars: 0 };
+    const text = this.opts.streamed
+      ? withNewline(jsonPieces(envelope), counted)
+      : `${JSON.stringify(envelope)}\n`;
+    if (typeof text === 'string') counted.chars = text.length;
     const fs = this.opts.fs;
     // Queued synchronously, so concurrent saves land in call order.
     return this.serial.run(() =>
@@ -99,6 +106,7 @@ export class JsonStateFile<T> {
           this.dirReady = true;
         }
         await writeFileAtomic(this.path, text, fs === undefined ? {} : { fs });
+        return counted.chars;
       }),
     );
   }
@@ -134,7 +142,11 @@ export class JsonStateFile<T> {
   }
 }
 
-function* withNewline(pieces: Iterable<string>): Generator<string> {
-  yield* pieces;
+function* withNewline(pieces: Iterable<string>, counted: { chars: number }): Generator<string> {
+  for (const piece of pieces) {
+    counted.chars += piece.length;
+    yield piece;
+  }
+  counted.chars += 1;
   yield '\n';
 }

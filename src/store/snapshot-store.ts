@@ -1,20 +1,36 @@
 /**
- * The latest snapshot of each organization, one file per org under `snapshots/`, so that
- * a restart resumes from what was last seen instead of taking a new silent baseline.
+ * The latest snapshot of each organization, so that a restart resumes from what was last
+ * seen instead of taking a new silent baseline: per org a snapshot file written whole now
+ * and then, and a journal of the parts each later save changed (snapshot-journal.ts;
+ * docs/state.md, "Snapshots and their journal").
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import { removeTempFiles, type StoreFs } from './atomic.js';
-import type { StoreHealth } from './health.js';
+import { FILE_MODE, nodeFs, removeTempFiles, type StoreFs, writeFileAtomic } from './atomic.js';
+import { toStoreError, type StoreOp } from './errors.js';
+import { type StoreHealth, tracked } from './health.js';
 import { JsonStateFile } from './json-file.js';
 import { safeFileName } from './safe-name.js';
+import { Serial } from './serial.js';
+import { setAside } from './set-aside.js';
+import { applyRecord, isPart, journalHeaderLine, readJournal, snapshotDelta } from './snapshot-journal.js';
 
 /** Envelope format name of snapshot files. */
 export const SNAPSHOT_FORMAT = 'tally-snapshot';
 /** Envelope version of snapshot files. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
+
+/**
+ * The journal is folded into a new snapshot file once it holds this share of the file's
+ * size: a start then replays at most half a snapshot's worth of saves, and a save writes
+ * on average a few parts plus a third of a snapshot file per journal's worth of saves.
+ */
+const JOURNAL_SHARE = 0.5;
+/** …but never before it holds this much (small orgs: a journal of a few saves is no saving). */
+const JOURNAL_MIN_BYTES = 64 * 1024;
 
 /** Options of {@link SnapshotStore}. */
 export interface SnapshotStoreOptions {
@@ -24,19 +40,39 @@ export interface SnapshotStoreOptions {
   clock: Clock;
   health?: StoreHealth | undefined;
   fs?: StoreFs | undefined;
+  /** Journal size under which no snapshot file is written whole (default 64 KiB; tests). */
+  journalMinBytes?: number | undefined;
 }
 
 /** A snapshot read back with its envelope. */
 export interface StoredSnapshot {
   snapshot: OrgSnapshot;
   savedAt: number;
-  /** Extra envelope fields passed to {@link SnapshotStore.save}. */
+  /** Extra envelope fields passed to the latest {@link SnapshotStore.save}. */
   extra: Record<string, unknown>;
+}
+
+/** What this process last wrote for one org, which the next save's journal record continues. */
+interface Written {
+  snapshot: OrgSnapshot;
+  /** Characters of the snapshot file and bytes of its journal, for when to write it whole again. */
+  fileChars: number;
+  journalBytes: number;
+}
+
+/** One org's files. */
+interface OrgFiles {
+  file: JsonStateFile<OrgSnapshot>;
+  journal: string;
+  /** Saves of one org run one at a time, in call order. */
+  serial: Serial;
+  /** Unset until this process wrote the snapshot file whole, and after a failed append. */
+  written?: Written | undefined;
 }
 
 /** Stores the latest {@link OrgSnapshot} per organization. */
 export class SnapshotStore {
-  private readonly files = new Map<string, JsonStateFile<OrgSnapshot>>();
+  private readonly files = new Map<string, OrgFiles>();
   private readonly log: Logger;
 
   constructor(private readonly opts: SnapshotStoreOptions) {
@@ -61,9 +97,14 @@ export class SnapshotStore {
     return removed;
   }
 
-  /** The file that holds `org`'s snapshot. */
+  /** The file that holds `org`'s snapshot as last written whole. */
   pathFor(org: string): string {
     return join(this.opts.dir, `${safeFileName(org)}.json`);
+  }
+
+  /** The journal of what changed since (one JSON object per line). */
+  journalPathFor(org: string): string {
+    return join(this.opts.dir, `${safeFileName(org)}.journal`);
   }
 
   /** The latest stored snapshot of `org`; undefined when there is none or it was unreadable. */
@@ -71,27 +112,130 @@ export class SnapshotStore {
     return (await this.loadWithEnvelope(org))?.snapshot;
   }
 
-  /** Like {@link load}, with the save time and the extra envelope fields. */
+  /**
+   * Like {@link load}, with the save time and the extra envelope fields of the latest save:
+   * the snapshot file with every whole record of its journal applied.
+   */
   async loadWithEnvelope(org: string): Promise<StoredSnapshot | undefined> {
-    const file = this.fileFor(org);
-    const loaded = await file.load();
+    const files = this.filesFor(org);
+    const loaded = await files.file.load();
     if (loaded === undefined) return undefined;
     if (loaded.extra['org'] !== org || loaded.value.org !== org) {
-      return file.discard(`holds org ${JSON.stringify(loaded.value.org)}, expected ${JSON.stringify(org)}`);
+      return files.file.discard(
+        `holds org ${JSON.stringify(loaded.value.org)}, expected ${JSON.stringify(org)}`,
+      );
     }
-    const { org: _org, ...extra } = loaded.extra;
-    return { snapshot: loaded.value, savedAt: loaded.savedAt, extra };
+    const { org: _org, generation, ...extra } = loaded.extra;
+    const stored: StoredSnapshot = { snapshot: loaded.value, savedAt: loaded.savedAt, extra };
+    const journal = await readJournal(
+      files.journal,
+      org,
+      typeof generation === 'string' ? generation : undefined,
+    );
+    if (journal.status === 'other') {
+      // Left by a crash between writing the snapshot file whole and starting its journal.
+      this.log.info(
+        { org, file: files.journal, why: journal.why },
+        'snapshot journal of another file ignored',
+      );
+    }
+    if (journal.status !== 'ok') return stored;
+    for (const record of journal.records) {
+      applyRecord(stored.snapshot, record);
+      stored.savedAt = record.savedAt;
+      stored.extra = record.extra ?? {};
+    }
+    const stop = journal.stopped;
+    if (stop?.cutOff) {
+      // What a crash during an append leaves: that save never finished, the one before holds.
+      this.log.info(
+        { org, file: files.journal, line: stop.line, problem: stop.problem },
+        'snapshot journal ends in a cut-off line; resuming from the save before it',
+      );
+    } else if (stop) {
+      await setAside(files.journal, `line ${stop.line}: ${stop.problem}`, { ...this.opts, logger: this.log });
+    }
+    return stored;
   }
 
-  /** Stores `snapshot` as `org`'s latest, atomically; throws {@link StoreError}. */
+  /**
+   * Stores `snapshot` as `org`'s latest; throws {@link StoreError}. The first save of a
+   * process writes the snapshot file whole (atomically) and starts a new journal; later
+   * saves append the parts that changed to the journal and fsync it, until it has grown to
+   * half the file's size (at least {@link JOURNAL_MIN_BYTES}) and the file is written whole
+   * again. Either way the save is on disk when this resolves.
+   */
   save(org: string, snapshot: OrgSnapshot, extra: Record<string, unknown> = {}): Promise<void> {
-    return this.fileFor(org).save(snapshot, { ...extra, org });
+    const files = this.filesFor(org);
+    return files.serial.run(async () => {
+      const written = files.written;
+      if (written !== undefined) {
+        const record = snapshotDelta(written.snapshot, snapshot, this.opts.clock.now(), extra);
+        const line = `${JSON.stringify(record)}\n`;
+        const bytes = Buffer.byteLength(line);
+        const limit = Math.max(
+          this.opts.journalMinBytes ?? JOURNAL_MIN_BYTES,
+          written.fileChars * JOURNAL_SHARE,
+        );
+        if (written.journalBytes + bytes <= limit) {
+          // A failed append may leave part of a line behind: the next save writes the file whole.
+          files.written = undefined;
+          await tracked(this.opts.health, () => this.append(files.journal, line));
+          files.written = { ...written, snapshot, journalBytes: written.journalBytes + bytes };
+          return;
+        }
+      }
+      await this.saveWhole(org, files, snapshot, extra);
+    });
   }
 
-  private fileFor(org: string): JsonStateFile<OrgSnapshot> {
-    let file = this.files.get(org);
-    if (file === undefined) {
-      file = new JsonStateFile<OrgSnapshot>({
+  private async saveWhole(
+    org: string,
+    files: OrgFiles,
+    snapshot: OrgSnapshot,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
+    files.written = undefined;
+    const generation = randomBytes(8).toString('hex');
+    const fileChars = await files.file.save(snapshot, { ...extra, org, generation });
+    // The journal that continued the old file names that file's generation, so from here
+    // on it is ignored; a new one is started for this file.
+    const header = journalHeaderLine(org, generation);
+    try {
+      await tracked(this.opts.health, () =>
+        writeFileAtomic(files.journal, header, this.opts.fs === undefined ? {} : { fs: this.opts.fs }),
+      );
+    } catch (err) {
+      // The snapshot is saved; only the next save cannot append, so it writes the file whole.
+      this.log.warn({ org, file: files.journal, err }, 'could not start a snapshot journal');
+      return;
+    }
+    files.written = { snapshot, fileChars, journalBytes: Buffer.byteLength(header) };
+  }
+
+  /** Appends `line` to the journal at `path` and fsyncs it. */
+  private async append(path: string, line: string): Promise<void> {
+    const fs = this.opts.fs ?? nodeFs;
+    let step: StoreOp = 'open';
+    try {
+      const handle = await fs.open(path, 'a', FILE_MODE);
+      try {
+        step = 'write';
+        await handle.writeFile(line);
+        step = 'fsync';
+        await handle.sync();
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    } catch (err) {
+      throw toStoreError(err, step, path);
+    }
+  }
+
+  private filesFor(org: string): OrgFiles {
+    let files = this.files.get(org);
+    if (files === undefined) {
+      const file = new JsonStateFile<OrgSnapshot>({
         path: this.pathFor(org),
         format: SNAPSHOT_FORMAT,
         version: SNAPSHOT_FORMAT_VERSION,
@@ -105,9 +249,10 @@ export class SnapshotStore {
         health: this.opts.health,
         fs: this.opts.fs,
       });
-      this.files.set(org, file);
+      files = { file, journal: this.journalPathFor(org), serial: new Serial() };
+      this.files.set(org, files);
     }
-    return file;
+    return files;
   }
 }
 
@@ -131,13 +276,4 @@ export function validateSnapshot(value: unknown): OrgSnapshot {
     if (v !== undefined && !isPart(v)) throw new Error(`${key} is not a part`);
   }
   return value as OrgSnapshot;
-}
-
-function isPart(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const p = v as Record<string, unknown>;
-  return (
-    (p['state'] === 'complete' || p['state'] === 'incomplete' || p['state'] === 'failed') &&
-    typeof p['at'] === 'number'
-  );
 }

@@ -122,14 +122,13 @@ describe('kill -9 at any instant', () => {
     child = await startTally();
     // The guarantee starts once the baseline is durable: a change before tally first
     // recorded the org cannot be told from the baseline (docs/reliability.md).
-    const snapshotFile = path.join(dir, 'state', 'snapshots', 'demo.json');
+    // The snapshot file, or a save in its journal since (docs/state.md), holds the channel list.
+    const stored = (name: string) =>
+      readFile(path.join(dir, 'state', 'snapshots', name), 'utf8').catch(() => '');
     const end = Date.now() + 20_000;
     while (
       Date.now() < end &&
-      !(await readFile(snapshotFile, 'utf8').then(
-        (t) => t.includes('"channels"'),
-        () => false,
-      ))
+      !`${await stored('demo.json')}${await stored('demo.journal')}`.includes('"channels"')
     )
       await new Promise((r) => setTimeout(r, 100));
     const channels = sim.view('demo').channels.map((c) => [String(c['id']), String(c['status'])] as const);

@@ -41,21 +41,29 @@ describe('SnapshotStore', () => {
     expect(await store.load('acme')).toEqual(snapshot('acme', 2));
     expect(await store.load('beta')).toEqual(snapshot('beta', 3));
     expect(await store.load('gamma')).toBeUndefined();
+    // The first save writes the file whole, with the generation its journal names.
     const raw = JSON.parse(await fsp.readFile(join(dir, 'acme.json'), 'utf8')) as Record<string, unknown>;
     expect(raw).toEqual({
       format: 'tally-snapshot',
       version: 1,
       savedAt: clock.now(),
       org: 'acme',
-      lastEventSeq: 41,
-      snapshot: snapshot('acme', 2),
+      generation: expect.stringMatching(/^[0-9a-f]{16}$/),
+      snapshot: snapshot('acme', 1),
+    });
+    const journal = (await fsp.readFile(join(dir, 'acme.journal'), 'utf8')).split('\n');
+    expect(JSON.parse(journal[0]!)).toEqual({
+      format: 'tally-snapshot-journal',
+      version: 1,
+      org: 'acme',
+      generation: raw['generation'],
     });
     expect(await store.loadWithEnvelope('acme')).toEqual({
       snapshot: snapshot('acme', 2),
       savedAt: clock.now(),
       extra: { lastEventSeq: 41 },
     });
-    expect(await names(dir)).toEqual(['acme.json', 'beta.json']);
+    expect(await names(dir)).toEqual(['acme.journal', 'acme.json', 'beta.journal', 'beta.json']);
   });
 
   it('removes temp files an interrupted save left behind when opened', async () => {
@@ -64,14 +72,14 @@ describe('SnapshotStore', () => {
     await fsp.writeFile(join(dir, '.acme.json.tmp-deadbeef'), '{"format":"tally-snap');
     const { logger } = captureLogger();
     const reopened = await SnapshotStore.open({ dir, logger, clock });
-    expect(await names(dir)).toEqual(['acme.json']);
+    expect(await names(dir)).toEqual(['acme.journal', 'acme.json']);
     expect(await reopened.load('acme')).toEqual(snapshot('acme', 1));
   });
 
   it('keeps odd org slugs inside its directory', async () => {
     const { dir, store } = await setup();
     await store.save('../Evil org', snapshot('../Evil org', 1));
-    expect(await names(dir)).toEqual(['%2E%2E%2F%45vil%20org.json']);
+    expect(await names(dir)).toEqual(['%2E%2E%2F%45vil%20org.journal', '%2E%2E%2F%45vil%20org.json']);
     expect(await store.load('../Evil org')).toEqual(snapshot('../Evil org', 1));
   });
 
