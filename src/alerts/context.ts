@@ -5,7 +5,7 @@
  * their state) rather than evaluated as false.
  */
 import type { ChangeEvent } from '../snapshot/events.js';
-import { completeValue, type SessionDetail } from '../snapshot/model.js';
+import { type Channel, completeValue, type SessionDetail } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
 import type { OrgView } from '../core/status.js';
 import type { Plain } from './cel-types.js';
@@ -40,8 +40,8 @@ export interface OrgScope {
   };
   /** Channels known to exist (when the channel list was read), for telling "gone" from "unknown". */
   channelIds: ReadonlySet<string> | undefined;
-  /** Channels whose session list was read. */
-  sessionListed: ReadonlySet<string>;
+  /** Channels whose session list was read (made on first call). */
+  sessionListed: () => ReadonlySet<string>;
 }
 
 function defined<T extends object>(o: T): T {
@@ -102,16 +102,7 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
   }
   const team = completeValue(snap.team)?.map((m) => defined({ ...m }) as Plain);
   const channelList = completeValue(snap.channels);
-  const channels = channelList?.map(
-    (c) =>
-      defined({
-        id: c.id,
-        name: c.name,
-        status: c.status,
-        visibility: c.visibility,
-        live: isLiveStatus(c.status),
-      }) as Plain,
-  );
+  const channels = channelList && channelPlains(channelList);
   const slug = view.slug;
 
   const memberEntities = () =>
@@ -129,15 +120,20 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
       vars: { channel: c },
     }));
 
-  const sessionListed = new Set<string>();
-  for (const [channelId, part] of Object.entries(snap.sessions)) {
-    if (part.state === 'complete') sessionListed.add(channelId);
-  }
+  let listed: Set<string> | undefined;
+  const sessionListed = (): ReadonlySet<string> => {
+    if (listed) return listed;
+    listed = new Set<string>();
+    for (const channelId in snap.sessions) {
+      if (snap.sessions[channelId]!.state === 'complete') listed.add(channelId);
+    }
+    return listed;
+  };
   const sessionEntities = (): Entity[] | undefined => {
-    if (sessionListed.size === 0) return undefined;
+    if (sessionListed().size === 0) return undefined;
     const channelById = new Map(channels?.map((c) => [c['id'] as string, c]));
     const out: Entity[] = [];
-    for (const channelId of sessionListed) {
+    for (const channelId of sessionListed()) {
       const channel = channelById.get(channelId);
       for (const s of completeValue(snap.sessions[channelId]) ?? []) {
         const session = defined({
@@ -175,9 +171,43 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
       session: sessionEntities,
       member: memberEntities,
     }),
-    channelIds: channelList ? new Set(channelList.map((c) => c.id)) : undefined,
+    channelIds: channelList && channelIdsOf(channelList),
     sessionListed,
   };
+}
+
+/**
+ * What rules see of a channel list, and its ids, made once per list read: condition rules
+ * run about once a second, and at 5000 channels the list is read every half minute.
+ */
+const plainsByList = new WeakMap<readonly Channel[], Plain[]>();
+const idsByList = new WeakMap<readonly Channel[], ReadonlySet<string>>();
+
+function channelPlains(list: readonly Channel[]): Plain[] {
+  let plains = plainsByList.get(list);
+  if (plains === undefined) {
+    plains = list.map(
+      (c) =>
+        defined({
+          id: c.id,
+          name: c.name,
+          status: c.status,
+          visibility: c.visibility,
+          live: isLiveStatus(c.status),
+        }) as Plain,
+    );
+    plainsByList.set(list, plains);
+  }
+  return plains;
+}
+
+function channelIdsOf(list: readonly Channel[]): ReadonlySet<string> {
+  let ids = idsByList.get(list);
+  if (ids === undefined) {
+    ids = new Set(list.map((c) => c.id));
+    idsByList.set(list, ids);
+  }
+  return ids;
 }
 
 /** An object whose properties are computed by `make` on first read, then kept. */

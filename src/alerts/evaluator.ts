@@ -52,7 +52,24 @@ export function fromCel(v: unknown): unknown {
 export class RuleEvaluator {
   private readonly lastLog = new Map<string, { at: number; suppressed: number }>();
 
+  /**
+   * CEL values of the plain values the org scope keeps between passes (a channel list's
+   * channels, made once per list read): converted once, not on every pass.
+   */
+  private readonly celOf = new WeakMap<object, { t: FieldType; classes: unknown; value: unknown }>();
+
   constructor(private readonly deps: EvaluatorDeps) {}
+
+  /** `toCel`, remembered per plain object (plain values are never changed once made). */
+  private cel(t: FieldType, v: unknown): unknown {
+    const classes = this.deps.cel.classes;
+    if (typeof v !== 'object' || v === null) return toCel(t, v, classes);
+    const hit = this.celOf.get(v);
+    if (hit !== undefined && hit.t === t && hit.classes === classes) return hit.value;
+    const value = toCel(t, v, classes);
+    this.celOf.set(v, { t, classes, value });
+    return value;
+  }
 
   /**
    * One pass of the condition rules over org views at `now`. With `watched`, condition
@@ -78,7 +95,7 @@ export class RuleEvaluator {
       const scope = orgScope(view, this.deps.wallet);
       const orgCel: Record<string, unknown> = { now: new Date(now) };
       for (const [name, t] of Object.entries(SCOPE_VARIABLES.org)) {
-        const c = toCel(t, scope.vars[name], this.deps.cel.classes);
+        const c = this.cel(t, scope.vars[name]);
         if (c !== undefined) orgCel[name] = c;
       }
       for (const rule of rules) {
@@ -112,7 +129,7 @@ export class RuleEvaluator {
     const ctx: Record<string, unknown> = { ...orgCel };
     const vars = SCOPE_VARIABLES[rule.forEach];
     for (const [name, value] of Object.entries(e.vars)) {
-      const c = toCel(vars[name]!, value, this.deps.cel.classes);
+      const c = this.cel(vars[name]!, value);
       if (c !== undefined) ctx[name] = c;
     }
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
@@ -335,7 +352,8 @@ function isGone(a: TrackedAlert, rule: ConditionRule, scope: OrgScope): boolean 
   if (rule.forEach !== 'session') return true;
   const channelId = a.labels['channel_id'] ?? '';
   return (
-    scope.sessionListed.has(channelId) || (scope.channelIds !== undefined && !scope.channelIds.has(channelId))
+    scope.sessionListed().has(channelId) ||
+    (scope.channelIds !== undefined && !scope.channelIds.has(channelId))
   );
 }
 

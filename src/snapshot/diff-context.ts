@@ -4,7 +4,7 @@
  */
 import type { ChangeEvent, EntityKind, EventKind, JsonValue } from './events.js';
 import { eventId } from './event-id.js';
-import type { OrgSnapshot, Part, Scalar, Session } from './model.js';
+import type { Channel, OrgSnapshot, Part, Scalar, Session } from './model.js';
 
 /** One change before it gets its org, time and id. */
 export interface EventDraft {
@@ -114,7 +114,7 @@ interface Listed {
 /** Readable names for ids, from the newer snapshot first and the older one second. */
 export class Labeler {
   private listed: Map<string, Listed> | undefined;
-  private names: Map<string, string> | undefined;
+  private names: [Map<string, string> | undefined, Map<string, string> | undefined] | undefined;
 
   constructor(
     private readonly prev: OrgSnapshot,
@@ -123,8 +123,9 @@ export class Labeler {
 
   /** `channel` (name, or the id) and `channel_id`. */
   channel(channelId: string): Record<string, string> {
-    this.names ??= channelNames(this.prev, this.next);
-    return { channel: this.names.get(channelId) ?? channelId, channel_id: channelId };
+    this.names ??= [channelNames(this.next), channelNames(this.prev)];
+    const [newer, older] = this.names;
+    return { channel: newer?.get(channelId) ?? older?.get(channelId) ?? channelId, channel_id: channelId };
   }
 
   /** Channel labels plus `session` (title, or the id) and `session_id`. */
@@ -163,15 +164,23 @@ export class Labeler {
   }
 }
 
-/** Channel names by id; a name in the newer snapshot replaces the older one. */
-function channelNames(prev: OrgSnapshot, next: OrgSnapshot): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const snap of [prev, next]) {
-    const part = snap.channels;
-    if (part === undefined || part.state === 'failed') continue;
-    for (const c of part.value) if (c.name !== undefined) out.set(c.id, c.name);
+/**
+ * Channel names by id in one channel list, made once per list read: every diff of a
+ * session list labels its events with them, and at 5000 channels the list is long.
+ */
+const namesByList = new WeakMap<readonly Channel[], Map<string, string>>();
+
+/** Names of the channels `snap`'s channel list names (undefined without a list). */
+function channelNames(snap: OrgSnapshot): Map<string, string> | undefined {
+  const part = snap.channels;
+  if (part === undefined || part.state === 'failed') return undefined;
+  let names = namesByList.get(part.value);
+  if (names === undefined) {
+    names = new Map();
+    for (const c of part.value) if (c.name !== undefined) names.set(c.id, c.name);
+    namesByList.set(part.value, names);
   }
-  return out;
+  return names;
 }
 
 function detailValue(snap: OrgSnapshot, sessionId: string) {

@@ -16,9 +16,28 @@ export function hasOwn(o: object, key: string): boolean {
   return Object.hasOwn(o, key);
 }
 
+/**
+ * Keys and paths seen lately, with their loose spelling and parsed steps: a list of
+ * thousands of sessions asks the same few of them for every item, through alias tables
+ * whose unused aliases are looked for each time. Bounded: emptied when full.
+ */
+const MEMO_MAX = 4096;
+const looseMemo = new Map<string, string>();
+const pathMemo = new Map<string, readonly Step[]>();
+
+function memo<T>(cache: Map<string, T>, key: string, make: (key: string) => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make(key);
+    if (cache.size >= MEMO_MAX) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
 /** A key with case, `_`, `-` and spaces ignored: `scheduled_at`, `scheduledAt`, `ScheduledAt` meet. */
 export function looseKey(key: string): string {
-  return key.toLowerCase().replace(/[_\-\s]/g, '');
+  return memo(looseMemo, key, (k) => k.toLowerCase().replace(/[_\-\s]/g, ''));
 }
 
 /**
@@ -60,7 +79,7 @@ export function getPath(root: unknown, path: string): unknown {
   if (path === '') return root;
   if (path.includes('.') && isRecord(root) && hasOwn(root, path)) return root[path];
   let cur: unknown = root;
-  for (const step of parsePath(path)) {
+  for (const step of memo(pathMemo, path, parsePath)) {
     if ('index' in step) {
       if (!Array.isArray(cur)) return undefined;
       cur = cur[step.index];
