@@ -39,7 +39,23 @@ export function collectedGauge<L extends string>(
  * Adds one series to a listed family. With `memo`, its line is rendered once and kept
  * there: the caller passes the same memo only while labels and value stay the same.
  */
-export type Emit<L extends string> = (labels: Record<L, string>, value: number, memo?: LineMemo) => void;
+export interface Emit<L extends string> {
+  (labels: Record<L, string>, value: number, memo?: LineMemo): void;
+  /**
+   * Adds the line kept in `memo`, without labels or value: true when it did; false when
+   * there is none yet or this emit needs labels (then call it with them). A family of
+   * 20 000 kept lines then makes no label set per scrape.
+   */
+  kept(memo: LineMemo): boolean;
+}
+
+/** An {@link Emit} of `add`, taking kept lines through `kept`. */
+function emitter<L extends string>(
+  add: (labels: Record<L, string>, value: number, memo?: LineMemo) => void,
+  kept: (memo: LineMemo) => boolean,
+): Emit<L> {
+  return Object.assign(add, { kept });
+}
 
 /**
  * A gauge family listed afresh at every scrape. tally's renderer has it write its lines
@@ -64,21 +80,35 @@ class ListedFamily<L extends string> implements SelfWriting {
     values: { labels: Record<L, string>; value: number }[];
   }> {
     const values: { labels: Record<L, string>; value: number }[] = [];
-    this.fill((labels, value) => values.push({ labels, value }));
+    this.fill(
+      emitter(
+        (labels, value) => values.push({ labels, value }),
+        () => false,
+      ),
+    );
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
   writeTo(out: LineSink, format: ExpositionFormat): void {
     const sample = writeHeader(out, this.name, this.help, this.type, format);
     // A gauge's sample lines are the same in both formats, so a memo serves either.
-    this.fill((labels, value, memo) => {
-      if (!memo) {
-        out.push(sampleLine(sample, labels, value, format));
-        return;
-      }
-      memo.line ??= flatten(sampleLine(sample, labels, value, format));
-      out.push(memo.line);
-    });
+    this.fill(
+      emitter(
+        (labels, value, memo) => {
+          if (!memo) {
+            out.push(sampleLine(sample, labels, value, format));
+            return;
+          }
+          memo.line ??= flatten(sampleLine(sample, labels, value, format));
+          out.push(memo.line);
+        },
+        (memo) => {
+          if (memo.line === undefined) return false;
+          out.push(memo.line);
+          return true;
+        },
+      ),
+    );
   }
 
   reset(): void {

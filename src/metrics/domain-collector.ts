@@ -10,7 +10,7 @@ import type { OrgView, StatusSource } from '../core/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
 import { registerOrgLabels } from './org-labels.js';
-import { type LiveSessionRow, type SnapshotSummary, UNKNOWN } from './snapshot-summary.js';
+import { type LineMemo, type LiveSessionRow, type SnapshotSummary, UNKNOWN } from './snapshot-summary.js';
 
 /** What the domain collectors read, and where they report dropped series. */
 export interface DomainContext {
@@ -190,7 +190,7 @@ function registerChannels(ctx: DomainContext, each: Each): void {
     (emit, allow) =>
       each((s) => {
         for (const ch of s.channels ?? []) {
-          if (!allow.admit(1)) continue;
+          if (!allow.admit(1) || emit.kept(ch.statusLine)) continue;
           emit({ org: s.org, channel_id: ch.id, channel: ch.name, status: ch.status }, 1, ch.statusLine);
         }
       }),
@@ -206,6 +206,10 @@ function registerChannels(ctx: DomainContext, each: Each): void {
         for (const ch of s.channels ?? []) {
           const by = ch.sessionsByStatus;
           if (!by || by.size === 0 || !allow.admit(by.size)) continue;
+          if (allKept(ch.sessionLines, by.size) && emit.kept(ch.sessionLines[0]!)) {
+            for (let k = 1; k < by.size; k++) emit.kept(ch.sessionLines[k]!);
+            continue;
+          }
           let i = 0;
           for (const [status, n] of by) {
             ch.sessionLines[i] ??= {};
@@ -274,6 +278,13 @@ function registerSessions(ctx: DomainContext, each: Each): void {
  * A per-channel or per-session family: listed at scrape time (these are the large ones),
  * its series counted against a cap; what does not fit is counted as dropped.
  */
+/** Whether the first `n` memos all hold a line. */
+function allKept(memos: readonly LineMemo[], n: number): boolean {
+  if (memos.length < n) return false;
+  for (let i = 0; i < n; i++) if (memos[i]!.line === undefined) return false;
+  return true;
+}
+
 function capped<L extends string>(
   ctx: DomainContext,
   name: string,

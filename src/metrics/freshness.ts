@@ -35,8 +35,9 @@ export function freshness(view: OrgView, summary: SnapshotSummary): Record<Resou
       lastError: undefined,
     };
   }
-  const channels = summary.channels ? new Set(summary.channels.map((c) => c.id)) : undefined;
-  const live = new Set(summary.liveSessions.map((s) => s.id));
+  // Made at the first failure that needs them: most scrapes meet none.
+  let channels: Set<string> | undefined;
+  let live: Set<string> | undefined;
   for (const [key, attempt] of view.attempts) {
     const resource = resourceOf(key);
     if (!resource) continue;
@@ -44,8 +45,14 @@ export function freshness(view: OrgView, summary: SnapshotSummary): Record<Resou
     if (row.lastAttemptAt === undefined || attempt.at > row.lastAttemptAt) row.lastAttemptAt = attempt.at;
     if (attempt.state === 'complete') continue;
     const id = key.slice(resource.length + 1);
-    if (resource === 'sessions' && channels && !channels.has(id)) continue;
-    if (resource === 'detail' && !live.has(id)) continue;
+    if (resource === 'sessions' && summary.channels) {
+      channels ??= new Set(summary.channels.map((c) => c.id));
+      if (!channels.has(id)) continue;
+    }
+    if (resource === 'detail') {
+      live ??= new Set(summary.liveSessions.map((s) => s.id));
+      if (!live.has(id)) continue;
+    }
     row.failing += 1;
     if (!row.lastError || attempt.at > row.lastError.at) {
       row.lastError = {

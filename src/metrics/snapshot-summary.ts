@@ -132,33 +132,41 @@ export class SummaryMemo {
     return out;
   }
 
-  /** The row of a channel and its session list (`part` when it was read completely). */
-  row(org: string, ch: Channel, part: SessionsPart | undefined): ChannelRow {
+  /** The row of a channel and its session list (`part` when it was read completely), with that part. */
+  row(
+    org: string,
+    ch: Channel,
+    part: SessionsPart | undefined,
+  ): { part: SessionsPart | undefined; row: ChannelRow } {
     const kept = this.rows.get(ch);
-    if (kept && kept.part === part) return kept.row;
+    if (kept && kept.part === part) return kept;
     const name = ch.name ?? ch.id;
     const visibility = ch.visibility ?? UNKNOWN;
     // A channel list read again brings new objects for unchanged channels: the row of the
     // last summary is kept when nothing it shows changed.
     const last = this.lastRows.get(org)?.get(ch.id);
-    const row: ChannelRow =
+    if (
       last &&
       last.part === part &&
       last.row.name === name &&
       last.row.status === ch.status &&
       last.row.visibility === visibility
-        ? last.row
-        : {
-            id: ch.id,
-            name,
-            status: ch.status,
-            visibility,
-            sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
-            statusLine: {},
-            sessionLines: [],
-          };
-    this.rows.set(ch, { part, row });
-    return row;
+    ) {
+      this.rows.set(ch, last);
+      return last;
+    }
+    const row: ChannelRow = {
+      id: ch.id,
+      name,
+      status: ch.status,
+      visibility,
+      sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
+      statusLine: {},
+      sessionLines: [],
+    };
+    const entry = { part, row };
+    this.rows.set(ch, entry);
+    return entry;
   }
 
   /** Remembers the rows of an org's latest summary (replacing the ones before). */
@@ -186,6 +194,9 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
   let oldestSessions: number | undefined;
   let unreadChannels = 0;
   const rows = new Map<string, { part: SessionsPart | undefined; row: ChannelRow }>();
+  // One function for every channel: iterating a map's entries makes an array per entry.
+  const addTo = (n: number, status: string) =>
+    sessionsByStatus.set(status, (sessionsByStatus.get(status) ?? 0) + n);
 
   for (const ch of channelList ? memo.sortedChannels(channelList) : []) {
     const found = s.sessions[ch.id];
@@ -194,8 +205,7 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
       lastSessions = max(lastSessions, part.at);
       oldestSessions = min(oldestSessions, part.at);
       const list = memo.list(part);
-      for (const [status, n] of list.byStatus)
-        sessionsByStatus.set(status, (sessionsByStatus.get(status) ?? 0) + n);
+      list.byStatus.forEach(addTo);
       for (const session of list.live) {
         liveSessions.push({
           id: session.id,
@@ -207,9 +217,9 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
         });
       }
     } else unreadChannels += 1;
-    const row = memo.row(s.org, ch, part);
-    rows.set(ch.id, { part, row });
-    channels.push(row);
+    const kept = memo.row(s.org, ch, part);
+    rows.set(ch.id, kept);
+    channels.push(kept.row);
   }
   if (channelList) memo.remember(s.org, rows);
 
@@ -242,8 +252,12 @@ export function summarize(s: OrgSnapshot, memo: SummaryMemo = new SummaryMemo())
 
 /** Maps an attempt key (`profile`, `sessions:<id>`, `detail:<id>` …) to its resource. */
 export function resourceOf(key: string): Resource | undefined {
-  const base = key.includes(':') ? key.slice(0, key.indexOf(':')) : key;
-  return (RESOURCES as readonly string[]).includes(base) ? (base as Resource) : undefined;
+  const colon = key.indexOf(':');
+  for (const r of RESOURCES) {
+    // Compared in place: a slice per key would be thousands of strings per scrape.
+    if ((colon < 0 ? key.length : colon) === r.length && key.startsWith(r)) return r;
+  }
+  return undefined;
 }
 
 function completeAt(part: { state: string; at: number } | undefined): number | undefined {
