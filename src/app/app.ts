@@ -199,7 +199,7 @@ export class App implements StatusSource {
         fetcher: this.client,
         clock: this.deps.clock,
         logger: this.deps.logger,
-        diff: (prev, next) => diff(prev, next),
+        diff: (prev, next, opts) => diff(prev, next, opts),
         onUpdate: (org, snapshot, events) => {
           this.scheduleEvaluation();
           this.writer.update(org, snapshot, events);

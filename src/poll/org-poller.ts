@@ -31,7 +31,12 @@ import { getOwn, setOwn } from '../core/own.js';
 const PRUNE_EVERY_MS = 30_000;
 
 /** The diff the poller runs after each read. */
-export type DiffFn = (prev: OrgSnapshot, next: OrgSnapshot) => ChangeEvent[];
+/** `diff` (snapshot/diff.ts), told which session list a poll read (`changedLists`). */
+export type DiffFn = (
+  prev: OrgSnapshot,
+  next: OrgSnapshot,
+  opts?: { changedLists?: readonly string[] },
+) => ChangeEvent[];
 
 /** Which channels an org watches (from its config). */
 export interface ChannelFilter {
@@ -456,7 +461,11 @@ export class OrgPoller {
     );
     const reviewed = this.removals.review(
       read,
-      this.deps.diff(this.current, taken),
+      this.deps.diff(
+        this.current,
+        taken,
+        read.startsWith('sessions:') ? { changedLists: [read.slice('sessions:'.length)] } : {},
+      ),
       this.current,
       taken,
       now,

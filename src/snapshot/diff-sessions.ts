@@ -30,17 +30,29 @@ interface Placement {
 }
 
 /** All session lists of both snapshots, channel by channel in id order. */
-export function diffSessions(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
+export function diffSessions(
+  prev: OrgSnapshot,
+  next: OrgSnapshot,
+  labeler: Labeler,
+  sink: EventSink,
+  candidates?: readonly string[],
+): void {
   if (prev.sessions === next.sessions) return;
   // The poller shares an unchanged part between snapshots, and the very same part cannot
   // differ: only the channels whose part changed are compared (in channel-id order, so the
   // events come out in the same order as from a walk over every channel).
   const changedChannels: string[] = [];
-  for (const channelId of Object.keys(next.sessions)) {
-    if (own(prev.sessions, channelId) !== next.sessions[channelId]) changedChannels.push(channelId);
-  }
-  for (const channelId of Object.keys(prev.sessions)) {
-    if (!Object.hasOwn(next.sessions, channelId)) changedChannels.push(channelId);
+  if (candidates) {
+    for (const channelId of candidates) {
+      if (own(prev.sessions, channelId) !== own(next.sessions, channelId)) changedChannels.push(channelId);
+    }
+  } else {
+    for (const channelId of Object.keys(next.sessions)) {
+      if (own(prev.sessions, channelId) !== next.sessions[channelId]) changedChannels.push(channelId);
+    }
+    for (const channelId of Object.keys(prev.sessions)) {
+      if (!Object.hasOwn(next.sessions, channelId)) changedChannels.push(channelId);
+    }
   }
   // First pass: each changed channel's lists, and the sessions missing on one side of
   // their channel, which may have moved to or from another channel.

@@ -166,6 +166,31 @@ function partOf(snap: OrgSnapshot, e: ChangeEvent, older = false): Part<unknown>
 const REMOVALS = new Set(['member.removed', 'channel.removed', 'session.removed', 'session.speaker_left']);
 
 describe('diff: properties', () => {
+  it('told which session list a poll read, gives the same events as when it looks at every list', () => {
+    fc.assert(
+      fc.property(
+        snapshot,
+        fc.constantFrom('a', 'b', 'constructor'),
+        fc.option(sessionsPart('a'), { nil: undefined }),
+        (prev, channel, list) => {
+          // One list read again (or gone), every other part shared, as a poll commits it.
+          const sessions: Record<string, SessionsPart> = { ...prev.sessions };
+          if (list === undefined) delete sessions[channel];
+          else
+            Object.defineProperty(sessions, channel, {
+              value: { ...list },
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          const next: OrgSnapshot = { ...prev, sessions };
+          expect(diff(prev, next, { changedLists: [channel] })).toEqual(diff(prev, next));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('a snapshot never differs from itself (or from its copy)', () => {
     fc.assert(
       fc.property(snapshot, (s) => {
