@@ -151,7 +151,7 @@ export const intervalsSchema = z.strictObject({
   }),
   channels_min: duration().prefault('15s').meta({
     description:
-      'Least time between two reads of the channel list when budget nobody is waiting for reads it before `channels` is due; equal to `channels`, it is read only at its interval.',
+      'Least time between two reads of the channel list: a list that costs at most 5 % of the budget read this often (up to 3 pages at 240/min) is read at this interval, and budget nobody is waiting for reads a longer one before `channels` is due; equal to `channels`, the list is read only at its interval.',
   }),
   jitter: z.number().min(0).max(0.5).default(0.1).meta({ description: 'Random spread, as a fraction.' }),
 });

@@ -69,8 +69,14 @@ const MAX_SWEEP_INFLIGHT = 8;
 const LEAD_SAMPLES = 100;
 /** The share of their interval over which a round of hot reads or live details is spread. */
 const SPREAD_SHARE = 0.8;
-/** The channel lists' share beyond their pages: a margin for a read that comes early (jitter) or a list that grew. */
-const LIST_MARGIN = 10;
+/**
+ * The channel lists' share beyond their pages, as a part of them (at least
+ * {@link LIST_MARGIN_MIN} requests): a margin for a read that comes early (jitter) or a
+ * list that grew by a page. No other read may use it, so it is kept small: a fixed margin
+ * of 10 requests left 4 % of a 240/min budget unused at 100 channels.
+ */
+const LIST_MARGIN_SHARE = 0.1;
+const LIST_MARGIN_MIN = 2;
 
 /**
  * While an org's first baseline is under way, its live channels are read again only every
@@ -224,7 +230,10 @@ export class Poller {
     // that every page of the next read finds the budget free.
     const pages = orgs.reduce((n, o) => n + Math.max(1, o.channelPages), 0);
     const readsPerMinute = Math.max(1, Math.ceil(60_000 / Math.max(1, next.intervals.channels)));
-    this.opts.reserveForHigh?.(pages * readsPerMinute + LIST_MARGIN);
+    const listReads = pages * readsPerMinute;
+    this.opts.reserveForHigh?.(
+      listReads + Math.max(LIST_MARGIN_MIN, Math.ceil(listReads * LIST_MARGIN_SHARE)),
+    );
     return next;
   }
 
@@ -236,6 +245,13 @@ export class Poller {
       this.log.warn(
         { stretch: this.current.stretch, hotStretch: this.current.hotStretch, notes: this.current.notes },
         'intervals changed to fit the budget',
+      );
+      this.schedule(false);
+    } else if (this.current.intervals.channels !== before.intervals.channels) {
+      // The channel lists grew past (or shrank below) what is cheap to read at `channels_min`.
+      this.log.info(
+        { from: before.intervals.channels, to: this.current.intervals.channels },
+        'channel list interval changed',
       );
       this.schedule(false);
     }

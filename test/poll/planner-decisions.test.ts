@@ -581,7 +581,7 @@ describe('periodic reads are spread', () => {
 });
 
 describe('the channel list on idle budget', () => {
-  const run = async (channelsMin: number | undefined, spare: number) => {
+  const run = async (channelsMin: number | undefined, spare: number, capacity = 240) => {
     const channels = Array.from({ length: 12 }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
     const lists: number[] = [];
     const inner = org(channels, []);
@@ -592,7 +592,7 @@ describe('the channel list on idle budget', () => {
         return inner.fetchChannels(a, o);
       },
     };
-    const p = listPoller(fetcher, { capacity: 240, spare, channelsMin });
+    const p = listPoller(fetcher, { capacity, spare, channelsMin });
     p.start();
     await vi.advanceTimersByTimeAsync(3 * 60_000);
     const stopping = p.stop(1000);
@@ -608,8 +608,16 @@ describe('the channel list on idle budget', () => {
     for (let i = 1; i < lists.length; i++) expect(lists[i]! - lists[i - 1]!).toBeGreaterThanOrEqual(15_000);
   });
 
-  it('keeps its interval when no budget is idle, or without channels_min', async () => {
-    expect((await run(15_000, 0)).length).toBeLessThanOrEqual(7);
+  it('is read at channels_min when that costs at most 5 % of the budget, idle or not', async () => {
+    // One page every 15 s: 4 of 240 requests a minute.
+    const lists = await run(15_000, 0);
+    expect(lists.length).toBeGreaterThanOrEqual(11);
+    for (let i = 1; i < lists.length; i++) expect(lists[i]! - lists[i - 1]!).toBeGreaterThanOrEqual(15_000);
+  });
+
+  it('keeps its interval when reading it at channels_min costs more and no budget is idle, or without channels_min', async () => {
+    // 4 of 60 requests a minute is more than 5 %.
+    expect((await run(15_000, 0, 60)).length).toBeLessThanOrEqual(7);
     expect((await run(undefined, 20)).length).toBeLessThanOrEqual(7);
     // A minimum at or above the interval turns early reads off, and holds back no regular one.
     const slow = await run(60_000, 20);

@@ -113,6 +113,27 @@ describe('plan', () => {
     expect(p.notes[0]).toContain('budget short');
   });
 
+  it('reads a channel list at channels_min while that costs at most 5 % of the budget', () => {
+    const withMin = { ...iv, channels_min: 15_000 };
+    // 3 pages every 15 s: 12 of 240 requests a minute.
+    const cheap = plan({ budgetPerMinute: 240, intervals: withMin, orgs: [org({ channelPages: 3 })] });
+    expect(cheap.intervals.channels).toBe(15_000);
+    expect(cheap.perMinute.fixed).toBeCloseTo(0.5 + 12, 5);
+    // 4 pages (or two orgs of 2) would be 16: the list keeps its own interval.
+    expect(
+      plan({ budgetPerMinute: 240, intervals: withMin, orgs: [org({ channelPages: 4 })] }).intervals.channels,
+    ).toBe(30_000);
+    const two = [org({ channelPages: 2 }), org({ slug: 'b', channelPages: 2 })];
+    expect(plan({ budgetPerMinute: 240, intervals: withMin, orgs: two }).intervals.channels).toBe(30_000);
+    // A smaller budget makes the same list dear; no channels_min, or one at the interval, reads at the interval.
+    expect(plan({ budgetPerMinute: 60, intervals: withMin, orgs: [org()] }).intervals.channels).toBe(30_000);
+    expect(plan({ budgetPerMinute: 240, intervals: iv, orgs: [org()] }).intervals.channels).toBe(30_000);
+    expect(
+      plan({ budgetPerMinute: 240, intervals: { ...iv, channels_min: 30_000 }, orgs: [org()] }).intervals
+        .channels,
+    ).toBe(30_000);
+  });
+
   it('never plans more than the budget, whatever the load', () => {
     for (const budget of [1, 10, 60, 240, 300]) {
       for (const channels of [0, 1, 100, 5000]) {
