@@ -6,7 +6,8 @@
  * in process — diff time and snapshot write time for a 100 000-session snapshot. Prints
  * the figures measured before the /metrics and state work (issue 17) beside them.
  *
- * tally runs with the node flags of the container image ({@link IMAGE_NODE_FLAGS}).
+ * tally runs with the node flags and environment of the container image
+ * ({@link IMAGE_NODE_FLAGS}, {@link IMAGE_ENV}).
  * tally starts from a full snapshot of the world stored in its state directory, with a
  * session window wide enough (15 days) to hold every session, so that what is measured
  * is a daemon holding the whole org, not one still sweeping it.
@@ -41,6 +42,16 @@ const BENCH_BUILD = path.join(ROOT, 'bench', 'results', 'dist');
 
 /** The node flags the container image starts tally with (Dockerfile, ENTRYPOINT). */
 export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
+
+/**
+ * The environment the container image gives tally beyond its paths (Dockerfile, ENV);
+ * `BENCH_IMAGE_ENV=none` measures without it.
+ */
+export const IMAGE_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
+
+function imageEnv(): Record<string, string> {
+  return process.env['BENCH_IMAGE_ENV'] === 'none' ? {} : IMAGE_ENV;
+}
 
 /**
  * The node flags tally runs with: the image's, or `BENCH_NODE_FLAGS` (space-separated)
@@ -227,6 +238,7 @@ export async function startResumedTally(
     const node = [`--diagnostic-dir=${dir}`, ...nodeFlags(), ...nodeArgs];
     const child = spawn(process.execPath, [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
+      env: { ...process.env, ...imageEnv() },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -614,11 +626,16 @@ export const footprintBench: Bench = {
           ],
         ),
         table(['target (issue 17)', 'measured', 'met'], targets),
-        `tally started as: node ${nodeFlags().join(' ')} ${results[0]?.entry ?? tallyCommand().entry}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
+        `tally started as: ${Object.entries(imageEnv())
+          .map(([k, v]) => `${k}=${v} `)
+          .join(
+            '',
+          )}node ${nodeFlags().join(' ')} ${results[0]?.entry ?? tallyCommand().entry}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
       ],
       data: {
         seconds,
         nodeFlags: nodeFlags(),
+        env: imageEnv(),
         results,
         fleet,
         growth,
