@@ -55,6 +55,15 @@ export class StateWriter {
   /** Per org: the chain of pending writes, so events and snapshots are written in order. */
   private readonly writes = new Map<string, Promise<void>>();
   private readonly dirty = new Map<string, DirtyEntry>();
+  /**
+   * Per org: events taken into a write that are not in the log yet (its save or its
+   * append failed, or it is under way). Every later save carries them in its envelope and
+   * appends them again (the log drops ids it has) until an append succeeds, so a save
+   * whose write began before a failure was known cannot leave them out.
+   */
+  private readonly unlogged = new Map<string, ChangeEvent[]>();
+  /** Per org: the newest snapshot handed to {@link update}; a retry saves this one, never an older. */
+  private readonly latest = new Map<string, OrgSnapshot>();
   /** Per org: consecutive failed state writes, for the retry backoff. */
   private readonly writeFailures = new Map<string, number>();
   private eventSaveDelay = EVENT_SAVE_MS;
@@ -76,6 +85,7 @@ export class StateWriter {
    * Saves are coalesced so that a busy org does not rewrite a large file on every read.
    */
   update(org: string, snapshot: OrgSnapshot, events: ChangeEvent[]): void {
+    this.latest.set(org, snapshot);
     const entry = this.dirty.get(org);
     if (entry) {
       entry.snapshot = snapshot;
@@ -105,16 +115,19 @@ export class StateWriter {
     this.chain(org, async () => {
       // How long the save takes, on the monotonic clock: the injected one may jump mid-save.
       const started = performance.now();
+      // Taken when the write runs, not when it was queued: a write before it may have failed since.
+      const events = this.takeUnlogged(org, entry.events);
       let appended: LoggedEvent[];
       try {
-        await this.opts.snapshots.save(org, entry.snapshot, { pendingEvents: entry.events });
-        appended = await this.append(entry.events);
+        await this.opts.snapshots.save(org, entry.snapshot, { pendingEvents: events });
+        appended = await this.append(events);
       } catch (err) {
         // Nothing accepted is dropped: the batch waits in memory (and, once a save
         // succeeds, in the snapshot's envelope) until the disk takes it again.
-        this.retryLater(org, entry.snapshot, entry.events);
+        this.retryLater(org);
         throw err;
       }
+      this.logged(org, events);
       this.writeFailures.delete(org);
       // A large snapshot is saved less often: at most a tenth of the time goes to saving.
       const took = performance.now() - started;
@@ -125,19 +138,36 @@ export class StateWriter {
     });
   }
 
+  /** `events` behind the org's events not yet logged; all of them stay unlogged until {@link logged}. */
+  private takeUnlogged(org: string, events: readonly ChangeEvent[]): ChangeEvent[] {
+    const all = [...(this.unlogged.get(org) ?? []), ...events];
+    if (all.length > 0) this.unlogged.set(org, all);
+    return all;
+  }
+
+  /** `events` are in the log: forgets them (events taken since stay). */
+  private logged(org: string, events: readonly ChangeEvent[]): void {
+    const left = (this.unlogged.get(org) ?? []).slice(events.length);
+    if (left.length > 0) this.unlogged.set(org, left);
+    else this.unlogged.delete(org);
+  }
+
   /**
-   * Puts a batch whose write failed back in front of anything newer for `org`, and tries
-   * again after a backoff (1 s, doubling, at most {@link RETRY_MAX_MS}). A read-only mount
-   * is retried too: it may be remounted read-write, and the retry costs one failed open.
+   * After a failed write, saves the org's newest snapshot again (with every event not yet
+   * logged) after a backoff (1 s, doubling, at most {@link RETRY_MAX_MS}). A read-only
+   * mount is retried too: it may be remounted read-write, and the retry costs one failed
+   * open. A newer batch waiting keeps its snapshot and events and takes the backoff.
    */
-  private retryLater(org: string, snapshot: OrgSnapshot, events: readonly ChangeEvent[]): void {
+  private retryLater(org: string): void {
     const failures = (this.writeFailures.get(org) ?? 0) + 1;
     this.writeFailures.set(org, failures);
     const newer = this.dirty.get(org);
     newer?.timer.cancel();
+    const snapshot = newer?.snapshot ?? this.latest.get(org);
+    if (snapshot === undefined) return;
     const entry: DirtyEntry = {
-      snapshot: newer?.snapshot ?? snapshot,
-      events: [...events, ...(newer?.events ?? [])],
+      snapshot,
+      events: newer?.events ?? [],
       kind: 'retry',
       timer: { cancel: () => undefined },
     };
@@ -161,18 +191,21 @@ export class StateWriter {
   }
 
   /**
-   * Publishes `events` in order with `org`'s other writes; if that fails, they wait with
-   * `snapshot()` (the org's latest) for the next retry.
+   * Publishes `events` in order with `org`'s other writes; if that fails, they wait, with
+   * the org's other unlogged events, for the retry's save of `snapshot()` (the org's latest).
    */
   publishInOrder(org: string, events: readonly ChangeEvent[], snapshot: () => OrgSnapshot | undefined): void {
     this.chain(org, async () => {
+      const all = this.takeUnlogged(org, events);
       try {
-        await this.publish(events);
+        this.opts.announce(await this.append(all));
       } catch (err) {
         const latest = snapshot();
-        if (latest) this.retryLater(org, latest, events);
+        if (latest) this.latest.set(org, latest);
+        this.retryLater(org);
         throw err;
       }
+      this.logged(org, all);
     });
   }
 
