@@ -22,6 +22,7 @@ import { silentLogger } from '../core/log.js';
 import { diff } from '../snapshot/diff.js';
 import { type ChangeEvent, isEventKind } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
+import { applyRecord, readJournal } from '../store/snapshot-journal.js';
 import type { OrgView } from '../core/status.js';
 import { EXIT_USAGE, parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
@@ -198,12 +199,18 @@ async function readSnapshot(file: string): Promise<OrgSnapshot> {
   } catch (err) {
     throw new ReplayInputError(`cannot read snapshot ${file}: ${(err as Error).message.split('\n')[0]}`);
   }
-  const env = data as { format?: unknown; snapshot?: unknown } | null;
+  const env = data as { format?: unknown; snapshot?: unknown; generation?: unknown } | null;
   const snap = (env?.format === 'tally-snapshot' ? env.snapshot : data) as Partial<OrgSnapshot> | null;
   if (snap?.version !== 1 || typeof snap.org !== 'string' || typeof snap.takenAt !== 'number') {
     throw new ReplayInputError(`${file} is not a tally snapshot`);
   }
-  return { ...snap, sessions: snap.sessions ?? {}, details: snap.details ?? {} } as OrgSnapshot;
+  const out = { ...snap, sessions: snap.sessions ?? {}, details: snap.details ?? {} } as OrgSnapshot;
+  // A snapshot file from a state directory is continued by the journal beside it (docs/state.md).
+  if (env?.format === 'tally-snapshot' && typeof env.generation === 'string' && file.endsWith('.json')) {
+    const journal = await readJournal(`${file.slice(0, -'.json'.length)}.journal`, out.org, env.generation);
+    if (journal.status === 'ok') for (const record of journal.records) applyRecord(out, record);
+  }
+  return out;
 }
 
 async function readSnapshots(fromFile: string, toFile: string, config: ReplayConfig): Promise<ReplayInput> {

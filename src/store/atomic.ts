@@ -25,7 +25,7 @@ export interface StoreFileHandle {
  * produce on demand.
  */
 export interface StoreFs {
-  open(path: string, flags: string, mode?: number): Promise<StoreFileHandle>;
+  open(path: string, flags: string | number, mode?: number): Promise<StoreFileHandle>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
 }

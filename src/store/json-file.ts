@@ -19,8 +19,10 @@ export interface JsonStateFileOptions<T> {
   path: string;
   /** The envelope's `format`, e.g. `tally-snapshot`. */
   format: string;
-  /** The envelope version this build reads and writes. */
+  /** The envelope version this build writes (and reads). */
   version: number;
+  /** Older versions this build also reads (their values must pass `validate` too). */
+  alsoReads?: readonly number[];
   /** The envelope field that holds the value (default `data`). */
   key?: string;
   /** Create the file's directory on the first save when it is missing (default false). */
@@ -123,7 +125,7 @@ export class JsonStateFile<T> {
     if (env['format'] !== this.opts.format) {
       return `unknown format ${JSON.stringify(env['format'])} (expected "${this.opts.format}")`;
     }
-    if (env['version'] !== this.opts.version) {
+    if (env['version'] !== this.opts.version && !this.opts.alsoReads?.includes(env['version'] as number)) {
       return `unsupported version ${JSON.stringify(env['version'])} (expected ${this.opts.version})`;
     }
     if (typeof env['savedAt'] !== 'number') return 'missing savedAt';

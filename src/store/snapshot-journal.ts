@@ -159,9 +159,11 @@ export async function readJournal(
     if (errnoCode(err) === 'ENOENT') return { status: 'missing' };
     throw toStoreError(err, 'read', path);
   }
-  const lines = text.split('\n');
-  // A file that ends in a newline splits into a last empty piece; a torn line has none.
-  if (lines.at(-1) === '') lines.pop();
+  // Blank lines (and a byte-order mark) carry nothing: an editor or a copy may add them.
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const header = parseObject(lines[0] ?? '');
   if (header === undefined) return { status: 'other', why: 'its first line is not a journal header' };
   if (header['format'] !== JOURNAL_FORMAT)

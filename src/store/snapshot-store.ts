@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import { FILE_MODE, nodeFs, removeTempFiles, type StoreFs, writeFileAtomic } from './atomic.js';
-import { toStoreError, type StoreOp } from './errors.js';
+import { constants } from 'node:fs';
+import { nodeFs, removeTempFiles, type StoreFileHandle, type StoreFs, writeFileAtomic } from './atomic.js';
+import { errnoCode, toStoreError, type StoreOp } from './errors.js';
 import { type StoreHealth, tracked } from './health.js';
 import { JsonStateFile } from './json-file.js';
 import { safeFileName } from './safe-name.js';
@@ -20,8 +21,12 @@ import { applyRecord, isPart, journalHeaderLine, readJournal, snapshotDelta } fr
 
 /** Envelope format name of snapshot files. */
 export const SNAPSHOT_FORMAT = 'tally-snapshot';
-/** Envelope version of snapshot files. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
+/**
+ * Envelope version of snapshot files: 2 since a journal continues them (a build that
+ * does not know journals must not take the file alone for the latest snapshot). Files
+ * of version 1 are read (they have no journal).
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 /**
  * The journal is folded into a new snapshot file once it holds this share of the file's
@@ -116,8 +121,16 @@ export class SnapshotStore {
    * Like {@link load}, with the save time and the extra envelope fields of the latest save:
    * the snapshot file with every whole record of its journal applied.
    */
-  async loadWithEnvelope(org: string): Promise<StoredSnapshot | undefined> {
+  loadWithEnvelope(org: string): Promise<StoredSnapshot | undefined> {
     const files = this.filesFor(org);
+    // In turn with saves, and the next save writes the file whole: a load may set files aside.
+    return files.serial.run(async () => {
+      files.written = undefined;
+      return this.read(org, files);
+    });
+  }
+
+  private async read(org: string, files: OrgFiles): Promise<StoredSnapshot | undefined> {
     const loaded = await files.file.load();
     if (loaded === undefined) return undefined;
     if (loaded.extra['org'] !== org || loaded.value.org !== org) {
@@ -143,7 +156,8 @@ export class SnapshotStore {
     for (const record of journal.records) {
       applyRecord(stored.snapshot, record);
       stored.savedAt = record.savedAt;
-      stored.extra = record.extra ?? {};
+      const { org: _o, generation: _g, ...rest } = record.extra ?? {};
+      stored.extra = rest;
     }
     const stop = journal.stopped;
     if (stop?.cutOff) {
@@ -180,9 +194,11 @@ export class SnapshotStore {
         if (written.journalBytes + bytes <= limit) {
           // A failed append may leave part of a line behind: the next save writes the file whole.
           files.written = undefined;
-          await tracked(this.opts.health, () => this.append(files.journal, line));
-          files.written = { ...written, snapshot, journalBytes: written.journalBytes + bytes };
-          return;
+          if (await tracked(this.opts.health, () => this.append(files.journal, line))) {
+            files.written = { ...written, snapshot, journalBytes: written.journalBytes + bytes };
+            return;
+          }
+          // The journal is gone (moved aside, removed by hand): a new file, a new journal.
         }
       }
       await this.saveWhole(org, files, snapshot, extra);
@@ -213,12 +229,21 @@ export class SnapshotStore {
     files.written = { snapshot, fileChars, journalBytes: Buffer.byteLength(header) };
   }
 
-  /** Appends `line` to the journal at `path` and fsyncs it. */
-  private async append(path: string, line: string): Promise<void> {
+  /**
+   * Appends `line` to the journal at `path` and fsyncs it; false, with nothing written,
+   * when there is no journal there (an append never creates one: it would have no header).
+   */
+  private async append(path: string, line: string): Promise<boolean> {
     const fs = this.opts.fs ?? nodeFs;
     let step: StoreOp = 'open';
     try {
-      const handle = await fs.open(path, 'a', FILE_MODE);
+      let handle: StoreFileHandle;
+      try {
+        handle = await fs.open(path, constants.O_WRONLY | constants.O_APPEND);
+      } catch (err) {
+        if (errnoCode(err) === 'ENOENT') return false;
+        throw err;
+      }
       try {
         step = 'write';
         await handle.writeFile(line);
@@ -230,6 +255,7 @@ export class SnapshotStore {
     } catch (err) {
       throw toStoreError(err, step, path);
     }
+    return true;
   }
 
   private filesFor(org: string): OrgFiles {
@@ -239,6 +265,7 @@ export class SnapshotStore {
         path: this.pathFor(org),
         format: SNAPSHOT_FORMAT,
         version: SNAPSHOT_FORMAT_VERSION,
+        alsoReads: [1],
         key: 'snapshot',
         createDir: true,
         // Snapshots are never changed in place, and at 100k sessions one is some 18 MiB.

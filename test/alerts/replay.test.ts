@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayCommand, type ReplayConfigLoader } from '../../src/cli/replay.js';
 import type { Notification } from '../../src/alerts/types.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log.js';
+import { SnapshotStore } from '../../src/store/snapshot-store.js';
 import { captureIO } from '../helpers/io.js';
 import { alerting, channel, event, MIN, SEC, T0, view } from './helpers.js';
 
@@ -135,6 +138,25 @@ describe('tally replay', () => {
       '2026-03-02T00:05:30Z  ops  FIRING  {}:{alertname="channel_offline", org="acme"}  (1 alert)',
     );
     expect(lines).toContain('    firing   channel_offline: Channel News went offline');
+  });
+
+  it('reads a stored snapshot with the journal beside it, so the latest save is replayed', async () => {
+    const store = new SnapshotStore({
+      dir: path.join(dir, 'stored'),
+      logger: silentLogger(),
+      clock: systemClock,
+    });
+    const live = view('acme', { channels: [channel('c1', 'live', { name: 'News' })], at: T0 }).snapshot;
+    await store.save('acme', live);
+    await store.save('acme', {
+      ...live,
+      takenAt: T0 + 5 * MIN,
+      channels: view('acme', { channels: [channel('c1', 'offline', { name: 'News' })], at: T0 + 5 * MIN })
+        .snapshot.channels!,
+    });
+    const io = captureIO({}, dir);
+    expect(await replay(['--from', 'a.json', '--to', 'stored/acme.json', '--after', '1m'], io)).toBe(0);
+    expect(io.out()).toContain('    firing   channel_offline: Channel News went offline');
   });
 
   it.each<[string[], string, number]>([

@@ -231,6 +231,50 @@ describe('snapshot journal', () => {
     expect(linesAt(lines(), 'warn')[0]).toMatchObject({ reason: 'line 2: no savedAt or takenAt' });
   });
 
+  it('a save after the journal went away (moved aside, removed by hand) writes the file whole, never a journal without its header', async () => {
+    const { dir, store, restart } = await setup();
+    const s1 = world(3);
+    await store.save('acme', s1);
+    await fsp.rm(join(dir, 'acme.journal'));
+    const s2 = poll(s1, 'ch-1', 2, 'new');
+    await store.save('acme', s2);
+    const header = JSON.parse((await fsp.readFile(join(dir, 'acme.journal'), 'utf8')).split('\n')[0]!);
+    expect(header).toMatchObject({ format: 'tally-snapshot-journal' });
+    expect(await restart().load('acme')).toEqual(s2);
+  });
+
+  it('skips blank lines and a byte-order mark', async () => {
+    const { dir, store, restart } = await setup();
+    const s1 = world(3);
+    const s2 = poll(s1, 'ch-1', 2, 'new');
+    const s3 = poll(s2, 'ch-2', 3, 'newer');
+    await store.save('acme', s1);
+    await store.save('acme', s2);
+    await store.save('acme', s3, { pendingEvents: ['e3'] });
+    const path = join(dir, 'acme.journal');
+    const lines = (await fsp.readFile(path, 'utf8')).split('\n');
+    await fsp.writeFile(path, `\uFEFF${lines[0]}\r\n\n  \n${lines[1]}\n\n${lines.slice(2).join('\n')}`);
+    const loaded = await restart().loadWithEnvelope('acme');
+    expect(loaded?.snapshot).toEqual(s3);
+    expect(loaded?.extra).toEqual({ pendingEvents: ['e3'] });
+  });
+
+  it('reads a snapshot file of version 1 (before journals) and writes version 2', async () => {
+    const { dir, store, restart } = await setup();
+    const s1 = world(2);
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(
+      join(dir, 'acme.json'),
+      JSON.stringify({ format: 'tally-snapshot', version: 1, savedAt: 1, org: 'acme', snapshot: s1 }),
+    );
+    expect(await store.load('acme')).toEqual(s1);
+    const s2 = poll(s1, 'ch-0', 2, 'x');
+    await store.save('acme', s2);
+    const raw = JSON.parse(await fsp.readFile(join(dir, 'acme.json'), 'utf8')) as { version: number };
+    expect(raw.version).toBe(2);
+    expect(await restart().load('acme')).toEqual(s2);
+  });
+
   it('a failed fsync of the journal fails the save', async () => {
     const { fs, store } = await setup();
     await store.save('acme', world(2));

@@ -45,7 +45,7 @@ describe('SnapshotStore', () => {
     const raw = JSON.parse(await fsp.readFile(join(dir, 'acme.json'), 'utf8')) as Record<string, unknown>;
     expect(raw).toEqual({
       format: 'tally-snapshot',
-      version: 1,
+      version: 2,
       savedAt: clock.now(),
       org: 'acme',
       generation: expect.stringMatching(/^[0-9a-f]{16}$/),
@@ -93,8 +93,8 @@ describe('SnapshotStore', () => {
     ],
     [
       'a newer version',
-      JSON.stringify({ format: 'tally-snapshot', version: 2, savedAt: 1, org: 'acme', snapshot: {} }),
-      /unsupported version 2/,
+      JSON.stringify({ format: 'tally-snapshot', version: 3, savedAt: 1, org: 'acme', snapshot: {} }),
+      /unsupported version 3/,
     ],
     [
       'an invalid snapshot',
