@@ -8,10 +8,12 @@
  *   npm run bench -- latency --channels 100,1000   # some sizes only
  *   npm run bench -- metrics-render     # the /metrics render bench (bench/metrics-render.ts)
  *   npm run bench -- heap               # where the heap goes (bench/heap.ts)
+ *   npm run bench -- alloc              # what is allocated, by where (bench/alloc.ts)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { allocBench } from './alloc.js';
 import { footprintBench } from './footprint.js';
 import { heapBench } from './heap.js';
 import { statusPageBench } from './status-page.js';
@@ -57,6 +59,7 @@ const BENCHES: Bench[] = [
   statusPageBench,
   footprintBench,
   heapBench,
+  allocBench,
   stormBench,
   soakBench,
   metricsRenderBench,
