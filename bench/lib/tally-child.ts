@@ -5,21 +5,15 @@
  *   node --import tsx bench/lib/tally-child.ts CONFIG ORIGIN FACTOR [tally|naive]
  */
 import { Registry } from 'prom-client';
-import { register } from 'node:module';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { AcceleratedClock } from './accelerated-clock.js';
-import { useCronClock } from './clock-cron.js';
 import { type ChildMessage, type ChildSample, type ParentMessage, slim } from './protocol.js';
 
 const [configPath, originText, factorText, mode = 'tally'] = process.argv.slice(2);
 const send = (m: ChildMessage) => process.send?.(m);
 const clock = new AcceleratedClock(Number(factorText), Number(originText));
-// tally's scheduler runs on croner, which reads the wall clock: swap it for a stand-in on
-// this clock before tally is loaded (hence the dynamic imports below).
-useCronClock(clock);
-register(new URL('./croner-hooks.mjs', import.meta.url));
 const { App } = await import('../../src/app/app.js');
 const { loadConfigFile } = await import('../../src/config/load.js');
 const { createLogger } = await import('../../src/core/log.js');

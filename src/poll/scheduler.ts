@@ -1,16 +1,20 @@
 /**
- * Periodic jobs on croner: one interval per job, spread by jitter, never overlapping
- * with themselves, and a stop that waits for what is in flight.
+ * Periodic jobs on the injected clock: one interval per job, spread by jitter, never
+ * overlapping with themselves, and a stop that waits for what is in flight.
+ *
+ * Not croner: its `interval` option waits at most 30 s per timer and measures the
+ * interval again from each wake-up, so every interval over 30 s ran at the next multiple
+ * of 30 s (a channel list stretched to 31 s was read every 60 s, 45 s ran as 60 s, 100 s
+ * as 120 s). A timer per run, due one interval after the last due time, keeps the period.
  */
-import { Cron } from 'croner';
-import type { Clock } from '../core/clock.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { stopController } from './stop-signal.js';
 
 /** One periodic job. */
 export interface JobSpec {
   name: string;
-  /** Period in milliseconds (rounded up to whole seconds: croner's resolution). */
+  /** Period in milliseconds. */
   intervalMs: number;
   /** Random delay of up to this fraction of the interval before each run. */
   jitter: number;
@@ -21,7 +25,7 @@ export interface JobSpec {
 
 /** A set of periodic jobs that start and stop together. */
 export class Scheduler {
-  private readonly jobs = new Map<string, { cron: Cron; spec: JobSpec }>();
+  private readonly jobs = new Map<string, Job>();
   private readonly inflight = new Set<Promise<void>>();
   private readonly abort = stopController();
   private readonly clock: Clock;
@@ -45,31 +49,37 @@ export class Scheduler {
     const existing = this.jobs.get(spec.name);
     if (existing && existing.spec.intervalMs === spec.intervalMs && existing.spec.jitter === spec.jitter) {
       existing.spec = spec;
-      if (spec.immediate) void this.fire(spec);
+      if (spec.immediate) void this.fire(existing);
       return;
     }
     this.remove(spec.name);
-    const seconds = Math.max(1, Math.ceil(spec.intervalMs / 1000));
-    // croner's interval jobs fire at the next whole second and then every `interval`
-    // seconds; that first fire is skipped so that a job runs one interval after it is
-    // added (or at once, when `immediate`). `protect` keeps a run from starting while the
-    // previous one is still going.
-    let first = true;
-    const cron = new Cron('* * * * * *', { interval: seconds, protect: true, unref: true }, () => {
-      if (first) {
-        first = false;
-        return;
-      }
-      const job = this.jobs.get(spec.name);
-      return job ? this.fire(job.spec) : undefined;
-    });
-    this.jobs.set(spec.name, { cron, spec });
-    if (spec.immediate) void this.fire(spec);
+    const job: Job = { spec, dueAt: this.clock.now(), timer: undefined, busy: false };
+    this.jobs.set(spec.name, job);
+    this.arm(job);
+    if (spec.immediate) void this.fire(job);
+  }
+
+  /**
+   * Sets the timer of the job's next run: one period after the last due time, or after
+   * now when that has passed (a run that overran, a clock that jumped), so runs keep
+   * their period without bunching up to catch up.
+   */
+  private arm(job: Job): void {
+    const period = Math.max(1, job.spec.intervalMs);
+    const now = this.clock.now();
+    job.dueAt += period;
+    if (job.dueAt <= now || job.dueAt > now + period) job.dueAt = now + period;
+    job.timer = this.clock.setTimeout(() => {
+      if (this.jobs.get(job.spec.name) !== job) return;
+      this.arm(job);
+      // A run still going is not doubled: this period's run is skipped.
+      if (!job.busy) void this.fire(job);
+    }, job.dueAt - now);
   }
 
   /** Removes a job; a run in flight finishes on its own. */
   remove(name: string): void {
-    this.jobs.get(name)?.cron.stop();
+    this.jobs.get(name)?.timer?.cancel();
     this.jobs.delete(name);
   }
 
@@ -81,7 +91,7 @@ export class Scheduler {
   /** Runs a job now (outside its period), unless it is already running. */
   async runNow(name: string): Promise<void> {
     const job = this.jobs.get(name);
-    if (job && !job.cron.isBusy()) await job.cron.trigger();
+    if (job && !job.busy) await this.fire(job);
   }
 
   /**
@@ -90,7 +100,7 @@ export class Scheduler {
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
-    for (const { cron } of this.jobs.values()) cron.stop();
+    for (const job of this.jobs.values()) job.timer?.cancel();
     this.jobs.clear();
     if (this.inflight.size === 0) return;
     let timer: { cancel(): void } | undefined;
@@ -106,8 +116,10 @@ export class Scheduler {
     await Promise.allSettled([...this.inflight]);
   }
 
-  private async fire(spec: JobSpec): Promise<void> {
+  private async fire(job: Job): Promise<void> {
     if (this.stopped) return;
+    const spec = job.spec;
+    job.busy = true;
     const run = (async () => {
       const delay = Math.floor(this.rng() * spec.jitter * spec.intervalMs);
       if (delay > 0) await this.clock.sleep(delay, this.abort.signal);
@@ -122,6 +134,17 @@ export class Scheduler {
       await run;
     } finally {
       this.inflight.delete(run);
+      job.busy = false;
     }
   }
+}
+
+/** A job and its timer. */
+interface Job {
+  spec: JobSpec;
+  /** When its last run was due (clock ms); the next is one period later. */
+  dueAt: number;
+  timer: TimerHandle | undefined;
+  /** A run is in flight. */
+  busy: boolean;
 }

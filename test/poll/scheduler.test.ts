@@ -37,14 +37,50 @@ describe('Scheduler', () => {
       await vi.advanceTimersByTimeAsync(20_000);
       add(`plan ${i}`);
     }
-    // Runs at about 30, 60 and 90 s (croner fires on whole seconds), each with the function
-    // added last; re-adding it every 20 s used to restart it every time, so it never ran.
-    expect(runs).toEqual(['plan 0', 'plan 2', 'plan 3']);
+    // Runs at 30, 60, 90 and 120 s, each with the function added last before it (a re-add
+    // at the very instant of a run comes after it); re-adding it every 20 s used to
+    // restart it every time, so it never ran.
+    expect(runs).toEqual(['plan 0', 'plan 1', 'plan 3', 'plan 4']);
     // A new period starts the job afresh.
     s.add({ name: 'a', intervalMs: 60_000, jitter: 0, run: async () => void runs.push('slow') });
     await vi.advanceTimersByTimeAsync(61_000);
     expect(runs.at(-1)).toBe('slow');
     await s.stop(1000);
+  });
+
+  it.each([31_200, 45_000, 100_000])('keeps a period of %i ms exactly, not rounded to 30 s', async (ms) => {
+    const s = scheduler();
+    const runs: number[] = [];
+    const t0 = Date.now();
+    s.add({ name: 'a', intervalMs: ms, jitter: 0, run: async () => void runs.push(Date.now() - t0) });
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    await s.stop(1000);
+    expect(runs.length).toBe(Math.floor((10 * 60_000) / ms));
+    expect(runs).toEqual(runs.map((_, i) => (i + 1) * ms));
+  });
+
+  it('skips a period while the run before is still going', async () => {
+    const s = scheduler();
+    let running = 0;
+    let started = 0;
+    s.add({
+      name: 'slow',
+      intervalMs: 10_000,
+      jitter: 0,
+      run: async () => {
+        started++;
+        running++;
+        expect(running).toBe(1);
+        await new Promise((r) => setTimeout(r, 25_000));
+        running--;
+      },
+    });
+    await vi.advanceTimersByTimeAsync(100_000);
+    const stopping = s.stop(30_000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stopping;
+    // Runs of 25 s every 10 s: one at 10, 40, 70 and 100 s (the periods in between skipped).
+    expect(started).toBe(4);
   });
 
   it('runs an immediate job at once', async () => {
@@ -137,7 +173,7 @@ describe('Scheduler', () => {
       },
     });
     await vi.advanceTimersByTimeAsync(4500);
-    expect(n).toBe(3);
+    expect(n).toBe(4);
     await s.stop(1000);
   });
 });
