@@ -100,6 +100,7 @@ function sourceFor(view: () => OrgView): StatusSource {
     stretch: 1,
     hotStretch: 1,
     sweepReadsPerMinute: 100,
+    listAtMin: false,
     sweepBoundMs: 3_000_000,
     notes: [],
   };

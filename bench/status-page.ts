@@ -107,6 +107,7 @@ function world(channels: number): StatusSource {
       stretch: 1,
       hotStretch: 1,
       sweepReadsPerMinute: 140,
+      listAtMin: false,
       sweepBoundMs: 2_100_000,
       notes: [],
     }),

@@ -182,6 +182,13 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
  */
 const plainsByList = new WeakMap<readonly Channel[], Plain[]>();
 const idsByList = new WeakMap<readonly Channel[], ReadonlySet<string>>();
+/** The plain values kept between passes (a list's channels, and the list): worth converting once. */
+const kept = new WeakSet<object>();
+
+/** Whether `v` is a plain value the scope keeps between passes (never changed once made). */
+export function isKeptPlain(v: object): boolean {
+  return kept.has(v);
+}
 
 function channelPlains(list: readonly Channel[]): Plain[] {
   let plains = plainsByList.get(list);
@@ -197,6 +204,8 @@ function channelPlains(list: readonly Channel[]): Plain[] {
         }) as Plain,
     );
     plainsByList.set(list, plains);
+    kept.add(plains);
+    for (const p of plains) kept.add(p);
   }
   return plains;
 }

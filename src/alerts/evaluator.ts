@@ -14,7 +14,7 @@ import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
 import type { CelEnvironments } from './cel.js';
 import { type FieldType, type Plain, SCOPE_VARIABLES, toCel, toTemplate } from './cel-types.js';
-import { type Entity, eventPlain, type OrgScope, orgScope } from './context.js';
+import { type Entity, eventPlain, isKeptPlain, type OrgScope, orgScope } from './context.js';
 import { isLabelName } from './matchers.js';
 import type { CompiledRule, ConditionRule, EventRule } from './rules.js';
 import type { CompiledTemplate, Templates } from './templates.js';
@@ -60,10 +60,10 @@ export class RuleEvaluator {
 
   constructor(private readonly deps: EvaluatorDeps) {}
 
-  /** `toCel`, remembered per plain object (plain values are never changed once made). */
+  /** `toCel`, remembered for the plain values the scope keeps between passes. */
   private cel(t: FieldType, v: unknown): unknown {
     const classes = this.deps.cel.classes;
-    if (typeof v !== 'object' || v === null) return toCel(t, v, classes);
+    if (typeof v !== 'object' || v === null || !isKeptPlain(v)) return toCel(t, v, classes);
     const hit = this.celOf.get(v);
     if (hit !== undefined && hit.t === t && hit.classes === classes) return hit.value;
     const value = toCel(t, v, classes);

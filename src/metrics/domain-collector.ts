@@ -274,10 +274,6 @@ function registerSessions(ctx: DomainContext, each: Each): void {
   }
 }
 
-/**
- * A per-channel or per-session family: listed at scrape time (these are the large ones),
- * its series counted against a cap; what does not fit is counted as dropped.
- */
 /** Whether the first `n` memos all hold a line. */
 function allKept(memos: readonly LineMemo[], n: number): boolean {
   if (memos.length < n) return false;
@@ -285,6 +281,10 @@ function allKept(memos: readonly LineMemo[], n: number): boolean {
   return true;
 }
 
+/**
+ * A per-channel or per-session family: listed at scrape time (these are the large ones),
+ * its series counted against a cap; what does not fit is counted as dropped.
+ */
 function capped<L extends string>(
   ctx: DomainContext,
   name: string,

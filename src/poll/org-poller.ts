@@ -30,8 +30,7 @@ import { getOwn, setOwn } from '../core/own.js';
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
 
-/** The diff the poller runs after each read. */
-/** `diff` (snapshot/diff.ts), told which session list a poll read (`changedLists`). */
+/** The diff the poller runs after each read (snapshot/diff.ts), told which session list a poll read (`changedLists`). */
 export type DiffFn = (
   prev: OrgSnapshot,
   next: OrgSnapshot,

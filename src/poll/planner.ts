@@ -65,6 +65,8 @@ export interface PlanInput {
   minSweepShare?: number;
   /** Least fraction of the room for fixed and hot reads that hot reads keep when both do not fit (default 0.25). */
   minHotShare?: number;
+  /** Whether the plan in force reads the lists at `channels_min` (see {@link CHEAP_LIST_SHARE}). */
+  listAtMin?: boolean | undefined;
 }
 
 /** The planner's decision. */
@@ -79,6 +81,8 @@ export interface Plan {
   hotStretch: number;
   /** Session-list reads per minute for the background sweep. */
   sweepReadsPerMinute: number;
+  /** The channel lists are read at `channels_min` because that is cheap ({@link CHEAP_LIST_SHARE}). */
+  listAtMin: boolean;
   /**
    * Every channel's sessions are read at least once within this many ms: one round of the
    * sweep at {@link ROUND_SHARE} of its rate, never less than the per-channel minimum plus
@@ -113,9 +117,14 @@ export const SWEEP_SLACK_MS = 1000;
  * A channel list whose reads at `channels_min` cost at most this share of the budget is
  * read at `channels_min` rather than `channels`: at 100 channels one page every 15 s is 4
  * of 240 requests a minute, and it halves how long a channel going live or offline — and
- * the session reads that follow it — waits to be seen. Up to 3 pages at 240/min.
+ * the session reads that follow it — waits to be seen. Up to 3 pages at 240/min. Only
+ * while nothing is stretched (the hot reads must not yield to a list read early), and a
+ * list read so already stays so up to {@link CHEAP_LIST_KEEP} of the budget, so that a
+ * budget recovering after a step-down does not flip the interval back and forth.
  */
 export const CHEAP_LIST_SHARE = 0.05;
+/** See {@link CHEAP_LIST_SHARE}. */
+export const CHEAP_LIST_KEEP = 0.06;
 /**
  * A channel whose sessions have waited this share of the bound is read before anything
  * but a first read: earliest deadline first, so the stalest channel never waits past it.
@@ -132,20 +141,16 @@ export function plan(input: PlanInput): Plan {
   const usable = budget - reserve;
   const iv = input.intervals;
 
-  const listMs = listInterval(input, budget);
-  let fixed = 0;
-  let hot = 0;
-  let sweepNeed = 0; // session-list page reads for one full sweep
-  for (const o of input.orgs) {
-    fixed += MINUTE / iv.org + MINUTE / iv.team + MINUTE / iv.subscription;
-    fixed += (Math.max(1, o.channelPages) * MINUTE) / listMs;
-    hot += (o.hotChannels * Math.max(1, o.sessionPages) * MINUTE) / iv.live_sessions;
-    hot += (o.liveSessions * MINUTE) / iv.live_detail;
-    sweepNeed += o.channels * Math.max(1, o.sessionPages);
+  const room = usable * (1 - minSweepShare);
+  let listAtMin = cheapList(input, budget);
+  let { fixed, hot, sweepNeed } = load(input.orgs, iv, listAtMin ? iv.channels_min! : iv.channels);
+  if (listAtMin && fixed + hot > room) {
+    listAtMin = false;
+    ({ fixed, hot, sweepNeed } = load(input.orgs, iv, iv.channels));
   }
+  const listMs = listAtMin ? iv.channels_min! : iv.channels;
 
   const notes: string[] = [];
-  const room = usable * (1 - minSweepShare);
   let stretch = 1;
   let hotStretch = 1;
   if (fixed + hot > room) {
@@ -198,20 +203,41 @@ export function plan(input: PlanInput): Plan {
     stretch,
     hotStretch,
     sweepReadsPerMinute: sweep,
+    listAtMin,
     sweepBoundMs,
     notes,
   };
 }
 
+/** Requests a minute of the fixed and hot reads, and the session-list reads of one sweep. */
+function load(
+  orgs: readonly OrgLoad[],
+  iv: PlanIntervals,
+  listMs: number,
+): { fixed: number; hot: number; sweepNeed: number } {
+  let fixed = 0;
+  let hot = 0;
+  let sweepNeed = 0;
+  for (const o of orgs) {
+    fixed += MINUTE / iv.org + MINUTE / iv.team + MINUTE / iv.subscription;
+    fixed += (Math.max(1, o.channelPages) * MINUTE) / listMs;
+    hot += (o.hotChannels * Math.max(1, o.sessionPages) * MINUTE) / iv.live_sessions;
+    hot += (o.liveSessions * MINUTE) / iv.live_detail;
+    sweepNeed += o.channels * Math.max(1, o.sessionPages);
+  }
+  return { fixed, hot, sweepNeed };
+}
+
 /**
- * The channel lists' interval: `channels_min` when reading every org's list that often
- * costs at most {@link CHEAP_LIST_SHARE} of the budget, else `channels`.
+ * Whether every org's list read at `channels_min` costs at most {@link CHEAP_LIST_SHARE}
+ * of the budget ({@link CHEAP_LIST_KEEP} while the plan in force reads them so).
  */
-function listInterval(input: PlanInput, budget: number): number {
+function cheapList(input: PlanInput, budget: number): boolean {
   const { channels, channels_min: min } = input.intervals;
-  if (min === undefined || min >= channels) return channels;
+  if (min === undefined || min >= channels) return false;
   const pages = input.orgs.reduce((n, o) => n + Math.max(1, o.channelPages), 0);
-  return (pages * MINUTE) / min <= budget * CHEAP_LIST_SHARE ? min : channels;
+  const share = input.listAtMin ? CHEAP_LIST_KEEP : CHEAP_LIST_SHARE;
+  return (pages * MINUTE) / min <= budget * share;
 }
 
 /** A channel's sweep bookkeeping. */

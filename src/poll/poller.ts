@@ -70,13 +70,13 @@ const LEAD_SAMPLES = 100;
 /** The share of their interval over which a round of hot reads or live details is spread. */
 const SPREAD_SHARE = 0.8;
 /**
- * The channel lists' share beyond their pages, as a part of them (at least
- * {@link LIST_MARGIN_MIN} requests): a margin for a read that comes early (jitter) or a
- * list that grew by a page. No other read may use it, so it is kept small: a fixed margin
- * of 10 requests left 4 % of a 240/min budget unused at 100 channels.
+ * The channel lists' share beyond their reads' pages: one more read of every list (a read
+ * that comes early with jitter, or a list that grew by a page), at least
+ * {@link LIST_MARGIN_MIN} and at most {@link LIST_MARGIN_MAX} requests. No other read may
+ * use it: a fixed 10 left 4 % of a 240/min budget unused at 100 channels.
  */
-const LIST_MARGIN_SHARE = 0.1;
 const LIST_MARGIN_MIN = 2;
+const LIST_MARGIN_MAX = 10;
 
 /**
  * While an org's first baseline is under way, its live channels are read again only every
@@ -225,15 +225,18 @@ export class Poller {
     const now = this.deps.clock.now();
     const horizon = this.opts.intervals.live_sessions * 2;
     const orgs = [...this.pollers.values()].map((p) => p.load(now, horizon));
-    const next = plan({ budgetPerMinute: this.opts.capacity(), intervals: this.opts.intervals, orgs });
+    const next = plan({
+      budgetPerMinute: this.opts.capacity(),
+      intervals: this.opts.intervals,
+      orgs,
+      listAtMin: this.current?.listAtMin,
+    });
     // The channel lists' share of every minute: each read of every list, and some, so
     // that every page of the next read finds the budget free.
     const pages = orgs.reduce((n, o) => n + Math.max(1, o.channelPages), 0);
     const readsPerMinute = Math.max(1, Math.ceil(60_000 / Math.max(1, next.intervals.channels)));
-    const listReads = pages * readsPerMinute;
-    this.opts.reserveForHigh?.(
-      listReads + Math.max(LIST_MARGIN_MIN, Math.ceil(listReads * LIST_MARGIN_SHARE)),
-    );
+    const margin = Math.max(LIST_MARGIN_MIN, Math.min(pages, LIST_MARGIN_MAX));
+    this.opts.reserveForHigh?.(pages * readsPerMinute + margin);
     return next;
   }
 
@@ -247,13 +250,14 @@ export class Poller {
         'intervals changed to fit the budget',
       );
       this.schedule(false);
-    } else if (this.current.intervals.channels !== before.intervals.channels) {
-      // The channel lists grew past (or shrank below) what is cheap to read at `channels_min`.
+    } else if (this.current.listAtMin !== before.listAtMin) {
+      // The lists grew past (or shrank below) what is cheap to read at `channels_min`:
+      // only the list jobs change; the others keep their schedule.
       this.log.info(
         { from: before.intervals.channels, to: this.current.intervals.channels },
         'channel list interval changed',
       );
-      this.schedule(false);
+      for (const p of this.pollers.values()) this.scheduleOrg(p, this.current.intervals, false, ['channels']);
     }
   }
 
@@ -315,14 +319,21 @@ export class Poller {
     );
   }
 
-  private scheduleOrg(p: OrgPoller, iv: PlanIntervals, immediate: boolean): void {
+  private scheduleOrg(
+    p: OrgPoller,
+    iv: PlanIntervals,
+    immediate: boolean,
+    only?: readonly ('channels' | 'profile' | 'team' | 'subscription')[],
+  ): void {
     const jitter = this.opts.intervals.jitter;
-    const parts = [
-      ['channels', iv.channels],
-      ['profile', iv.org],
-      ['team', iv.team],
-      ['subscription', iv.subscription],
-    ] as const;
+    const parts = (
+      [
+        ['channels', iv.channels],
+        ['profile', iv.org],
+        ['team', iv.team],
+        ['subscription', iv.subscription],
+      ] as const
+    ).filter(([part]) => only === undefined || only.includes(part));
     for (const [part, intervalMs] of parts) {
       this.scheduler.add({
         name: `${p.slug}:${part}`,
@@ -352,7 +363,8 @@ export class Poller {
       this.current.sweepReadsPerMinute === 0 &&
       [...this.pollers.values()].some((p) => p.sweepEntries().length > 0)
     ) {
-      this.current = this.computePlan();
+      // Through replan: the first list's pages may change the list's interval or stretch.
+      this.replan();
     }
     const now = this.deps.clock.now();
     // Credit accrues on the regular ticks only (an early one, see wakeSweep, spends what is

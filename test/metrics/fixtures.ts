@@ -104,6 +104,7 @@ export function testPlan(over: Partial<Plan> = {}): Plan {
     stretch: 1,
     hotStretch: 1,
     sweepReadsPerMinute: 30,
+    listAtMin: false,
     sweepBoundMs: 900_000,
     notes: [],
     ...over,

@@ -625,3 +625,76 @@ describe('the channel list on idle budget', () => {
     expect(slow.length).toBeLessThanOrEqual(7);
   });
 });
+
+describe('the channel list interval follows what the list costs', () => {
+  /** A poller of one org of `n` idle channels; counts reads of the list and of the profile. */
+  const start = (n: number, capacity: () => number, jitter = 0) => {
+    const channels = Array.from({ length: n }, (_, i) => ({ id: `ch-${i}`, status: 'idle' }));
+    const reads = { channels: [] as number[], org: [] as number[] };
+    const inner = org(channels, []);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async (a, o) => {
+        reads.channels.push(Date.now());
+        return inner.fetchChannels(a, o);
+      },
+      fetchOrg: async (a, o) => {
+        reads.org.push(Date.now());
+        return inner.fetchOrg(a, o);
+      },
+    };
+    const reserves: number[] = [];
+    const p = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        intervals: {
+          org: 60_000,
+          team: HOUR,
+          subscription: HOUR,
+          channels: 30_000,
+          channels_min: 15_000,
+          live_sessions: 30_000,
+          live_detail: 60_000,
+          sweep: 15 * 60_000,
+          sweep_min: 15_000,
+          jitter,
+        },
+        window: { past: HOUR, future: HOUR },
+        perPage: 100,
+        capacity,
+        reserveForHigh: (r) => reserves.push(r),
+      },
+      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+    );
+    p.start();
+    const stop = async () => {
+      const stopping = p.stop(1000);
+      await vi.advanceTimersByTimeAsync(2000);
+      await stopping;
+    };
+    return { p, reads, reserves, stop };
+  };
+
+  it('a list of 10 pages, first planned as one unknown page, is read every 30 s once it is known', async () => {
+    const { p, reads, reserves, stop } = start(1000, () => 240, 0.1);
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    await stop();
+    expect(p.plan().listAtMin).toBe(false);
+    expect(p.plan().intervals.channels).toBe(30_000);
+    // 10 pages every 30 s is 20 a minute: some 10 reads in 5 minutes, not 20.
+    expect(reads.channels.length).toBeLessThanOrEqual(12);
+    expect(reserves.at(-1)).toBe(10 * 2 + 10);
+  });
+
+  it('under a short budget that moves a little every minute, the other reads keep their schedule', async () => {
+    const t0 = Date.now();
+    const { reads, stop } = start(5000, () => 120 + (Date.now() - t0) / 60_000);
+    await vi.advanceTimersByTimeAsync(40_000);
+    const before = { channels: reads.channels.length, org: reads.org.length };
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    await stop();
+    // The list every 30 s or a little more (stretched), the profile every minute or so.
+    expect(reads.channels.length - before.channels).toBeGreaterThanOrEqual(15);
+    expect(reads.org.length - before.org).toBeGreaterThanOrEqual(8);
+  });
+});

@@ -25,7 +25,11 @@ const MEMO_MAX = 4096;
 const looseMemo = new Map<string, string>();
 const pathMemo = new Map<string, readonly Step[]>();
 
+/** Longer keys and paths are not remembered: a server's odd long key must not fill the memo. */
+const MEMO_KEY_MAX = 64;
+
 function memo<T>(cache: Map<string, T>, key: string, make: (key: string) => T): T {
+  if (key.length > MEMO_KEY_MAX) return make(key);
   let value = cache.get(key);
   if (value === undefined) {
     value = make(key);
