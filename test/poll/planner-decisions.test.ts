@@ -11,7 +11,7 @@ import type { Fetcher } from '../../src/poll/fetcher.js';
 import { RequestBudget } from '../../src/upstream/budget.js';
 import type { FetchOptions } from '../../src/upstream/types.js';
 import { Poller } from '../../src/poll/poller.js';
-import { nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
+import { nextToSweep, type PlanIntervals, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { Channel, Session } from '../../src/snapshot/model.js';
 
@@ -146,7 +146,16 @@ function org(channels: Channel[], reads: string[], sessions: (ch: string) => Ses
   };
 }
 
-function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000, capacity = 12): Poller {
+/** Poller options for one org `demo`, channel list and org parts hourly unless overridden. */
+function pollerOf(
+  fetcher: Fetcher,
+  o: {
+    capacity: () => number;
+    spare?: () => number;
+    intervals?: Partial<PlanIntervals & { jitter: number }>;
+    reserveForHigh?: (requests: number) => void;
+  },
+): Poller {
   return new Poller(
     {
       orgs: [{ auth: { slug: 'demo', token: 't' } }],
@@ -157,18 +166,24 @@ function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000, ca
         channels: HOUR,
         live_sessions: 30_000,
         live_detail: 60_000,
-        sweep: sweepMs,
+        sweep: 15 * 60_000,
         sweep_min: 15_000,
         jitter: 0,
+        ...o.intervals,
       },
       window: { past: HOUR, future: HOUR },
       perPage: 100,
-      // A tiny planned share: what the sweep reads beyond it is idle budget.
-      capacity: () => capacity,
-      spare,
+      capacity: o.capacity,
+      ...(o.spare ? { spare: o.spare } : {}),
+      ...(o.reserveForHigh ? { reserveForHigh: o.reserveForHigh } : {}),
     },
     { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
   );
+}
+
+function poller(fetcher: Fetcher, spare: () => number, sweepMs = 15 * 60_000, capacity = 12): Poller {
+  // A tiny planned share: what the sweep reads beyond it is idle budget.
+  return pollerOf(fetcher, { capacity: () => capacity, spare, intervals: { sweep: sweepMs } });
 }
 
 /** A poller with the default live intervals and a channel list every 30 s. */
@@ -176,28 +191,11 @@ function listPoller(
   fetcher: Fetcher,
   o: { capacity: number; spare: number; channelsMin?: number | undefined },
 ): Poller {
-  return new Poller(
-    {
-      orgs: [{ auth: { slug: 'demo', token: 't' } }],
-      intervals: {
-        org: HOUR,
-        team: HOUR,
-        subscription: HOUR,
-        channels: 30_000,
-        live_sessions: 30_000,
-        live_detail: 60_000,
-        sweep: 15 * 60_000,
-        sweep_min: 15_000,
-        ...(o.channelsMin === undefined ? {} : { channels_min: o.channelsMin }),
-        jitter: 0,
-      },
-      window: { past: HOUR, future: HOUR },
-      perPage: 100,
-      capacity: () => o.capacity,
-      spare: () => o.spare,
-    },
-    { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
-  );
+  return pollerOf(fetcher, {
+    capacity: () => o.capacity,
+    spare: () => o.spare,
+    intervals: { channels: 30_000, ...(o.channelsMin === undefined ? {} : { channels_min: o.channelsMin }) },
+  });
 }
 
 describe('idle budget is spent', () => {
@@ -644,28 +642,11 @@ describe('the channel list interval follows what the list costs', () => {
       },
     };
     const reserves: number[] = [];
-    const p = new Poller(
-      {
-        orgs: [{ auth: { slug: 'demo', token: 't' } }],
-        intervals: {
-          org: 60_000,
-          team: HOUR,
-          subscription: HOUR,
-          channels: 30_000,
-          channels_min: 15_000,
-          live_sessions: 30_000,
-          live_detail: 60_000,
-          sweep: 15 * 60_000,
-          sweep_min: 15_000,
-          jitter,
-        },
-        window: { past: HOUR, future: HOUR },
-        perPage: 100,
-        capacity,
-        reserveForHigh: (r) => reserves.push(r),
-      },
-      { fetcher, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
-    );
+    const p = pollerOf(fetcher, {
+      capacity,
+      reserveForHigh: (r) => reserves.push(r),
+      intervals: { org: 60_000, channels: 30_000, channels_min: 15_000, jitter },
+    });
     p.start();
     const stop = async () => {
       const stopping = p.stop(1000);
