@@ -9,7 +9,7 @@ import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../core/log.js';
-import { channelMatches } from '../poll/org-poller.js';
+import { channelMatches } from '../poll/channel-filter.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
 import type { QueryMemory } from '../upstream/adapt.js';

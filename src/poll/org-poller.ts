@@ -20,12 +20,14 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
+import { type ChannelFilter, channelMatches } from './channel-filter.js';
+import { pruneDetails } from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -36,12 +38,6 @@ export type DiffFn = (
   next: OrgSnapshot,
   opts?: { changedLists?: readonly string[] },
 ) => ChangeEvent[];
-
-/** Which channels an org watches (from its config). */
-export interface ChannelFilter {
-  include?: readonly string[] | undefined;
-  exclude?: readonly string[] | undefined;
-}
 
 /** Everything an {@link OrgPoller} needs. */
 export interface OrgPollerDeps {
@@ -553,65 +549,4 @@ function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: numbe
     if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
   }
   return best;
-}
-
-/**
- * Drops details of sessions that are neither live in a list nor due a final read; returns
- * `details` itself when none goes. A detail is looked for in its own channel's list first:
- * only one not found live there (gone, ended, moved, or of no known channel) has every
- * list searched, so the common commit walks a few lists, not 100 000 sessions.
- */
-function pruneDetails(
-  details: OrgSnapshot['details'],
-  sessions: OrgSnapshot['sessions'],
-  keep: ReadonlySet<string>,
-): OrgSnapshot['details'] {
-  let search: Set<string> | undefined;
-  for (const id of Object.keys(details)) {
-    if (keep.has(id)) continue;
-    const part = details[id]!;
-    const channel = part.state === 'failed' ? undefined : part.value.channelId;
-    const list = channel === undefined ? undefined : getOwn(sessions, channel);
-    if (list !== undefined && liveIn(list, id)) continue;
-    search ??= new Set();
-    search.add(id);
-  }
-  if (search === undefined) return details;
-  const live = new Set<string>();
-  for (const channel in sessions) {
-    const part = sessions[channel]!;
-    if (part.state === 'failed') continue;
-    for (const s of part.value) if (search.has(s.id) && !isEndedStatus(s.status)) live.add(s.id);
-  }
-  if (live.size === search.size) return details;
-  const out: OrgSnapshot['details'] = {};
-  for (const id of Object.keys(details)) {
-    if (!search.has(id) || live.has(id)) setOwn(out, id, details[id]!);
-  }
-  return out;
-}
-
-/** Whether `list` holds session `id` not ended. */
-function liveIn(list: OrgSnapshot['sessions'][string], id: string): boolean {
-  if (list.state === 'failed') return false;
-  for (const s of list.value) if (s.id === id) return !isEndedStatus(s.status);
-  return false;
-}
-
-/** Whether a channel passes an include/exclude filter (by id or name; `*` matches any run). */
-export function channelMatches(channel: Channel, filter: ChannelFilter): boolean {
-  const names = [channel.id, channel.name].filter((n): n is string => n !== undefined);
-  const hit = (patterns: readonly string[]) => patterns.some((p) => names.some((n) => globMatch(p, n)));
-  if (filter.include && filter.include.length > 0 && !hit(filter.include)) return false;
-  if (filter.exclude && hit(filter.exclude)) return false;
-  return true;
-}
-
-function globMatch(pattern: string, text: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map(escapeRe).join('.*')}$`, 'i');
-  return re.test(text);
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }

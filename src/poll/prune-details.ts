@@ -1,0 +1,47 @@
+/** Which session details an org poller keeps: those of sessions that may still change. */
+import { getOwn, setOwn } from '../core/own.js';
+import type { OrgSnapshot } from '../snapshot/model.js';
+import { isEndedStatus } from '../snapshot/status.js';
+
+/**
+ * Drops details of sessions that are neither live in a list nor due a final read; returns
+ * `details` itself when none goes. A detail is looked for in its own channel's list first:
+ * only one not found live there (gone, ended, moved, or of no known channel) has every
+ * list searched, so the common commit walks a few lists, not 100 000 sessions.
+ */
+export function pruneDetails(
+  details: OrgSnapshot['details'],
+  sessions: OrgSnapshot['sessions'],
+  keep: ReadonlySet<string>,
+): OrgSnapshot['details'] {
+  let search: Set<string> | undefined;
+  for (const id of Object.keys(details)) {
+    if (keep.has(id)) continue;
+    const part = details[id]!;
+    const channel = part.state === 'failed' ? undefined : part.value.channelId;
+    const list = channel === undefined ? undefined : getOwn(sessions, channel);
+    if (list !== undefined && liveIn(list, id)) continue;
+    search ??= new Set();
+    search.add(id);
+  }
+  if (search === undefined) return details;
+  const live = new Set<string>();
+  for (const channel in sessions) {
+    const part = sessions[channel]!;
+    if (part.state === 'failed') continue;
+    for (const s of part.value) if (search.has(s.id) && !isEndedStatus(s.status)) live.add(s.id);
+  }
+  if (live.size === search.size) return details;
+  const out: OrgSnapshot['details'] = {};
+  for (const id of Object.keys(details)) {
+    if (!search.has(id) || live.has(id)) setOwn(out, id, details[id]!);
+  }
+  return out;
+}
+
+/** Whether `list` holds session `id` not ended. */
+function liveIn(list: OrgSnapshot['sessions'][string], id: string): boolean {
+  if (list.state === 'failed') return false;
+  for (const s of list.value) if (s.id === id) return !isEndedStatus(s.status);
+  return false;
+}
