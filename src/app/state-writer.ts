@@ -127,7 +127,7 @@ export class StateWriter {
         this.retryLater(org);
         throw err;
       }
-      this.logged(org, events);
+      this.logged(org);
       this.writeFailures.delete(org);
       // A large snapshot is saved less often: at most a tenth of the time goes to saving.
       const took = performance.now() - started;
@@ -145,11 +145,12 @@ export class StateWriter {
     return all;
   }
 
-  /** `events` are in the log: forgets them (events taken since stay). */
-  private logged(org: string, events: readonly ChangeEvent[]): void {
-    const left = (this.unlogged.get(org) ?? []).slice(events.length);
-    if (left.length > 0) this.unlogged.set(org, left);
-    else this.unlogged.delete(org);
+  /**
+   * The events a write took are in the log. Writes of one org run one at a time (chain),
+   * so nothing was taken since: every event of the org is logged.
+   */
+  private logged(org: string): void {
+    this.unlogged.delete(org);
   }
 
   /**
@@ -205,7 +206,7 @@ export class StateWriter {
         this.retryLater(org);
         throw err;
       }
-      this.logged(org, all);
+      this.logged(org);
     });
   }
 
