@@ -43,6 +43,10 @@ export class Scheduler {
    * Adds (or replaces) a job; it starts at once. A job added again with the same period
    * and jitter keeps its schedule (only what it runs is replaced): a re-plan that changes
    * other intervals must not push this one's next run back by a whole period each time.
+   * A job added again with another period keeps its phase: its next run is the new period
+   * after its last due run, at once when that has passed. Starting the new period afresh
+   * left a gap of the old and the new period together (a channel list switching from 15
+   * to 30 s waited up to 45 s).
    */
   add(spec: JobSpec): void {
     if (this.stopped) return;
@@ -52,7 +56,17 @@ export class Scheduler {
       if (spec.immediate) void this.fire(existing);
       return;
     }
-    this.remove(spec.name);
+    if (existing) {
+      // The same job, so a run in flight still keeps the next one from overlapping it.
+      existing.timer?.cancel();
+      const lastDue = existing.dueAt - Math.max(1, existing.spec.intervalMs);
+      existing.spec = spec;
+      existing.dueAt = lastDue;
+      const overdue = lastDue + Math.max(1, spec.intervalMs) <= this.clock.now();
+      this.arm(existing);
+      if ((spec.immediate || overdue) && !existing.busy) void this.fire(existing);
+      return;
+    }
     const job: Job = { spec, dueAt: this.clock.now(), timer: undefined, busy: false };
     this.jobs.set(spec.name, job);
     this.arm(job);
@@ -142,7 +156,7 @@ export class Scheduler {
 /** A job and its timer. */
 interface Job {
   spec: JobSpec;
-  /** When its last run was due (clock ms); the next is one period later. */
+  /** When its next run is due (clock ms), once armed; one period after the one before. */
   dueAt: number;
   timer: TimerHandle | undefined;
   /** A run is in flight. */

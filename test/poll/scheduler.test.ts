@@ -41,10 +41,65 @@ describe('Scheduler', () => {
     // at the very instant of a run comes after it); re-adding it every 20 s used to
     // restart it every time, so it never ran.
     expect(runs).toEqual(['plan 0', 'plan 1', 'plan 3', 'plan 4']);
-    // A new period starts the job afresh.
+    // A new period counts from the last run (at 120 s): the next is at 180 s.
     s.add({ name: 'a', intervalMs: 60_000, jitter: 0, run: async () => void runs.push('slow') });
-    await vi.advanceTimersByTimeAsync(61_000);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(runs.at(-1)).toBe('plan 4');
+    await vi.advanceTimersByTimeAsync(1000);
     expect(runs.at(-1)).toBe('slow');
+    await s.stop(1000);
+  });
+
+  it('keeps its phase when the period changes: no gap longer than the longer period', async () => {
+    const s = scheduler();
+    const t0 = Date.now();
+    const runs: number[] = [];
+    const add = (intervalMs: number) =>
+      s.add({
+        name: 'list',
+        intervalMs,
+        jitter: 0,
+        run: async () => void runs.push((Date.now() - t0) / 1000),
+      });
+    add(15_000);
+    await vi.advanceTimersByTimeAsync(40_000); // runs at 15, 30
+    add(30_000); // last due 30 s: next at 60 s, not 70 s
+    await vi.advanceTimersByTimeAsync(30_000); // to 70 s
+    expect(runs).toEqual([15, 30, 60]);
+    await vi.advanceTimersByTimeAsync(15_000); // to 85 s: last due 60 s
+    add(15_000); // 60 + 15 = 75 has passed: at once, then every 15 s
+    await vi.advanceTimersByTimeAsync(31_000); // to 116 s
+    expect(runs).toEqual([15, 30, 60, 85, 100, 115]);
+    const gaps = runs.slice(1).map((r, i) => r - runs[i]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(30);
+    await s.stop(1000);
+  });
+
+  it('does not overlap a run still in flight when its period changes', async () => {
+    const s = scheduler();
+    let running = 0;
+    let most = 0;
+    let release: (() => void) | undefined;
+    const run = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise<void>((r) => {
+        release = r;
+      });
+      running -= 1;
+    };
+    s.add({ name: 'a', intervalMs: 10_000, jitter: 0, run });
+    await vi.advanceTimersByTimeAsync(10_000); // a run starts and hangs
+    expect(running).toBe(1);
+    // Overdue under the new period (last due 10 s + 5 s ≤ 16 s), but the run goes on.
+    await vi.advanceTimersByTimeAsync(6_000);
+    s.add({ name: 'a', intervalMs: 5_000, jitter: 0, run });
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(most).toBe(1);
+    release!();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(running).toBe(1); // the next period's run, after the first ended
+    release!();
     await s.stop(1000);
   });
 
