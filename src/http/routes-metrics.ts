@@ -20,7 +20,8 @@ export interface MetricsRenderer {
   render(accept: string | undefined): Promise<{
     format: ExpositionFormat;
     contentType: string;
-    body: string;
+    /** Text, or its UTF-8 bytes. */
+    body: string | Buffer;
     gzip?: () => Promise<Buffer>;
   }>;
 }
@@ -31,7 +32,7 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
     const page = await metrics.render(ctx.headers.accept);
     const { contentType, body } = page;
     const headers: Record<string, string> = { 'content-type': contentType, vary: 'Accept, Accept-Encoding' };
-    if (body.length >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
+    if (Buffer.byteLength(body) >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
       headers['content-encoding'] = 'gzip';
       return { status: 200, headers, body: await (page.gzip ? page.gzip() : gzipAsync(body)) };
     }

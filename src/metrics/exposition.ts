@@ -63,6 +63,41 @@ export class TextBuffer implements LineSink {
   }
 }
 
+/**
+ * Collects lines as UTF-8 bytes: each batch of {@link BATCH} lines is joined and encoded
+ * at once, so the page is never one string. Joined whole, a page of 5000 channels was a
+ * 2.3-million-character string, twice that in bytes when a label held one character
+ * beyond Latin-1, made on V8's heap at every render and encoded again for every response
+ * and every gzip; as bytes it is made once, off the heap, and sent as it is.
+ */
+export class ByteBuffer implements LineSink {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private lines: string[] = [];
+
+  push(...lines: string[]): void {
+    for (const line of lines) {
+      this.lines.push(line);
+      if (this.lines.length >= BATCH) this.close();
+    }
+  }
+
+  /** The bytes written so far. */
+  toBuffer(): Buffer {
+    this.close();
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+  }
+
+  private close(): void {
+    if (this.lines.length === 0) return;
+    this.lines.push('');
+    const chunk = Buffer.from(this.lines.join('\n'), 'utf8');
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    this.lines = [];
+  }
+}
+
 /** Lines joined at a time. */
 const BATCH = 512;
 
@@ -72,13 +107,27 @@ export async function render(
   format: ExpositionFormat,
 ): Promise<{ contentType: string; body: string }> {
   const out = new TextBuffer();
+  await writeRegistry(registry, format, out);
+  return { contentType: CONTENT_TYPES[format], body: out.toString() };
+}
+
+/** {@link render} as UTF-8 bytes: what `/metrics` sends. */
+export async function renderBytes(
+  registry: Registry,
+  format: ExpositionFormat,
+): Promise<{ contentType: string; body: Buffer }> {
+  const out = new ByteBuffer();
+  await writeRegistry(registry, format, out);
+  return { contentType: CONTENT_TYPES[format], body: out.toBuffer() };
+}
+
+async function writeRegistry(registry: Registry, format: ExpositionFormat, out: LineSink): Promise<void> {
   // One after another, in registration order: a family may count what an earlier one dropped.
   for (const metric of registry.getMetricsAsArray() as unknown as (Partial<SelfWriting> & Metric)[]) {
     if (typeof metric.writeTo === 'function') metric.writeTo(out, format);
     else writeFamily(out, (await metric.get()) as JsonMetric, format);
   }
   if (format === 'openmetrics') out.push('# EOF');
-  return { contentType: CONTENT_TYPES[format], body: out.toString() };
 }
 
 /** Writes the exposition text of the families (in the registry's JSON form). */

@@ -17,7 +17,7 @@ import { STORE_ERROR_REASONS } from '../store/errors.js';
 import { resolveCaps, type SeriesCaps } from './cardinality.js';
 import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';
-import { render } from './exposition.js';
+import { renderBytes } from './exposition.js';
 import { type ExpositionFormat, negotiate } from './negotiate.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
@@ -58,7 +58,10 @@ export const PAGE_MAX_AGE_MS = 1000;
 export interface MetricsPage {
   format: ExpositionFormat;
   contentType: string;
-  body: string;
+  /** The page as UTF-8 bytes, as it is sent. */
+  body: Buffer;
+  /** The page as text (decoded afresh at each call). */
+  text(): string;
   /** The body gzipped; made once per page. */
   gzip(): Promise<Buffer>;
 }
@@ -269,9 +272,15 @@ export class TallyMetrics {
     snapshots: readonly OrgSnapshot[],
   ): Promise<MetricsPage> {
     const at = this.now();
-    const { contentType, body } = await render(this.registry, format);
+    const { contentType, body } = await renderBytes(this.registry, format);
     let zipped: Promise<Buffer> | undefined;
-    const page: MetricsPage = { format, contentType, body, gzip: () => (zipped ??= gzipAsync(body)) };
+    const page: MetricsPage = {
+      format,
+      contentType,
+      body,
+      text: () => body.toString('utf8'),
+      gzip: () => (zipped ??= gzipAsync(body)),
+    };
     if (this.pageMaxAgeMs > 0) this.pages.set(format, { page, at, snapshots });
     return page;
   }

@@ -58,7 +58,7 @@ async function scrape(source: FakeSource, caps?: { channelSeries?: number; sessi
     defaultMetrics: false,
     pageMaxAgeMs: 0,
   });
-  return { metrics, samples: parseSamples((await metrics.render(undefined)).body) };
+  return { metrics, samples: parseSamples((await metrics.render(undefined)).text()) };
 }
 
 describe('domain metrics', () => {
@@ -140,7 +140,7 @@ describe('domain metrics', () => {
       sessions: { c1: [{ id: 's1', title: 'Breakfast', status: 'ended' }] },
     });
     source.views = [orgView(next)];
-    const samples = parseSamples((await metrics.render(undefined)).body);
+    const samples = parseSamples((await metrics.render(undefined)).text());
 
     const body = samples.filter((s) => s.labels['channel_id'] === 'c2');
     expect(body).toEqual([]);
@@ -178,7 +178,7 @@ describe('domain metrics', () => {
       } as OrgSnapshot['sessions'],
     };
     source.views = [orgView(second)];
-    const samples = parseSamples((await metrics.render(undefined)).body);
+    const samples = parseSamples((await metrics.render(undefined)).text());
     expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'live' })).toBe(1);
     expect(value(samples, 'tally_channel_sessions', { channel_id: 'c2', status: 'ended' })).toBe(1);
     expect(value(samples, 'tally_channel_sessions', { channel_id: 'c1', status: 'live' })).toBe(1);
@@ -198,7 +198,7 @@ describe('domain metrics', () => {
       },
     };
     source.views = [orgView(third)];
-    const after = parseSamples((await metrics.render(undefined)).body);
+    const after = parseSamples((await metrics.render(undefined)).text());
     expect(
       find(after, 'tally_channel_status').map((s) => [
         s.labels['channel_id'],
@@ -219,7 +219,7 @@ describe('domain metrics', () => {
     const first = acme();
     const source = new FakeSource([orgView(first)]);
     const { metrics } = await scrape(source);
-    const before = (await metrics.render(undefined)).body;
+    const before = (await metrics.render(undefined)).text();
     const list = first.channels as { state: 'complete'; at: number; value: { id: string }[] };
     // New objects with the same content, as a read of the list brings.
     const reread: OrgSnapshot = {
@@ -227,7 +227,7 @@ describe('domain metrics', () => {
       channels: { ...list, value: list.value.map((c) => ({ ...c })) } as NonNullable<OrgSnapshot['channels']>,
     };
     source.views = [orgView(reread)];
-    expect((await metrics.render(undefined)).body).toBe(before);
+    expect((await metrics.render(undefined)).text()).toBe(before);
     const changed: OrgSnapshot = {
       ...reread,
       channels: {
@@ -238,7 +238,7 @@ describe('domain metrics', () => {
       } as NonNullable<OrgSnapshot['channels']>,
     };
     source.views = [orgView(changed)];
-    const samples = parseSamples((await metrics.render(undefined)).body);
+    const samples = parseSamples((await metrics.render(undefined)).text());
     expect(
       find(samples, 'tally_channel_status', { channel_id: 'c3' }).map((x) => x.labels['status']),
     ).toEqual(['live']);
@@ -251,7 +251,7 @@ describe('domain metrics', () => {
     const { metrics, samples } = await scrape(source);
     expect(value(samples, 'tally_channels', { org: 'beta' })).toBe(1);
     source.views = [orgView(acme())];
-    const after = parseSamples((await metrics.render(undefined)).body);
+    const after = parseSamples((await metrics.render(undefined)).text());
     expect(after.filter((s) => s.labels['org'] === 'beta' && s.name !== 'tally_changes_total')).toEqual([]);
   });
 
@@ -298,7 +298,7 @@ describe('cardinality caps', () => {
     // Aggregates are never capped.
     expect(find(samples, 'tally_channels').reduce((n, s) => n + s.value, 0)).toBe(3);
 
-    const again = parseSamples((await metrics.render(undefined)).body);
+    const again = parseSamples((await metrics.render(undefined)).text());
     expect(value(again, 'tally_series_dropped_total', { family: 'tally_channel_status' })).toBe(2);
     expect(value(again, 'tally_series_dropped_total', { family: 'tally_session_questions' })).toBe(0);
   });

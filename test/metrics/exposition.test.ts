@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
+import { ByteBuffer, openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
 import { negotiate } from '../../src/metrics/negotiate.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from './fixtures.js';
@@ -101,14 +101,14 @@ describe('openMetrics', () => {
     ]);
     const om = await metrics.render('application/openmetrics-text');
     expect(om.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
-    expect(om.body).toContain('# TYPE tally_changes counter\n');
-    expect(om.body).toContain('tally_changes_total{org="acme",kind="channel.added"} 1\n');
-    expect(om.body.endsWith('# EOF\n')).toBe(true);
+    expect(om.text()).toContain('# TYPE tally_changes counter\n');
+    expect(om.text()).toContain('tally_changes_total{org="acme",kind="channel.added"} 1\n');
+    expect(om.text().endsWith('# EOF\n')).toBe(true);
     const text = await metrics.render('text/plain');
     expect(text.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(text.body).toContain('# TYPE tally_changes_total counter\n');
-    expect(text.body).toContain('tally_channels{org="acme",status="live",visibility="unknown"} 1');
-    expect(text.body).not.toContain('# EOF');
+    expect(text.text()).toContain('# TYPE tally_changes_total counter\n');
+    expect(text.text()).toContain('tally_channels{org="acme",status="live",visibility="unknown"} 1');
+    expect(text.text()).not.toContain('# EOF');
   });
 });
 
@@ -119,6 +119,30 @@ describe('TextBuffer', () => {
     for (const line of lines) out.push(line);
     out.push('a', 'b');
     expect(out.toString()).toBe(`${[...lines, 'a', 'b'].join('\n')}\n`);
+  });
+});
+
+describe('ByteBuffer', () => {
+  it('holds the same text as UTF-8 bytes, across batches and multi-byte characters', () => {
+    const bytes = new ByteBuffer();
+    const text = new TextBuffer();
+    const lines = Array.from({ length: 1500 }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
+    for (const line of lines) {
+      bytes.push(line);
+      text.push(line);
+    }
+    bytes.push('a', 'b');
+    text.push('a', 'b');
+    const out = bytes.toBuffer();
+    expect(out.toString('utf8')).toBe(text.toString());
+    expect(out.length).toBe(Buffer.byteLength(text.toString()));
+  });
+
+  it('is empty with nothing written, and one batch is not copied', () => {
+    expect(new ByteBuffer().toBuffer().length).toBe(0);
+    const one = new ByteBuffer();
+    one.push('x 1');
+    expect(one.toBuffer().toString()).toBe('x 1\n');
   });
 });
 
@@ -147,7 +171,7 @@ describe('promtool check metrics', () => {
       const metrics = new TallyMetrics({ registry: new Registry(), source });
       metrics.upstream.onRequest({ org: 'acme', endpoint: 'channels', statusClass: '2xx', durationMs: 12 });
       metrics.recordPoll('acme', 'channels', 12);
-      expect(await promtoolProblems((await metrics.render(undefined)).body)).toEqual([]);
+      expect(await promtoolProblems((await metrics.render(undefined)).text())).toEqual([]);
     },
   );
 });

@@ -33,23 +33,23 @@ describe('/metrics page cache', () => {
     advance(999);
     const b = await metrics.render(undefined);
     expect(b).toBe(a);
-    expect(polls(b.body)).toBe(1);
+    expect(polls(b.text())).toBe(1);
     advance(1);
     const c = await metrics.render(undefined);
     expect(c).not.toBe(a);
-    expect(polls(c.body)).toBe(2);
+    expect(polls(c.text())).toBe(2);
   });
 
   it('renders again at once when an org has a new snapshot', async () => {
     const { metrics, source, advance } = setup();
     const a = await metrics.render(undefined);
-    expect(value(parseSamples(a.body), 'tally_live_channels', { org: 'acme' })).toBe(1);
+    expect(value(parseSamples(a.text()), 'tally_live_channels', { org: 'acme' })).toBe(1);
     source.views = [
       orgView(snapshot({ org: 'acme', at: AT + 5, channels: [{ id: 'c1', status: 'offline' }] })),
     ];
     advance(10);
     const b = await metrics.render(undefined);
-    expect(value(parseSamples(b.body), 'tally_live_channels', { org: 'acme' })).toBe(0);
+    expect(value(parseSamples(b.text()), 'tally_live_channels', { org: 'acme' })).toBe(0);
   });
 
   it('keeps a page per format, and one gzip per page', async () => {
@@ -60,7 +60,7 @@ describe('/metrics page cache', () => {
     expect(await metrics.render('text/plain')).toBe(text);
     const zipped = await text.gzip();
     expect(await text.gzip()).toBe(zipped);
-    expect(gunzipSync(zipped).toString()).toBe(text.body);
+    expect(gunzipSync(zipped).toString()).toBe(text.text());
   });
 
   it('shares one render between scrapes that arrive while it runs', async () => {

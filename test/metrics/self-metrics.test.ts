@@ -16,7 +16,7 @@ function event(org: string, kind: ChangeEvent['kind']): ChangeEvent {
 }
 
 async function samplesOf(metrics: TallyMetrics) {
-  return parseSamples((await metrics.render(undefined)).body);
+  return parseSamples((await metrics.render(undefined)).text());
 }
 
 function make(source: FakeSource, build = { version: '1.2.3', node: '24.0.0' }) {
