@@ -133,6 +133,8 @@ export type JournalRead =
   | { status: 'missing' }
   /** A journal of another snapshot file, org, format or version: nothing of it applies. */
   | { status: 'other'; why: string }
+  /** Not a journal at all (a directory): set aside, the file alone holds. */
+  | { status: 'damaged'; problem: string }
   | {
       status: 'ok';
       records: JournalRecord[];
@@ -156,15 +158,21 @@ export async function readJournal(
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return { status: 'missing' };
+    const code = errnoCode(err);
+    if (code === 'ENOENT') return { status: 'missing' };
+    // As for the snapshot file itself (atomic.ts): a directory is damage, other errors
+    // (permissions, I/O) stop the load rather than resume from a state older than saved.
+    if (code === 'EISDIR') return { status: 'damaged', problem: 'is a directory' };
     throw toStoreError(err, 'read', path);
   }
   // Blank lines (and a byte-order mark) carry nothing: an editor or a copy may add them.
+  // Lines keep their numbers in the file, for the messages.
   const lines = text
     .replace(/^\uFEFF/, '')
     .split('\n')
-    .filter((l) => l.trim() !== '');
-  const header = parseObject(lines[0] ?? '');
+    .map((l, i) => ({ text: l, number: i + 1 }))
+    .filter((l) => l.text.trim() !== '');
+  const header = parseObject(lines[0]?.text ?? '');
   if (header === undefined) return { status: 'other', why: 'its first line is not a journal header' };
   if (header['format'] !== JOURNAL_FORMAT)
     return { status: 'other', why: `format ${JSON.stringify(header['format'])}` };
@@ -176,14 +184,25 @@ export async function readJournal(
   const records: JournalRecord[] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
-    const record = recordProblem(line);
+    const record = recordProblem(line.text);
     if (typeof record === 'string') {
-      const cutOff = i === lines.length - 1 && parseObject(line) === undefined;
-      return { status: 'ok', records, stopped: { line: i + 1, problem: record, cutOff } };
+      // Only a last line that is not whole JSON is what an interrupted append leaves; a
+      // whole value that is no record (`null`, a list) is damage like any other line.
+      const cutOff = i === lines.length - 1 && !isWholeJson(line.text);
+      return { status: 'ok', records, stopped: { line: line.number, problem: record, cutOff } };
     }
     records.push(record);
   }
   return { status: 'ok', records };
+}
+
+function isWholeJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseObject(line: string): Record<string, unknown> | undefined {

@@ -231,6 +231,40 @@ describe('snapshot journal', () => {
     expect(linesAt(lines(), 'warn')[0]).toMatchObject({ reason: 'line 2: no savedAt or takenAt' });
   });
 
+  it.each(['null', '[]', '42', '"text"'])(
+    'sets aside a journal whose last line is the whole JSON value %s',
+    async (last) => {
+      const { dir, store, clock } = await setup();
+      await store.save('acme', world(2));
+      await store.save('acme', poll(world(2), 'ch-1', 2, 'new'));
+      // Blank lines before it: the line number is the file's.
+      await fsp.appendFile(join(dir, 'acme.journal'), `\n\n${last}\n`);
+      const { logger, lines } = captureLogger();
+      expect(await new SnapshotStore({ dir, logger, clock }).load('acme')).toEqual(
+        poll(world(2), 'ch-1', 2, 'new'),
+      );
+      expect(linesAt(lines(), 'warn')[0]).toMatchObject({
+        msg: 'unreadable state file moved aside',
+        reason: 'line 5: not a whole JSON object (cut off?)',
+      });
+      expect((await names(dir)).some((n) => n.startsWith('acme.journal.corrupt-'))).toBe(true);
+    },
+  );
+
+  it('sets aside a journal that is a directory and resumes from the file', async () => {
+    const { dir, store, clock } = await setup();
+    await store.save('acme', world(2));
+    await fsp.rm(join(dir, 'acme.journal'));
+    await fsp.mkdir(join(dir, 'acme.journal'));
+    const { logger, lines } = captureLogger();
+    const next = new SnapshotStore({ dir, logger, clock });
+    expect(await next.load('acme')).toEqual(world(2));
+    expect(linesAt(lines(), 'warn')[0]).toMatchObject({ reason: 'is a directory' });
+    // The next save starts a journal of its own.
+    await next.save('acme', poll(world(2), 'ch-1', 2, 'new'));
+    expect((await fsp.stat(join(dir, 'acme.journal'))).isFile()).toBe(true);
+  });
+
   it('a save after the journal went away (moved aside, removed by hand) writes the file whole, never a journal without its header', async () => {
     const { dir, store, restart } = await setup();
     const s1 = world(3);
