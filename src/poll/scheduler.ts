@@ -53,7 +53,7 @@ export class Scheduler {
     const existing = this.jobs.get(spec.name);
     if (existing && existing.spec.intervalMs === spec.intervalMs && existing.spec.jitter === spec.jitter) {
       existing.spec = spec;
-      if (spec.immediate) void this.fire(existing);
+      if (spec.immediate && !existing.busy) void this.fire(existing);
       return;
     }
     if (existing) {

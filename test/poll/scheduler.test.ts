@@ -75,6 +75,32 @@ describe('Scheduler', () => {
     await s.stop(1000);
   });
 
+  it('does not overlap a run still in flight when it is added again to run at once', async () => {
+    const s = scheduler();
+    let running = 0;
+    let most = 0;
+    const spec = {
+      name: 'a',
+      intervalMs: 10_000,
+      jitter: 0,
+      immediate: true,
+      run: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 25_000));
+        running -= 1;
+      },
+    };
+    s.add(spec);
+    await vi.advanceTimersByTimeAsync(1000);
+    s.add(spec); // same period and jitter, immediate: the run in flight is that run
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(most).toBe(1);
+    const stopped = s.stop(1000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stopped;
+  });
+
   it('does not overlap a run still in flight when its period changes', async () => {
     const s = scheduler();
     let running = 0;
