@@ -392,6 +392,7 @@ export class App implements StatusSource {
       this.log.warn({ sections: plan.restartNeeded }, 'these config sections change only on restart');
     const polled = this.poller.orgs();
     const joining = next.orgs.filter((o) => !polled.has(o.slug));
+    const leaving = [...polled.keys()].filter((slug) => !next.orgs.some((o) => o.slug === slug));
     // An org removed earlier may still have a save pending: it must reach the disk first,
     // so the org resumes from its newest snapshot.
     if (joining.length > 0) await this.writer.flushAll();
@@ -409,6 +410,8 @@ export class App implements StatusSource {
           },
       ),
     );
+    // A removed org's last snapshot is written, then no longer held in memory.
+    for (const slug of leaving) this.writer.forget(slug, () => !this.poller?.orgs().has(slug));
     if (replacement) {
       this.declareReceivers(next.receivers);
       const running = { ...this.config, ...reloadable(before), orgs: next.orgs };

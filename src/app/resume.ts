@@ -22,7 +22,10 @@ export interface ResumeDeps {
 export async function resumeOrg(org: Config['orgs'][number], deps: ResumeDeps): Promise<PolledOrg> {
   const stored = await deps.snapshots.loadWithEnvelope(org.slug);
   const initial = stored?.snapshot;
-  await deps.writer.publish(pendingEventsOf(stored?.extra));
+  // In the org's write order; an event log that refuses them now (a full disk) keeps them
+  // waiting for the writer's retry, as for any write, rather than stopping the start.
+  const pending = pendingEventsOf(stored?.extra);
+  if (pending.length > 0) await deps.writer.publishInOrder(org.slug, pending, () => initial);
   deps.log.info(
     { org: org.slug, resumed: initial !== undefined },
     initial ? 'resuming from stored snapshot' : 'first look: taking a silent baseline',

@@ -33,6 +33,8 @@ interface DirtyEntry {
   events: ChangeEvent[];
   kind: 'quiet' | 'events' | 'retry';
   timer: { cancel(): void };
+  /** A retry left for later because tally was not running: the next update arms it. */
+  parked?: boolean;
 }
 
 /** What a {@link StateWriter} writes to and tells. */
@@ -71,6 +73,8 @@ export class StateWriter {
   private readonly saved = new Set<string>();
   /** Orgs whose saved snapshot holds every org-level part complete. */
   private readonly baselined = new Set<string>();
+  /** Orgs no longer polled, with how to tell they still are not: see {@link forget}. */
+  private readonly leaving = new Map<string, () => boolean>();
 
   constructor(private readonly opts: StateWriterOptions) {
     this.log = opts.logger.child({ component: 'state' });
@@ -90,6 +94,12 @@ export class StateWriter {
     if (entry) {
       entry.snapshot = snapshot;
       entry.events = [...entry.events, ...events];
+      if (entry.parked && this.opts.running()) {
+        // A write that failed before tally ran (pending events published at start).
+        entry.parked = false;
+        entry.timer = this.opts.clock.setTimeout(() => this.flush(org), this.eventSaveDelay);
+        return;
+      }
       // A quiet save is brought forward by new events; an event save or a retry (which
       // keeps its backoff while the disk refuses writes) already carries them.
       if (entry.kind !== 'quiet' || events.length === 0) return;
@@ -135,7 +145,44 @@ export class StateWriter {
       this.saved.add(org);
       if (BASELINE_PARTS.every((k) => entry.snapshot[k]?.state === 'complete')) this.baselined.add(org);
       this.opts.announce(appended);
+      await this.release(org);
     });
+  }
+
+  /**
+   * An org is no longer polled (a reload removed it): what it has waiting is written now,
+   * and once all of it is on disk its snapshot and bookkeeping are let go, here and in the
+   * snapshot store, instead of being held until the process ends (18 MiB at 100 000
+   * sessions). A write that fails first keeps them for its retry, which lets them go once
+   * it succeeds. `gone` says whether the org is still not polled: one added back meanwhile
+   * keeps everything.
+   */
+  forget(org: string, gone: () => boolean): void {
+    this.leaving.set(org, gone);
+    this.flush(org);
+    this.chain(org, () => this.release(org));
+  }
+
+  /** Whether anything of `org` is held: a snapshot, a write waiting, events not yet logged. */
+  holds(org: string): boolean {
+    return this.latest.has(org) || this.dirty.has(org) || this.unlogged.has(org);
+  }
+
+  /** Lets go of a leaving org once nothing of it waits (runs in the org's chain). */
+  private async release(org: string): Promise<void> {
+    const gone = this.leaving.get(org);
+    if (gone === undefined) return;
+    if (!gone()) {
+      this.leaving.delete(org);
+      return;
+    }
+    if (this.dirty.has(org) || this.unlogged.has(org)) return;
+    this.leaving.delete(org);
+    this.latest.delete(org);
+    this.writeFailures.delete(org);
+    this.saved.delete(org);
+    this.baselined.delete(org);
+    await this.opts.snapshots.forget(org);
   }
 
   /** `events` behind the org's events not yet logged; all of them stay unlogged until {@link logged}. */
@@ -174,15 +221,14 @@ export class StateWriter {
     };
     this.dirty.set(org, entry);
     // Stopping: the next start gets these events again, from the older snapshot on disk
-    // (the diff yields them anew) or from the envelope of the newer one.
-    if (!this.opts.running()) return;
+    // (the diff yields them anew) or from the envelope of the newer one. Starting: the
+    // first update arms the retry.
+    if (!this.opts.running()) {
+      entry.parked = true;
+      return;
+    }
     const delay = Math.min(RETRY_MAX_MS, EVENT_SAVE_MS * 2 ** Math.min(failures - 1, 16));
     entry.timer = this.opts.clock.setTimeout(() => this.flush(org), delay);
-  }
-
-  /** Appends events to the log and tells listeners of those it did not have. */
-  async publish(events: readonly ChangeEvent[]): Promise<void> {
-    this.opts.announce(await this.append(events));
   }
 
   /** Appends events to the log; returns those it did not have. */
@@ -195,8 +241,12 @@ export class StateWriter {
    * Publishes `events` in order with `org`'s other writes; if that fails, they wait, with
    * the org's other unlogged events, for the retry's save of `snapshot()` (the org's latest).
    */
-  publishInOrder(org: string, events: readonly ChangeEvent[], snapshot: () => OrgSnapshot | undefined): void {
-    this.chain(org, async () => {
+  publishInOrder(
+    org: string,
+    events: readonly ChangeEvent[],
+    snapshot: () => OrgSnapshot | undefined,
+  ): Promise<void> {
+    return this.chain(org, async () => {
       const all = this.takeUnlogged(org, events);
       try {
         this.opts.announce(await this.append(all));
@@ -216,7 +266,8 @@ export class StateWriter {
     await Promise.allSettled([...this.writes.values()]);
   }
 
-  private chain(org: string, work: () => Promise<void>): void {
+  /** Queues `work` behind the org's other writes; resolves when it settled (never rejects). */
+  private chain(org: string, work: () => Promise<void>): Promise<void> {
     const prev = this.writes.get(org) ?? Promise.resolve();
     const next = prev.then(work).catch((err: unknown) => {
       // A full or read-only disk is reported (log, metric) and does not stop polling.
@@ -224,5 +275,6 @@ export class StateWriter {
       this.log.error({ org, err }, 'state write failed');
     });
     this.writes.set(org, next);
+    return next;
   }
 }

@@ -130,6 +130,24 @@ export class SnapshotStore {
     });
   }
 
+  /**
+   * Lets go of what this process holds of `org` (the last snapshot written, which the
+   * next journal record continues) once its saves in flight are done; a later save writes
+   * the file whole. For an org no longer polled.
+   */
+  async forget(org: string): Promise<void> {
+    const files = this.files.get(org);
+    if (files === undefined) return;
+    await files.serial.run(async () => {
+      if (this.files.get(org) === files) this.files.delete(org);
+    });
+  }
+
+  /** Whether this process holds anything of `org` (see {@link forget}). */
+  holds(org: string): boolean {
+    return this.files.has(org);
+  }
+
   private async read(org: string, files: OrgFiles): Promise<StoredSnapshot | undefined> {
     const loaded = await files.file.load();
     if (loaded === undefined) return undefined;
@@ -151,6 +169,9 @@ export class SnapshotStore {
         { org, file: files.journal, why: journal.why },
         'snapshot journal of another file ignored',
       );
+    }
+    if (journal.status === 'damaged') {
+      await setAside(files.journal, journal.problem, { ...this.opts, logger: this.log });
     }
     if (journal.status !== 'ok') return stored;
     for (const record of journal.records) {

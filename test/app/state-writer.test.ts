@@ -54,7 +54,16 @@ async function setup() {
     running: () => running,
   });
   const stored = () => new SnapshotStore({ dir, logger: silentLogger(), clock }).loadWithEnvelope('acme');
-  return { clock, log, heard, writer, stored, stop: () => (running = false) };
+  return {
+    clock,
+    log,
+    heard,
+    writer,
+    store,
+    stored,
+    stop: () => (running = false),
+    start: () => (running = true),
+  };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -93,6 +102,55 @@ describe('StateWriter', () => {
     const disk = await stored();
     expect(disk?.snapshot).toEqual({ ...s2, takenAt: s2.takenAt });
     expect(disk?.extra).toEqual({ pendingEvents: [] });
+  });
+
+  it('an org removed is written, then let go; one whose write fails is kept until its retry succeeds', async () => {
+    const { clock, log, heard, writer, store, stored } = await setup();
+    writer.update('acme', s0, [event('e0')]);
+    await clock.tick(1000);
+    await settle();
+    expect(writer.holds('acme') && store.holds('acme')).toBe(true);
+    // Removed with a write waiting whose append fails: nothing is let go yet.
+    log.failures = 1;
+    writer.update('acme', s1, [event('e1')]);
+    writer.forget('acme', () => true);
+    await settle();
+    expect(writer.holds('acme')).toBe(true);
+    expect(log.ids).toEqual(['e0']);
+    // The retry writes it all; then the org is let go, and its newest snapshot is on disk.
+    await clock.tick(1000);
+    await settle();
+    expect(log.ids).toEqual(['e0', 'e1']);
+    expect(heard).toEqual(['e0', 'e1']);
+    expect(writer.holds('acme')).toBe(false);
+    expect(store.holds('acme')).toBe(false);
+    expect((await stored())?.snapshot.channels).toEqual(s1.channels);
+  });
+
+  it('events a stored snapshot carried that the log refuses at start wait for a retry; the start goes on', async () => {
+    const { clock, log, heard, writer, stored, stop, start } = await setup();
+    stop(); // not running yet: resuming orgs
+    log.failures = 1;
+    await expect(writer.publishInOrder('acme', [event('e0')], () => s0)).resolves.toBeUndefined();
+    expect(log.ids).toEqual([]);
+    start();
+    // The first poll's update arms the retry, which carries e0 with it.
+    writer.update('acme', s1, [event('e1')]);
+    await clock.tick(1000);
+    await settle();
+    expect(log.ids).toEqual(['e0', 'e1']);
+    expect(heard).toEqual(['e0', 'e1']);
+    expect((await stored())?.extra).toEqual({ pendingEvents: ['e0', 'e1'].map(event) });
+  });
+
+  it('an org added back before it was let go keeps what it has', async () => {
+    const { clock, writer, store } = await setup();
+    writer.update('acme', s0, []);
+    await clock.tick(1000);
+    await settle();
+    writer.forget('acme', () => false);
+    await settle();
+    expect(writer.holds('acme') && store.holds('acme')).toBe(true);
   });
 
   it('while stopping, a failed append leaves its events in the envelope of the saved snapshot', async () => {
