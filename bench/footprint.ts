@@ -14,7 +14,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,42 @@ export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
  * `BENCH_IMAGE_ENV=none` measures without it.
  */
 export const IMAGE_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * The node tally runs on: `BENCH_NODE` (a path), else the one running the bench. The
+ * image's major version is what its Dockerfile's runtime stage starts from; a different
+ * major measures a different footprint (Node 24 held some 12 MiB more than Node 20 at
+ * 5000 channels), so the report names both.
+ */
+export function tallyNode(): string {
+  return process.env['BENCH_NODE'] || process.execPath;
+}
+
+/** `v24.11.1`: the version of the node tally runs on. */
+function tallyNodeVersion(): string {
+  const r = spawnSync(tallyNode(), ['--version'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`BENCH_NODE=${tallyNode()} did not run: ${r.stderr || r.error}`);
+  return r.stdout.trim();
+}
+
+/** The Node major the container image ships (the Dockerfile's last `FROM node:<major>`). */
+export function imageNodeMajor(
+  dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'),
+): number | undefined {
+  const majors = [...dockerfile.matchAll(/^FROM\s+node:(\d+)/gim)].map((m) => Number(m[1]));
+  return majors.at(-1);
+}
+
+/** Says what the figures are of: the node version, and whether it is the image's. */
+function nodeNote(version: string): string {
+  const image = imageNodeMajor();
+  const major = Number(/^v(\d+)/.exec(version)?.[1]);
+  if (image === undefined || major === image) return `node ${version} (the image's major)`;
+  return (
+    `node ${version}, not the image's Node ${image}: its footprint differs; ` +
+    `BENCH_NODE=$(npx -y node@${image} -p process.execPath) measures the image's`
+  );
+}
 
 function imageEnv(): Record<string, string> {
   return process.env['BENCH_IMAGE_ENV'] === 'none' ? {} : IMAGE_ENV;
@@ -236,7 +272,7 @@ export async function startResumedTally(
 
     const cmd = tallyCommand();
     const node = [`--diagnostic-dir=${dir}`, ...nodeFlags(), ...nodeArgs];
-    const child = spawn(process.execPath, [...node, ...cmd.args, 'run', '--config', config], {
+    const child = spawn(tallyNode(), [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
       env: { ...process.env, ...imageEnv() },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -371,7 +407,7 @@ async function loaderBaselineMiB(): Promise<number> {
   const args = cmd.entry.includes('tsx')
     ? ['--import', 'tsx', '-e', 'setTimeout(() => {}, 3000)']
     : ['-e', 'setTimeout(() => {}, 3000)'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(tallyNode(), args, { cwd: ROOT, stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 2000));
   const s = await readProc(child.pid!);
   child.kill();
@@ -485,6 +521,7 @@ export const footprintBench: Bench = {
       console.log(`  20 orgs × 250 channels: RSS ${fleet.rssMiB.median.toFixed(0)} MiB`);
     }
     const baseline = await loaderBaselineMiB();
+    const version = tallyNodeVersion();
     const local = await inProcess(opts.quick ? 8 : 20);
     const big = results.find((r) => r.channels === 5000);
     const diffTypical = local.diffs['one session list re-read (a typical poll)'].p95 ?? 0;
@@ -630,11 +667,12 @@ export const footprintBench: Bench = {
           .map(([k, v]) => `${k}=${v} `)
           .join(
             '',
-          )}node ${nodeFlags().join(' ')} ${results[0]?.entry ?? tallyCommand().entry}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
+          )}node ${nodeFlags().join(' ')} ${results[0]?.entry ?? tallyCommand().entry}, on ${nodeNote(version)}; a node process with only that loader: ${baseline.toFixed(0)} MiB RSS; before: commit c18facc, same command`,
       ],
       data: {
         seconds,
         nodeFlags: nodeFlags(),
+        node: version,
         env: imageEnv(),
         results,
         fleet,
