@@ -257,6 +257,27 @@ export class UpstreamClient implements Fetcher {
     await this.transport.close();
   }
 
+  /**
+   * A failed part when an id cannot be a path segment: `.` and `..` (and their
+   * percent-encoded forms, which URL parsing decodes) step out of the resource, and an
+   * empty one merges two segments; read as they are, a channel `..` would ask for
+   * `/v1/<org>/sessions`, another resource, and take its answer for the channel's.
+   */
+  private unaddressable<T>(
+    org: OrgAuth,
+    endpoint: Endpoint,
+    segments: readonly string[],
+  ): Part<T> | undefined {
+    const bad = segments.find((s) => s === '' || s === '.' || s === '..');
+    if (bad === undefined) return undefined;
+    const path = ['v1', org.slug, ...segments].join('/');
+    const err = new UpstreamError(
+      `GET ${this.basePath}/${path}: the id ${JSON.stringify(bad)} cannot be put in a URL path; not read`,
+      { reason: 'schema' },
+    );
+    return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
+  }
+
   private url(slug: string, segments: readonly string[]): URL {
     const path = ['v1', slug, ...segments].map(encodeURIComponent).join('/');
     return new URL(`${this.basePath}/${path}`, this.transport.origin);
@@ -286,6 +307,8 @@ export class UpstreamClient implements Fetcher {
     o: FetchOptions,
     normalize: (raw: Record<string, unknown>) => Normalized<T>,
   ): Promise<Part<T>> {
+    const refused = this.unaddressable<T>(org, endpoint, segments);
+    if (refused) return refused;
     const url = this.url(org.slug, segments);
     const what = `GET ${describePath(url)}`;
     try {
@@ -319,6 +342,8 @@ export class UpstreamClient implements Fetcher {
     /** Key of a copy kept with its validators, for conditional requests (one-page lists). */
     conditionalKey?: string,
   ): Promise<Part<T[]>> {
+    const refused = this.unaddressable<T[]>(org, endpoint, segments);
+    if (refused) return refused;
     const url = withParams(this.url(org.slug, segments), query);
     const what = `GET ${describePath(url)}`;
     const held = conditionalKey === undefined ? undefined : this.conditional.get(conditionalKey);

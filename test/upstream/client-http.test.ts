@@ -430,3 +430,76 @@ describe('observer', () => {
     expect(logs.text()).toContain('upstream observer failed');
   });
 });
+
+describe('answers and ids that must not mislead', () => {
+  it('reads no other resource for an id of "." or "..": the part fails, naming the endpoint and the id', async () => {
+    const s = await serve((_req, res) => json(res, 200, { data: [] }));
+    const c = client(s.origin);
+    for (const id of ['..', '.']) {
+      const sessions = await c.fetchSessions(ACME, id);
+      expect(sessions).toMatchObject({ state: 'failed', error: { reason: 'schema' } });
+      expect(sessions.state === 'failed' && sessions.error.message).toBe(
+        `GET /v1/acme/channels/${id}/sessions: the id ${JSON.stringify(id)} cannot be put in a URL path; not read`,
+      );
+      expect(await c.fetchSessionDetail(ACME, id)).toMatchObject({
+        state: 'failed',
+        error: { reason: 'schema' },
+      });
+    }
+    expect(s.received).toHaveLength(0);
+  });
+
+  it('a 429 whose error body lists fields as objects still pauses the budget', async () => {
+    const s = await serve((_req, res) =>
+      json(
+        res,
+        429,
+        { errors: [{ field: [{ toString: 1 }, 'from', 2], message: 'slow down' }] },
+        { 'retry-after': '30' },
+      ),
+    );
+    const c = client(s.origin);
+    const part = await c.fetchChannels(ACME);
+    expect(part).toMatchObject({ state: 'failed', error: { reason: 'rate_limited' } });
+    expect(part.state === 'failed' && part.error.message).toContain('(upstream: from.2: slow down)');
+    expect(c.budget.pauseLeftMs()).toBeGreaterThan(25_000);
+  });
+
+  it('a 404 whose error body holds a deeply nested field path is still not_found', async () => {
+    const deep = `{"errors":[{"loc":${'['.repeat(20_000)}${']'.repeat(20_000)},"msg":"no"}]}`;
+    const s = await serve((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(deep);
+    });
+    expect(await client(s.origin).fetchOrg(ACME)).toMatchObject({
+      state: 'failed',
+      error: { reason: 'not_found' },
+    });
+  });
+
+  it('reads a list whose first record holds a value nested 20 000 deep', async () => {
+    const text = `{"channels":[{"id":"c1","name":"a","status":"idle","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}]}`;
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(part.state === 'complete' && part.value.map((ch) => ch.id)).toEqual(['c1']);
+  });
+
+  it('a JSON:API relationship whose type is not a word is left unresolved, not an internal failure', async () => {
+    const body = {
+      data: {
+        id: 's1',
+        type: 'session',
+        attributes: { title: 't', status: 'live' },
+        relationships: { questions: { data: [{ type: { toString: {} }, id: 'q1' }] } },
+      },
+      included: [],
+    };
+    const s = await serve((_req, res) => json(res, 200, body));
+    const part = await client(s.origin).fetchSessionDetail(ACME, 's1');
+    expect(part.state === 'failed' ? part.error.reason : part.state).not.toBe('internal');
+  });
+});
