@@ -327,6 +327,17 @@ async function readErrorDetail(
       ? {}
       : { message: clean(plain, token), words: clean(plain, token, WORDS_CHARS) };
   }
+  try {
+    return errorDetailOf(parsed, token);
+  } catch {
+    // Best effort: an error body tally cannot make sense of says nothing, and the status
+    // (a 429's pause above all) must still count.
+    return {};
+  }
+}
+
+/** What a parsed error body says (see {@link readErrorDetail}). */
+function errorDetailOf(parsed: unknown, token: string): ErrorDetail {
   const root = asRecord(parsed);
   const err = asRecord(root?.['error']) ?? root;
   const out: ErrorDetail = {};
@@ -376,7 +387,7 @@ function fieldErrors(errors: unknown): string[] {
         .filter((x, i, all) => x !== '' && all.indexOf(x) === i)
         .join(': ');
       out.push(
-        [typeof field === 'string' ? field : Array.isArray(field) ? field.join('.') : '', msg]
+        [typeof field === 'string' ? field : Array.isArray(field) ? pathText(field) : '', msg]
           .filter(Boolean)
           .join(': '),
       );
@@ -386,6 +397,14 @@ function fieldErrors(errors: unknown): string[] {
     if (r) for (const [field, v] of Object.entries(r).slice(0, 10)) out.push(`${field}: ${text(v)}`);
   }
   return out.filter((x) => x !== '');
+}
+
+/** A field path given as a list (`loc: ["query", "from"]`): its strings and numbers, dotted. */
+function pathText(path: readonly unknown[]): string {
+  return path
+    .slice(0, 20)
+    .filter((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))
+    .join('.');
 }
 
 /** The name a JSON pointer ends in (`/data/attributes/from` → `from`), or the value when not a pointer. */

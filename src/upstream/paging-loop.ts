@@ -28,6 +28,7 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
+import { fingerprint } from './fingerprint.js';
 
 /** Page size asked for when the shape options do not say. */
 const DEFAULT_PER_PAGE = 100;
@@ -254,7 +255,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, seenIds);
     const identified = ids.filter((id) => id !== undefined).length;
-    const head = page.items.length > 0 ? JSON.stringify(page.items[0]) : undefined;
+    const head = page.items.length > 0 ? fingerprint(page.items[0]) : undefined;
     const stuck =
       pages > 0 &&
       page.items.length > 0 &&

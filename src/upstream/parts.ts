@@ -7,6 +7,7 @@ import type { TallyError } from '../core/errors.js';
 import type { Part, PartError } from '../snapshot/model.js';
 import { redact } from './errors.js';
 import { type DriftIssue, type Endpoint, idField, type Normalized } from './shape/index.js';
+import { fingerprint } from './fingerprint.js';
 
 /** The records of a list, normalized, with their drift and how many were unusable. */
 export interface NormalizedList<T> {
@@ -67,8 +68,9 @@ export function dedupeById<T extends { id: string }>(
       out.push(item);
       continue;
     }
-    first.text ??= JSON.stringify(first.item);
-    if (JSON.stringify(item) === first.text) identical += 1;
+    first.text ??= fingerprint(first.item);
+    const text = fingerprint(item);
+    if (text !== undefined && text === first.text) identical += 1;
     else conflicting += 1;
   }
   const field = idField(endpoint) ?? 'record';

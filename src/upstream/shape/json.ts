@@ -41,20 +41,46 @@ function memo<T>(cache: Map<string, T>, key: string, make: (key: string) => T): 
 
 /** A key with case, `_`, `-` and spaces ignored: `scheduled_at`, `scheduledAt`, `ScheduledAt` meet. */
 export function looseKey(key: string): string {
-  return memo(looseMemo, key, (k) => k.toLowerCase().replace(/[_\-\s]/g, ''));
+  return memo(looseMemo, key, loosen);
+}
+
+function loosen(key: string): string {
+  return key.toLowerCase().replace(/[_\-\s]/g, '');
 }
 
 /**
+ * Records with at least this many keys get an index of their loose spellings at their
+ * first miss: a miss scans every key, and a record is asked for a few hundred aliases, so
+ * 20 records of 20 000 keys took seconds of one read, with the event loop held.
+ */
+const LOOSE_INDEX_KEYS = 32;
+const looseIndexes = new WeakMap<JsonRecord, Map<string, string>>();
+
+/**
  * Reads an own property by its exact name, else by its loose spelling, so snake_case,
- * camelCase, PascalCase and kebab-case servers are read by the same alias tables.
+ * camelCase, PascalCase and kebab-case servers are read by the same alias tables. Of
+ * several keys with the same loose spelling, the first in the record's order answers.
  */
 export function prop(o: JsonRecord, key: string): unknown {
   if (hasOwn(o, key)) return o[key];
   const want = looseKey(key);
-  for (const k of Object.keys(o)) {
-    if (looseKey(k) === want) return o[k];
+  let index = looseIndexes.get(o);
+  if (index === undefined) {
+    const keys = Object.keys(o);
+    if (keys.length < LOOSE_INDEX_KEYS) {
+      for (const k of keys) if (looseKey(k) === want) return o[k];
+      return undefined;
+    }
+    index = new Map();
+    // Not through the memo: thousands of one record's keys would only churn it.
+    for (const k of keys) {
+      const loose = loosen(k);
+      if (!index.has(loose)) index.set(loose, k);
+    }
+    looseIndexes.set(o, index);
   }
-  return undefined;
+  const found = index.get(want);
+  return found === undefined ? undefined : o[found];
 }
 
 type Step = { key: string } | { index: number };
@@ -182,8 +208,12 @@ export function resolveIncluded(data: JsonRecord, included: readonly unknown[]):
     )
       byKey.set(`${r['type']}\u0000${r['id']}`, flattenResource(r));
   }
+  // An identifier whose type or id is not a word is left as it is (and read as drift).
+  const word = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
   const resolve = (ident: unknown): unknown =>
-    isRecord(ident) ? (byKey.get(`${String(ident['type'])}\u0000${String(ident['id'])}`) ?? ident) : ident;
+    isRecord(ident) && word(ident['type']) && word(ident['id'])
+      ? (byKey.get(`${ident['type']}\u0000${ident['id']}`) ?? ident)
+      : ident;
   const resolved: JsonRecord = {};
   for (const [key, rel] of Object.entries(relationships)) {
     const d = isRecord(rel) ? rel['data'] : undefined;

@@ -16,6 +16,7 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from '../../../src/upstream/shape/index.js';
+import { looseKey, prop } from '../../../src/upstream/shape/json.js';
 
 const url = new URL('https://api.test/v1/acme/channels?page=2&per_page=3');
 const RUNS = { numRuns: 300 };
@@ -181,6 +182,46 @@ describe('any JSON value', () => {
         expect(t === undefined || Number.isFinite(t)).toBe(true);
         expect(Array.isArray(parseLinkHeader(s))).toBe(true);
       }),
+      RUNS,
+    );
+  });
+});
+
+describe('prop', () => {
+  /** The first key in the record's order whose loose spelling matches, as a plain scan finds it. */
+  const scan = (o: Record<string, unknown>, k: string) => {
+    if (Object.hasOwn(o, k)) return o[k];
+    const found = Object.keys(o).find((x) => looseKey(x) === looseKey(k));
+    return found === undefined ? undefined : o[found];
+  };
+  const spelled = fc.constantFrom(
+    'scheduled_at',
+    'scheduledAt',
+    'ScheduledAt',
+    'scheduled-at',
+    'title',
+    'Title',
+    'id',
+  );
+
+  it('answers as a scan of every key, in small records and in records with hundreds of keys', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.oneof(spelled, fc.string({ maxLength: 12 })), fc.integer()), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 300 }),
+        spelled,
+        (pairs, filler, asked) => {
+          const o: Record<string, unknown> = {};
+          for (let i = 0; i < filler; i++)
+            Object.defineProperty(o, `custom_${i}`, { value: i, enumerable: true });
+          for (const [k, v] of pairs)
+            Object.defineProperty(o, k, { value: v, enumerable: true, configurable: true });
+          // Asked twice: the second answer comes from the index a record of many keys keeps.
+          expect(prop(o, asked)).toEqual(scan(o, asked));
+          expect(prop(o, asked)).toEqual(scan(o, asked));
+          expect(prop(o, 'no such key')).toBeUndefined();
+        },
+      ),
       RUNS,
     );
   });
