@@ -1,5 +1,5 @@
 /**
- * Server-side render time of the status page (`GET /`, src/http/status-page.ts) at 100,
+ * Server-side render time of the status page (`GET /`, src/http/status-page/) at 100,
  * 1000 and 5000 channels of 20 sessions each, with 5 % of channels live (their details
  * read) and 500 recent events: the full page, filtered pages (live, recently changed,
  * search) and the refresh fragment.
@@ -7,7 +7,7 @@
  */
 import type { StatusSource } from '../src/core/status.js';
 import { Router } from '../src/http/router.js';
-import { addStatusPageRoutes } from '../src/http/status-page.js';
+import { addStatusPageRoutes } from '../src/http/status-page/index.js';
 import type { ChangeEvent } from '../src/snapshot/events.js';
 import type { Channel, OrgSnapshot, Part, SessionDetail, SessionsPart } from '../src/snapshot/model.js';
 import type { Bench, BenchResult } from './lib/report.js';

@@ -16,7 +16,7 @@ import { addLifecycleRoutes, type Reload } from './routes-lifecycle.js';
 import { addMetricsRoute, type MetricsRenderer } from './routes-metrics.js';
 import { Router } from './router.js';
 import { HttpServer } from './server.js';
-import { addStatusPageRoutes, type OutboxView } from './status-page.js';
+import { addStatusPageRoutes, type OutboxView } from './status-page/index.js';
 
 export {
   type AccessDecision,
@@ -33,7 +33,7 @@ export { errorReply, HttpError, type HttpReply, JSON_TYPE, json } from './reply.
 export type { EngineSource } from './routes-alerts.js';
 export type { Reload, ReloadOutcome } from './routes-lifecycle.js';
 export type { MetricsRenderer } from './routes-metrics.js';
-export type { OutboxView } from './status-page.js';
+export type { OutboxView } from './status-page/index.js';
 export { type Handler, type RequestContext, type RouteOptions, Router, routeAccess } from './router.js';
 export { HttpServer, parseListen } from './server.js';
 

@@ -4,7 +4,7 @@ import { acceptsGzip } from '../../src/http/routes-metrics.js';
 import { parseEventQuery } from '../../src/http/routes-events.js';
 import { Router } from '../../src/http/router.js';
 import { parseListen } from '../../src/http/server.js';
-import { h } from '../../src/http/status-page.js';
+import { h } from '../../src/http/status-page/index.js';
 
 describe('Router.match', () => {
   const router = new Router();

@@ -11,7 +11,7 @@ import {
   CHANNELS_PER_PAGE,
   parseQuery,
   type StatusPageDeps,
-} from '../../src/http/status-page.js';
+} from '../../src/http/status-page/index.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { FakeSource, orgView, snapshot, testBudget, testPlan } from '../metrics/fixtures.js';
 
