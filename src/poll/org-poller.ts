@@ -82,6 +82,13 @@ export class OrgPoller {
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
   /** When the last read of each channel's sessions began (`sessions:<channel>`), for the sweep. */
   private readonly begun = new Map<string, number>();
+  /**
+   * Ids of the whole channel list, before the channel filter: of the read being folded,
+   * and of the last one committed. A channel that leaves or enters the filter (renamed,
+   * or the filter changed on reload) is not a channel removed or added.
+   */
+  private unfilteredRead: Set<string> | undefined;
+  private unfilteredCommitted: Set<string> | undefined;
 
   constructor(
     private auth: OrgAuth,
@@ -424,6 +431,7 @@ export class OrgPoller {
 
   private filterChannels(part: Part<Channel[]>): Part<Channel[]> {
     if (part.state === 'failed' || !this.filter) return part;
+    this.unfilteredRead = new Set(part.value.map((c) => c.id));
     const keep = part.value.filter((c) => channelMatches(c, this.filter!));
     return { ...part, value: keep };
   }
@@ -442,6 +450,48 @@ export class OrgPoller {
   }
 
   /**
+   * The events of a channel-list read as the whole list sees them: a channel gone from
+   * the filtered list but still in the whole one left the filter (`left`), one new to the
+   * filtered list but in the whole list last time entered it (`entered`); neither is a
+   * channel removed or added. Without a filter, or before a whole list was seen, the
+   * events are as the diff found them.
+   */
+  private throughFilter(found: ChangeEvent[]): { events: ChangeEvent[]; left: string[]; entered: string[] } {
+    const whole = this.unfilteredRead;
+    const before = this.unfilteredCommitted;
+    this.unfilteredRead = undefined;
+    if (whole !== undefined) this.unfilteredCommitted = whole;
+    if (!this.filter || whole === undefined) return { events: found, left: [], entered: [] };
+    const left: string[] = [];
+    const entered: string[] = [];
+    const events = found.filter((e) => {
+      if (e.kind === 'channel.removed' && whole.has(e.entity.id)) {
+        left.push(e.entity.id);
+        return false;
+      }
+      if (e.kind === 'channel.added' && before?.has(e.entity.id)) {
+        entered.push(e.entity.id);
+        return false;
+      }
+      return true;
+    });
+    return { events, left, entered };
+  }
+
+  /** Drops a channel no longer watched: its session list, its sessions' details, its bookkeeping. */
+  private forgetChannel(
+    chId: string,
+    sessions: Record<string, SessionsPart>,
+    details: OrgSnapshot['details'],
+  ): void {
+    const gone = sessions[chId];
+    delete sessions[chId];
+    this.changedAt.delete(chId);
+    this.hintAtRead.delete(chId);
+    if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
+  }
+
+  /**
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
    * current snapshot, then applies the consequences of the events.
    */
@@ -454,17 +504,17 @@ export class OrgPoller {
         .filter((h) => h.suspect)
         .map((h) => h.list),
     );
-    const reviewed = this.removals.review(
-      read,
-      this.deps.diff(
-        this.current,
-        taken,
-        read.startsWith('sessions:') ? { changedLists: [read.slice('sessions:'.length)] } : {},
-      ),
+    const found = this.deps.diff(
       this.current,
       taken,
-      now,
+      read.startsWith('sessions:') ? { changedLists: [read.slice('sessions:'.length)] } : {},
     );
+    const {
+      events: diffed,
+      left,
+      entered,
+    } = read === 'channels' ? this.throughFilter(found) : { events: found, left: [], entered: [] };
+    const reviewed = this.removals.review(read, diffed, this.current, taken, now);
     for (const h of this.removals.held()) {
       if (!h.suspect || suspectBefore.has(h.list)) continue;
       this.deps.logger.warn(
@@ -477,11 +527,16 @@ export class OrgPoller {
     this.rereads.push(...reviewed.reread);
     // Copied only when an event changes them: the session lists of 5000 channels are
     // 5000 keys, and most reads change one list and yield no event.
-    const reshapes = events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
+    const reshapes =
+      left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
     const sessions = reshapes ? { ...next.sessions } : next.sessions;
     const details = reshapes ? { ...next.details } : next.details;
     const follow: Array<(priority: Priority) => Promise<void>> = [];
     const signal = this.deps.signal;
+    // Channels that left the filter are no longer watched: dropped without a word. Those
+    // that entered it are read at once; their first list is a silent baseline.
+    for (const chId of left) this.forgetChannel(chId, sessions, details);
+    for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
     for (const e of events) {
       const chId = e.entity.id;
       if (e.kind === 'channel.added') {
@@ -489,13 +544,7 @@ export class OrgPoller {
         // existing sessions are reported as added rather than silently taken in.
         setOwn(sessions, chId, { state: 'complete', at: e.at, value: [], window: this.window() });
       }
-      if (e.kind === 'channel.removed') {
-        const gone = sessions[chId];
-        delete sessions[chId];
-        this.changedAt.delete(chId);
-        this.hintAtRead.delete(chId);
-        if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
-      }
+      if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.changedAt.set(chId, now);
         follow.push((priority) => this.readSessions(chId, priority, signal, true));

@@ -185,8 +185,19 @@ function added(here: Placement, before: SessionsPart | undefined, labeler: Label
   const labels = labeler.session(s.id, here.channelId, s.title);
   const at = { at: here.part.at, since: before.at };
   sink.emit({ kind: 'session.added', entity: sessionEntity(s.id), to: s.status, labels }, at);
-  for (const draft of lifecycle(undefined, s, labels)) sink.emit(draft, at);
+  for (const draft of lifecycle(undefined, s, labels)) {
+    // A start or an end dated well before the older list was read happened before tally
+    // looked (the first list of a channel added after the baseline holds sessions long
+    // over). The margin is for the server's clock, which tally's need not match.
+    const when =
+      draft.kind === 'session.started' ? s.startedAt : draft.kind === 'session.ended' ? s.endedAt : undefined;
+    if (when !== undefined && when < before.at - NOT_NEWS_BEFORE_MS) continue;
+    sink.emit(draft, at);
+  }
 }
+
+/** How long before tally's previous look a start or end must be dated to be old news. */
+export const NOT_NEWS_BEFORE_MS = 15 * 60_000;
 
 /**
  * A session listed before and in no list now is removed only when the newer list is

@@ -4,7 +4,7 @@
  * whether a session belongs in a window at all.
  */
 import type { Session, TimeWindow } from './model.js';
-import { isEndedStatus } from './status.js';
+import { isEndedStatus, isLiveStatus } from './status.js';
 
 /** The time a session occupies: from its scheduled (else actual) start to its end, both inclusive. */
 export interface SessionSpan {
@@ -31,8 +31,38 @@ export function sessionSpan(s: Session): SessionSpan {
   return { from, to: Math.max(from, to) };
 }
 
-/** Whether a session's span touches a window (both ends inclusive). */
+/**
+ * Whether a session belongs in a window: its span touches it (both ends inclusive) and a
+ * read of that window keeps it ({@link outsideWindow}, the rule the client applies to
+ * what a server answers). One rule for both: a session the client drops as outside must
+ * never count as inside here, or its absence from the next list would read as a removal
+ * (a scheduled session long overdue, with a span open to the future, was reported
+ * removed once its planned start left the window).
+ */
 export function inWindow(s: Session, window: TimeWindow): boolean {
   const span = sessionSpan(s);
-  return span.from <= window.to && span.to >= window.from;
+  return span.from <= window.to && span.to >= window.from && !outsideWindow(s, window);
+}
+
+/**
+ * Whether a session lies wholly outside the window, judged by the times it has: ended
+ * before the window opens, starting (scheduled or started) after it closes, or never
+ * started and not live with its planned start before the window opens (a cancelled or
+ * long-overdue session is the instant it was planned for). A live session, or one without
+ * the times to say, is kept: nothing is dropped on a guess.
+ */
+export function outsideWindow(
+  s: { status?: string; scheduledAt?: number; startedAt?: number; endedAt?: number },
+  window: TimeWindow,
+): boolean {
+  if (isLiveStatus(s.status)) return false;
+  if (s.endedAt !== undefined && s.endedAt < window.from) return true;
+  const start = s.startedAt ?? s.scheduledAt;
+  if (start !== undefined && start > window.to) return true;
+  return (
+    s.startedAt === undefined &&
+    s.endedAt === undefined &&
+    s.scheduledAt !== undefined &&
+    s.scheduledAt < window.from
+  );
 }

@@ -3,7 +3,6 @@
  * the names and time format of `upstream.filters` (the API document leaves them open).
  */
 import type { TimeWindow } from '../snapshot/model.js';
-import { isLiveStatus } from '../snapshot/status.js';
 
 /** The `upstream.filters` config section. */
 export interface SessionFilters {
@@ -54,25 +53,4 @@ export function sessionQuery(
   return q;
 }
 
-/**
- * Whether a session lies wholly outside the window, judged by the times it has: ended
- * before the window opens, starting (scheduled or started) after it closes, or never
- * started and not live with its planned start before the window opens (a cancelled or
- * long-overdue session is the instant it was planned for). A live session, or one without
- * the times to say, is kept: nothing is dropped on a guess.
- */
-export function outsideWindow(
-  s: { status?: string; scheduledAt?: number; startedAt?: number; endedAt?: number },
-  window: TimeWindow,
-): boolean {
-  if (isLiveStatus(s.status)) return false;
-  if (s.endedAt !== undefined && s.endedAt < window.from) return true;
-  const start = s.startedAt ?? s.scheduledAt;
-  if (start !== undefined && start > window.to) return true;
-  return (
-    s.startedAt === undefined &&
-    s.endedAt === undefined &&
-    s.scheduledAt !== undefined &&
-    s.scheduledAt < window.from
-  );
-}
+export { outsideWindow } from '../snapshot/diff-window.js';

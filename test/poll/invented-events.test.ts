@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { setup } from './world.js';
+
+const H = 3_600_000;
+
+/**
+ * Reads that must yield no event: nothing changed on the server, only time passed or
+ * what tally watches changed (docs/events.md, the window rule; docs/polling.md).
+ */
+describe('no invented events', () => {
+  it('an overdue scheduled session that leaves the window is not removed', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'c1', status: 'offline' }];
+    t.world.sessions = [
+      { id: 's1', channelId: 'c1', status: 'scheduled', scheduledAt: t.clock.now() - 23 * H },
+      { id: 's2', channelId: 'c1', status: 'scheduled', scheduledAt: t.clock.now() + 5 * H },
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('c1', 'low', t.signal);
+    expect(t.events).toEqual([]);
+    await t.clock.tick(2 * H); // time passes; nothing on the server changed
+    await t.p.readSessions('c1', 'low', t.signal);
+    await t.settle(); // the confirming re-read
+    expect(t.kinds()).toEqual([]);
+    const list = t.p.snapshot().sessions['c1'];
+    expect(list?.state === 'complete' && list.value.map((s) => s.id)).toEqual(['s2']);
+  });
+
+  it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
+    const t = setup({ include: ['team-*'] });
+    t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));
+    t.world.sessions = [{ id: 's1', channelId: 'c1', status: 'scheduled', scheduledAt: t.clock.now() + H }];
+    await t.p.refresh('channels', t.signal);
+    for (const c of t.world.channels) await t.p.readSessions(c.id, 'low', t.signal);
+    await t.clock.tick(60_000);
+    t.world.channels[0]!.name = 'archive-1';
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    // No longer watched: neither the channel nor its sessions are held.
+    const snap = t.p.snapshot();
+    expect(snap.channels?.state === 'complete' && snap.channels.value.map((c) => c.id)).toEqual([
+      'c2',
+      'c3',
+      'c4',
+      'c5',
+    ]);
+    expect(Object.keys(snap.sessions)).toEqual(['c2', 'c3', 'c4', 'c5']);
+    // Really gone from the server later: nothing more to say either.
+    t.world.channels.shift();
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+  });
+
+  it('a channel renamed into the filter is taken in silently, its sessions read at once', async () => {
+    const t = setup({ include: ['team-*'] });
+    t.world.channels = [
+      { id: 'c1', name: 'team-1', status: 'offline' },
+      { id: 'c2', name: 'misc', status: 'offline' },
+    ];
+    t.world.sessions = [
+      { id: 's9', channelId: 'c2', status: 'scheduled', scheduledAt: t.clock.now() - 30 * 60_000 + 10 * H },
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('c1', 'low', t.signal);
+    await t.clock.tick(60_000);
+    t.world.channels[1]!.name = 'team-2';
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    const list = t.p.snapshot().sessions['c2'];
+    expect(list?.state === 'complete' && list.value.map((s) => s.id)).toEqual(['s9']);
+    // A channel new to the server, that the filter keeps, is still added.
+    t.world.channels.push({ id: 'c3', name: 'team-3', status: 'offline' });
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['channel.added c3']);
+  });
+});
+
+describe('a channel added after the baseline', () => {
+  it('reports its sessions as added, and no start or end that came before tally looked', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(60_000);
+    const now = t.clock.now();
+    t.world.channels.push({ id: 'b', status: 'offline' });
+    t.world.sessions = [
+      {
+        id: 'old',
+        channelId: 'b',
+        status: 'ended',
+        scheduledAt: now - 20 * H,
+        startedAt: now - 20 * H,
+        endedAt: now - 19 * H,
+      },
+      { id: 'soon', channelId: 'b', status: 'scheduled', scheduledAt: now + H },
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['channel.added b', 'session.added old', 'session.added soon']);
+    // A start after that is news.
+    await t.clock.tick(60_000);
+    t.world.sessions[1] = { ...t.world.sessions[1]!, status: 'live', startedAt: t.clock.now() };
+    await t.p.readSessions('b', 'low', t.signal);
+    expect(t.kinds().slice(3)).toEqual(['session.status_changed soon', 'session.started soon']);
+  });
+});

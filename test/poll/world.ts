@@ -1,0 +1,78 @@
+import { OrgPoller, type OrgPollerDeps } from '../../src/poll/org-poller.js';
+import { diff } from '../../src/snapshot/diff.js';
+import type { ChangeEvent } from '../../src/snapshot/events.js';
+import {
+  emptySnapshot,
+  type Channel,
+  type Session,
+  type SessionsPart,
+  type TimeWindow,
+} from '../../src/snapshot/model.js';
+import { outsideWindow } from '../../src/upstream/filters.js';
+import { silentLogger } from '../../src/core/log.js';
+import { ManualClock } from '../helpers/clock.js';
+import type { ChannelFilter } from '../../src/poll/channel-filter.js';
+
+/**
+ * A server of channels and sessions for the poller, whose session lists keep what a read
+ * of the window keeps (as UpstreamClient.fetchSessions does), and a poller on it.
+ */
+export class World {
+  channels: Channel[] = [];
+  sessions: Session[] = [];
+  constructor(readonly clock: ManualClock) {}
+  fetcher() {
+    const c = this.clock;
+    const fail = () => Promise.reject(new Error('not used'));
+    return {
+      fetchOrg: fail,
+      fetchTeam: fail,
+      fetchSubscription: fail,
+      fetchChannels: async () => ({
+        state: 'complete' as const,
+        at: c.now(),
+        value: this.channels.map((x) => ({ ...x })),
+      }),
+      fetchSessions: async (_o: unknown, ch: string, o?: { window?: TimeWindow }): Promise<SessionsPart> => {
+        const window = o!.window!;
+        const value = this.sessions
+          .filter((s) => s.channelId === ch && !outsideWindow(s, window))
+          .map((s) => ({ ...s }));
+        return { state: 'complete', at: c.now(), value, window };
+      },
+      fetchSessionDetail: fail,
+    } as unknown as OrgPollerDeps['fetcher'];
+  }
+}
+
+export function setup(filter?: ChannelFilter) {
+  const clock = new ManualClock();
+  const world = new World(clock);
+  const events: ChangeEvent[] = [];
+  const signal = new AbortController().signal;
+  const p = new OrgPoller({ slug: 'demo', token: 't' }, filter, emptySnapshot('demo', clock.now()), {
+    fetcher: world.fetcher(),
+    clock,
+    logger: silentLogger(),
+    diff: (a, b, o) => diff(a, b, o),
+    window: { past: 86_400_000, future: 7 * 86_400_000 },
+    onUpdate: (_s, e) => events.push(...e),
+    perPage: 100,
+    signal,
+  });
+  const settle = async () => {
+    for (let i = 0; i < 6; i++) {
+      await p.settle();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return {
+    clock,
+    world,
+    events,
+    p,
+    signal,
+    settle,
+    kinds: () => events.map((e) => `${e.kind} ${e.entity.id}`),
+  };
+}
