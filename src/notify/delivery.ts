@@ -242,7 +242,14 @@ export class DeliveryWorker {
 
   #track(p: Promise<void>): void {
     this.#attempts.add(p);
-    void p.finally(() => this.#attempts.delete(p));
+    p.then(
+      () => undefined,
+      (err: unknown) => {
+        // A drop whose outbox removal failed (a read-only state directory): the entry
+        // stays on disk and is dropped again by the next run; nothing else to do.
+        this.#log.error({ error: describeError(err) }, 'outbox write failed');
+      },
+    ).finally(() => this.#attempts.delete(p));
   }
 
   async #attempt(e: PendingEntry): Promise<void> {
@@ -319,11 +326,13 @@ export class DeliveryWorker {
     const delay = retryDelay(attempts, this.#opts.backoff, this.#random, err.retryAfterMs);
     // Never wait past the entry's expiry: it is dropped then, on time.
     const nextAttemptAt = Math.min(now + delay, e.createdAt + this.#opts.maxAgeMs + 1);
-    await this.#outbox.update(e.id, { attempts, nextAttemptAt, lastError: err.message });
+    // In memory first: an outbox that cannot record it (a full disk) must not leave the
+    // entry due at once, retried back to back without backoff or attempt count.
     e.attempts = attempts;
     e.nextAttemptAt = nextAttemptAt;
     e.lastError = err.message;
     e.inFlight = false;
+    await this.#outbox.update(e.id, { attempts, nextAttemptAt, lastError: err.message });
     // An error, not a warning: the notification has not reached anyone yet.
     this.#log.error(
       { receiver: n.receiver, id: e.id, reason: err.reason, error: err.message, attempts, retryInMs: delay },

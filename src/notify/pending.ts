@@ -78,10 +78,19 @@ export class PendingSet {
     return out;
   }
 
-  /** Earliest time (ms) at which an entry that is not in flight becomes due, if any. */
+  /**
+   * Earliest time (ms) at which an entry {@link due} may give becomes due, if any: the
+   * first entry of each receiver and group, when it is not in flight. An entry behind an
+   * older one of its group waits for that one, whatever its own time says: counting it
+   * woke the worker at once, again and again, for as long as the older one backed off.
+   */
   nextDueAt(): number | undefined {
     let next: number | undefined;
-    for (const e of this.#entries.values()) {
+    const seen = new Set<string>();
+    for (const e of this.all()) {
+      const key = orderKey(e.notification);
+      if (seen.has(key)) continue;
+      seen.add(key);
       if (e.inFlight) continue;
       if (next === undefined || e.nextAttemptAt < next) next = e.nextAttemptAt;
     }
