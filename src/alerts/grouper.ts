@@ -38,6 +38,12 @@ export interface GroupState {
 interface Group extends Omit<GroupState, 'alerts'> {
   alerts: Set<string>;
   route: CompiledRoute;
+  /**
+   * The alerts the last notification told as firing, as they were then (in memory only).
+   * An alert resolved and then pending again under the same fingerprint before the group
+   * flushed is no longer there as resolved: its resolve is sent from this copy.
+   */
+  reported?: Map<string, TrackedAlert>;
 }
 
 /** What a flush needs to know about alerts. */
@@ -154,8 +160,13 @@ export class AlertGrouper {
     const lastFiring = new Set(last?.firing);
     for (const fp of [...g.alerts]) {
       const a = ctx.alert(fp);
-      if (!a) {
-        g.alerts.delete(fp);
+      if (!a || a.state === 'pending') {
+        // Told as firing and now gone or pending again: it resolved in between, and the
+        // tracker no longer holds it as resolved. Its receivers still hear of the resolve.
+        const told = lastFiring.has(fp) ? g.reported?.get(fp) : undefined;
+        if (told && ctx.sendResolved(told))
+          resolved.push({ ...told, state: 'resolved', endsAt: a?.activeAt ?? now });
+        if (!a) g.alerts.delete(fp);
       } else if (a.state === 'firing') {
         if (!ctx.muted(a)) firing.push(a);
       } else if (a.state === 'resolved') {
@@ -172,6 +183,7 @@ export class AlertGrouper {
       firing: firing.map((a) => a.fingerprint),
       resolved: resolved.map((a) => a.fingerprint),
     };
+    g.reported = new Map(firing.map((a) => [a.fingerprint, { ...a }]));
     if (firing.length === 0 && resolved.length === 0) return undefined;
     g.seq += 1;
     const byStart = (x: TrackedAlert, y: TrackedAlert) =>
@@ -229,7 +241,7 @@ export class AlertGrouper {
   /** The groups, for the state file. */
   toJSON(): GroupState[] {
     return [...this.groups.values()].map((g) => {
-      const { route: _route, ...rest } = g;
+      const { route: _route, reported: _reported, ...rest } = g;
       return { ...rest, alerts: [...g.alerts], labels: { ...g.labels } };
     });
   }

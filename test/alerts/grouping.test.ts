@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channel, engine, event, HOUR, MIN, SEC, T0, tickFor, view } from './helpers.js';
+import { channel, engine, event, HOUR, MIN, SEC, summary, T0, tickFor, view } from './helpers.js';
 
 const config = (route: string) => `
 rules:
@@ -105,5 +105,54 @@ describe('grouping timing', () => {
     const again = tickFor(e, clock, MIN);
     expect(first[0]!.id.endsWith('-1') && again[0]!.id.endsWith('-1')).toBe(true);
     expect(again[0]!.id).not.toBe(first[0]!.id);
+  });
+});
+
+describe('a resolve between two flushes', () => {
+  const yaml = `
+rules:
+  - name: chan_off
+    for_each: channel
+    when: 'channel.status == "offline"'
+    for: 2m
+route:
+  receiver: ops
+  group_wait: 0s
+  group_interval: 5m
+`;
+  const run = (steps: [number, string][]) => {
+    const { engine: e, clock } = engine(yaml);
+    const sent: string[] = [];
+    for (const [min, status] of steps) {
+      clock.time = T0 + min * MIN;
+      e.evaluate([view('acme', { channels: [channel('c1', status)] })]);
+      sent.push(...summary(e.tick()));
+    }
+    return sent;
+  };
+  const quiet = (from: number, to: number, status: string) =>
+    Array.from({ length: to - from + 1 }, (_, i) => [from + i, status] as [number, string]);
+
+  it('is sent when the alert went pending again and cleared before the flush', () => {
+    const sent = run([
+      [0, 'offline'],
+      [2, 'offline'],
+      [3, 'live'],
+      [4, 'offline'],
+      [5, 'live'],
+      ...quiet(6, 30, 'live'),
+    ]);
+    expect(sent).toEqual(['ops firing chan_off/c1:firing', 'ops resolved chan_off/c1:resolved']);
+  });
+
+  it('is sent when the alert is pending again at the flush, and it fires anew after', () => {
+    // Resolved at 3 min, pending again from 6 min: at the 7-min flush the receiver hears
+    // of the resolve, and of the alert firing anew (from 8 min) at the next flush.
+    const sent = run([[0, 'offline'], [2, 'offline'], ...quiet(3, 5, 'live'), ...quiet(6, 20, 'offline')]);
+    expect(sent).toEqual([
+      'ops firing chan_off/c1:firing',
+      'ops resolved chan_off/c1:resolved',
+      'ops firing chan_off/c1:firing',
+    ]);
   });
 });
