@@ -20,7 +20,8 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
@@ -98,6 +99,9 @@ export class OrgPoller {
   ) {
     this.slug = auth.slug;
     this.current = initial;
+    // Details of ended sessions a stored snapshot holds were waiting for their final read
+    // when it was saved (pruning drops the others): a restart must not lose that read.
+    for (const id of endedWithDetail(initial)) this.finalDetail.add(id);
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
   }
@@ -175,7 +179,13 @@ export class OrgPoller {
       `detail:${sessionId}`,
       async (ticket) => {
         const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
-        this.finalDetail.delete(sessionId);
+        // A final read that failed for a while (a timeout, a 5xx) is tried again with the
+        // next round of details; one the server refuses for good (gone, 4xx) is not.
+        if (
+          part.state !== 'failed' ||
+          !RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason)
+        )
+          this.finalDetail.delete(sessionId);
         this.record(`detail:${sessionId}`, part, ticket);
         if (!this.takes(this.current.details[sessionId], part)) return;
         this.commit(
@@ -598,4 +608,18 @@ function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: numbe
     if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
   }
   return best;
+}
+
+/** Sessions whose list says they ended and whose detail the snapshot still holds. */
+function endedWithDetail(snap: OrgSnapshot): string[] {
+  const out: string[] = [];
+  for (const id of Object.keys(snap.details)) {
+    const detail = snap.details[id]!;
+    const channel = detail.state === 'failed' ? undefined : detail.value.channelId;
+    const list = channel === undefined ? undefined : getOwn(snap.sessions, channel);
+    if (list === undefined || list.state === 'failed') continue;
+    const session = list.value.find((x) => x.id === id);
+    if (session !== undefined && isEndedStatus(session.status)) out.push(id);
+  }
+  return out;
 }
