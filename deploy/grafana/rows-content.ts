@@ -39,7 +39,8 @@ export function channels(b: dashboard.DashboardBuilder): void {
         queries: [
           {
             // Only the current status is exported: a channel in any other status counts as 0.
-            expr: `max by (channel) (tally_channel_status{${ORG},status="live"} or tally_channel_status{${ORG}} * 0)`,
+            // `live` follows tally's live words (`on_air`, `streaming` …), not one spelling.
+            expr: `max by (channel) (tally_channel_status{${ORG},live="true"} or tally_channel_status{${ORG}} * 0)`,
             legend: '{{channel}}',
           },
         ],

@@ -184,14 +184,24 @@ function registerChannels(ctx: DomainContext, each: Each): void {
   capped(
     ctx,
     'tally_channel_status',
-    "Each channel's current status from the last poll, as the status label; always 1 (one series per channel).",
-    ['org', 'channel_id', 'channel', 'status'],
+    "Each channel's current status from the last poll, as the status label (the server's word) and live (true when it is one of tally's live statuses); always 1 (one series per channel).",
+    ['org', 'channel_id', 'channel', 'status', 'live'],
     caps.channelSeries,
     (emit, allow) =>
       each((s) => {
         for (const ch of s.channels ?? []) {
           if (!allow.admit(1) || emit.kept(ch.statusLine)) continue;
-          emit({ org: s.org, channel_id: ch.id, channel: ch.name, status: ch.status }, 1, ch.statusLine);
+          emit(
+            {
+              org: s.org,
+              channel_id: ch.id,
+              channel: ch.name,
+              status: ch.status,
+              live: String(isLiveStatus(ch.status)),
+            },
+            1,
+            ch.statusLine,
+          );
         }
       }),
   );

@@ -11,7 +11,7 @@
 import type { Registry } from 'prom-client';
 import type { StatusSource } from '../core/status.js';
 import { listedFamily } from './collected.js';
-import { setOwn } from '../core/own.js';
+import { getOwn, setOwn } from '../core/own.js';
 
 /** Label names an org's config may not take over: the metric's own, and Prometheus's reserved ones. */
 function usable(name: string): boolean {
@@ -33,7 +33,7 @@ export function registerOrgLabels(registry: Registry, source: StatusSource): voi
       for (const o of orgs) {
         const labels: Record<string, string> = { org: o.slug };
         // Every series carries every name: an empty value is the same as no label to Prometheus.
-        for (const k of sorted) setOwn(labels, k, o.labels[k] ?? '');
+        for (const k of sorted) setOwn(labels, k, getOwn(o.labels, k) ?? '');
         emit(labels, 1);
       }
     },

@@ -106,6 +106,8 @@ export class TallyMetrics {
   private reloaded = false;
   /** The (org, resource) series of tally_poll_duration_seconds that exist already. */
   private readonly pollSeries = new Set<string>();
+  /** The kinds of `tally_changes_total` each org has a series of (removed with the org). */
+  private readonly changeSeries = new Map<string, Set<string>>();
   private readonly pageMaxAgeMs: number;
   private readonly now: () => number;
   private readonly pages = new Map<ExpositionFormat, CachedPage>();
@@ -147,8 +149,14 @@ export class TallyMetrics {
       registers,
       collect: () => {
         // Every known org and kind starts at 0, so increase() sees the first change too.
-        for (const view of source.orgs())
-          for (const kind of EVENT_KINDS) this.changes.inc({ org: view.slug, kind }, 0);
+        // An org that left the config leaves with its series.
+        const orgs = new Set([...source.orgs()].map((view) => view.slug));
+        for (const [org, kinds] of this.changeSeries) {
+          if (orgs.has(org)) continue;
+          this.changeSeries.delete(org);
+          for (const kind of kinds) this.changes.remove({ org, kind });
+        }
+        for (const org of orgs) for (const kind of EVENT_KINDS) this.countChange(org, kind, 0);
       },
     });
     this.polls = new Histogram({
@@ -222,7 +230,7 @@ export class TallyMetrics {
 
   /** Counts change events by org and kind. */
   recordEvents(events: readonly ChangeEvent[]): void {
-    for (const e of events) this.changes.inc({ org: e.org, kind: e.kind });
+    for (const e of events) this.countChange(e.org, e.kind, 1);
   }
 
   /** Observes how long one poll of a resource took. */
@@ -244,6 +252,16 @@ export class TallyMetrics {
     if (!ok) return;
     this.reloaded = true;
     this.reloadAt.set(seconds(at));
+  }
+
+  private countChange(org: string, kind: string, n: number): void {
+    let kinds = this.changeSeries.get(org);
+    if (kinds === undefined) {
+      kinds = new Set();
+      this.changeSeries.set(org, kinds);
+    }
+    kinds.add(kind);
+    this.changes.inc({ org, kind }, n);
   }
 
   /**
