@@ -507,9 +507,13 @@ function foundText(input: unknown, p: readonly PathSeg[]): string {
   const underHeaders = p.at(-2) === 'headers' || last === 'headers';
   if (((typeof last === 'string' && SECRET_KEY_SET.has(last)) || underHeaders) && input !== null)
     return `, found ${kindOf(input)} (value hidden)`;
-  const shown = JSON.stringify(redactSecrets(input))?.slice(0, 80);
-  // A URL's user and password are credentials too.
-  return `, found ${shown?.replace(/\/\/[^/@\s"]*@/g, '//<redacted>@')}`;
+  // A URL's user and password are credentials too: hidden before the text is cut short
+  // (a long password would push its `@` past the cut), up to the last `@` before the
+  // host (a password may hold `@` or spaces).
+  const shown = JSON.stringify(redactSecrets(input))
+    ?.replace(/\/\/[^/"]*@/g, '//<redacted>@')
+    .slice(0, 80);
+  return `, found ${shown}`;
 }
 
 function kindOf(v: unknown): string {

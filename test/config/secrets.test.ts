@@ -215,3 +215,27 @@ describe('the config file itself', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('a URL password in a config problem', () => {
+  const LONG = `eyJhbGciOiJIUzI1NiJ9${'SECRET'.repeat(12)}`;
+  const org = 'orgs:\n  - slug: a\n    token: t\n';
+  it.each([
+    ['a long password', `upstream:\n  base_url: https://svc:${LONG}@api.example.com\n${org}`, {}],
+    [
+      'a long password from the environment',
+      `upstream:\n  base_url: https://svc:\${PW}@api.example.com\n${org}`,
+      { PW: LONG },
+    ],
+    ['a password holding @', `upstream:\n  base_url: https://svc:pass@SECRET@api.example.com\n${org}`, {}],
+    [
+      'a password holding a space',
+      `upstream:\n  base_url: "https://u:SECRET pass@api.example.com"\n${org}`,
+      {},
+    ],
+  ])('hides %s', async (_what, text, env) => {
+    const problems = await problemsOf(text, env);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.join('\n')).toContain('//<redacted>@');
+    expect(problems.join('\n')).not.toContain('SECRET');
+  });
+});
