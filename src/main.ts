@@ -34,6 +34,14 @@ async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP's default action ends the process: it is taken from the start, handed to the
+  // command's reload when it has one, and otherwise kept for it (or ignored).
+  const reloaders = new Set<() => void>();
+  let hangups = 0;
+  process.on('SIGHUP', () => {
+    if (reloaders.size === 0) hangups += 1;
+    for (const fn of reloaders) fn();
+  });
 
   const io: CliIO = {
     stdout: process.stdout,
@@ -43,8 +51,13 @@ async function main(argv: string[]): Promise<number> {
     signal: stop.signal,
     isTTY: Boolean(process.stdout.isTTY),
     onReload(fn) {
-      process.on('SIGHUP', fn);
-      return () => process.off('SIGHUP', fn);
+      reloaders.add(fn);
+      // A SIGHUP that came before anyone listened (tally still loading) is not lost.
+      if (hangups > 0) {
+        hangups = 0;
+        fn();
+      }
+      return () => reloaders.delete(fn);
     },
   };
   const command = await entry.load();

@@ -81,6 +81,8 @@ export class App implements StatusSource {
   private writer!: StateWriter;
   private readonly orgConfig = new Map<string, Config['orgs'][number]>();
   private started = false;
+  /** The state directory is locked: set from the lock on, so a start that fails is undone by stop. */
+  private opened = false;
   /** The alerting half; replaced as a whole when a reload changes its sections. */
   readonly alerting: AlertingSlot;
   private readonly deliveryMetrics: DeliveryMetrics;
@@ -150,6 +152,7 @@ export class App implements StatusSource {
   /** Locks the state directory, resumes from stored snapshots and starts polling. */
   async start(): Promise<void> {
     this.lock = await acquireStateLock(this.stateDir(), { logger: this.deps.logger, clock: this.deps.clock });
+    this.opened = true;
     this.snapshots = await SnapshotStore.open({
       dir: path.join(this.stateDir(), 'snapshots'),
       logger: this.deps.logger,
@@ -275,8 +278,10 @@ export class App implements StatusSource {
    * in flight are aborted; deliveries in flight stay in the outbox for the next start.
    */
   async stop(timeoutMs: number): Promise<void> {
-    if (!this.started) return;
+    // Also after a start that failed half way: what it opened is closed, the lock released.
+    if (!this.started && !this.opened) return;
     this.started = false;
+    this.opened = false;
     this.evaluateTimer?.cancel();
     const clock = this.deps.clock;
     const end = clock.now() + timeoutMs;
@@ -287,22 +292,25 @@ export class App implements StatusSource {
       const overran = new Promise<'late'>((resolve) => {
         timer = clock.setTimeout(() => resolve('late'), ms);
       });
-      const done = work().then(
-        () => 'done' as const,
-        (err: unknown) => {
-          this.log.warn({ err, step: name }, 'a step of stopping failed');
-          return 'done' as const;
-        },
-      );
+      // A step whose part a failed start never made is a no-op, not a throw.
+      const done = Promise.resolve()
+        .then(work)
+        .then(
+          () => 'done' as const,
+          (err: unknown) => {
+            this.log.warn({ err, step: name }, 'a step of stopping failed');
+            return 'done' as const;
+          },
+        );
       if ((await Promise.race([done, overran])) === 'late') late.push(name);
       timer?.cancel();
     };
     // Shares of what is left at each step; the last steps are quick and get the rest.
-    await step('poller', left(0.4), () => this.poller.stop(left(0.3)));
-    await step('state', left(0.5), () => Promise.all([this.writer.flushAll(), this.learnedSaving]));
+    await step('poller', left(0.4), () => this.poller?.stop(left(0.3)));
+    await step('state', left(0.5), () => Promise.all([this.writer?.flushAll(), this.learnedSaving]));
     await step('alerting', left(0.6), () => this.alerting.stop(left(0.5)));
     await step('http', left(0.5), () => this.http?.close(left(0.4)) ?? Promise.resolve());
-    await step('event log', left(0.5), () => this.eventLog.close());
+    await step('event log', left(0.5), () => this.eventLog?.close());
     await step('upstream', left(0.5), () => this.client.close());
     await step('lock', left(), () => this.lock?.release() ?? Promise.resolve());
     if (late.length > 0) this.log.warn({ timeoutMs, late }, 'stopped before every step finished');

@@ -150,18 +150,29 @@ export async function runUntilStopped(
   },
 ): Promise<number> {
   const { io, logger } = o;
+  // SIGHUP is taken from before the start to after the stop: during the start a reload
+  // waits for it to finish, while stopping it is ignored.
+  let phase: 'starting' | 'running' | 'stopping' = 'starting';
+  let reloadAfterStart = false;
+  const off = io.onReload?.(() => {
+    if (!o.reloadOnSignal) return;
+    if (phase === 'starting') reloadAfterStart = true;
+    else if (phase === 'running')
+      void app.reloadFromFile(); // it logs the outcome
+    else logger.info('reload ignored: stopping');
+  });
   try {
     await app.start();
   } catch (err) {
+    phase = 'stopping';
     const failure = startFailure(err);
     logger.fatal(failure.fields, failure.msg);
     await app.stop(o.stopTimeoutMs).catch(() => undefined);
+    off?.();
     return 1;
   }
-  const off = io.onReload?.(() => {
-    if (!o.reloadOnSignal) return;
-    void app.reloadFromFile(); // it logs the outcome
-  });
+  phase = 'running';
+  if (reloadAfterStart) void app.reloadFromFile();
   // Timers are unref'd so that tests can drop an app without hanging; the daemon itself
   // stays up until it is told to stop.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
@@ -170,7 +181,7 @@ export async function runUntilStopped(
     else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   clearInterval(keepAlive);
-  off?.();
+  phase = 'stopping';
   logger.info({ reason: String(io.signal.reason) }, 'stopping');
   let timer: NodeJS.Timeout | undefined;
   const bounded = new Promise<'timeout'>((r) => {
@@ -178,6 +189,7 @@ export async function runUntilStopped(
   });
   const result = await Promise.race([app.stop(o.stopTimeoutMs).then(() => 'stopped' as const), bounded]);
   clearTimeout(timer);
+  off?.();
   if (result === 'timeout') {
     logger.error({ timeoutMs: o.stopTimeoutMs }, 'clean stop took too long; exiting anyway');
     return 1;
