@@ -5,6 +5,7 @@
 import { loadConfigFile, resolveConfigPath } from '../config/load.js';
 import { summarizeConfig } from '../config/summary.js';
 import { ConfigError } from '../core/errors.js';
+import { envLogLevel } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { Command } from './io.js';
 
@@ -20,6 +21,12 @@ export const checkCommand: Command = async (args, io) => {
   const file = resolveConfigPath(parsed.values.config, io.env, io.cwd);
   try {
     const { config, warnings = [] } = await loadConfigFile(file, io.env);
+    // `run` refuses it at start: so does `check`.
+    const envLevel = envLogLevel(io.env);
+    if (typeof envLevel === 'object') {
+      io.stderr.write(`${envLevel.problem}\n`);
+      return 1;
+    }
     for (const w of warnings) io.stderr.write(`${file}: warning: ${w}\n`);
     io.stdout.write(`${summarizeConfig(config, file).join('\n')}\nconfig OK\n`);
     return 0;

@@ -10,7 +10,7 @@ import { type LoadedConfig, loadConfigFile, resolveConfigPath } from '../config/
 import { inShard, parseShard } from '../config/shard.js';
 import { summarizeConfig } from '../config/summary.js';
 import { ConfigError, TallyError } from '../core/errors.js';
-import { createLogger, type Logger } from '../core/log.js';
+import { createLogger, envLogLevel, type Logger } from '../core/log.js';
 import { parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 
@@ -53,9 +53,9 @@ export function logFormatFor(loaded: LoadedConfig, io: CliIO): 'json' | 'pretty'
 /** Builds the root logger the config asks for, writing to the command's stdout. */
 export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
   const { level } = loaded.config.log;
-  const envLevel = io.env['TALLY_LOG_LEVEL'];
+  const envLevel = envLogLevel(io.env);
   return createLogger({
-    level: (envLevel as typeof level | undefined) ?? level,
+    level: envLevel === undefined || typeof envLevel === 'object' ? level : envLevel,
     format: logFormatFor(loaded, io),
     destination: io.stdout,
     secrets: loaded.secrets,
@@ -93,6 +93,11 @@ export const runCommand: Command = async (args, io) => {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+  const envLevel = envLogLevel(io.env);
+  if (typeof envLevel === 'object') {
+    io.stderr.write(`tally: ${envLevel.problem}\n`);
     return 1;
   }
   const logger = loggerFor(loaded, io);

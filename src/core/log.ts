@@ -16,6 +16,21 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 /** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/**
+ * The level `TALLY_LOG_LEVEL` sets, undefined when unset or empty; a problem naming the
+ * variable when it is not one of {@link LOG_LEVELS} (`run` and `check` refuse it alike).
+ */
+export function envLogLevel(
+  env: Readonly<Record<string, string | undefined>>,
+): LogLevel | undefined | { problem: string } {
+  const v = env['TALLY_LOG_LEVEL'];
+  if (v === undefined || v === '') return undefined;
+  if ((LOG_LEVELS as readonly string[]).includes(v)) return v as LogLevel;
+  return {
+    problem: `TALLY_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, found ${JSON.stringify(v.slice(0, 40))}`,
+  };
+}
+
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   level: LogLevel;

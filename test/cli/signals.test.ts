@@ -93,3 +93,22 @@ describe('signals', () => {
     expect(existsSync(path.join(state, 'tally.lock'))).toBe(false);
   });
 });
+
+describe('TALLY_LOG_LEVEL', () => {
+  it('check and run refuse a level that is not one, naming the variable', async () => {
+    const { checkCommand } = await import('../../src/cli/check.js');
+    const { file } = await configIn('level');
+    const env = { TALLY_LOG_LEVEL: 'verbose' };
+    const expected =
+      'TALLY_LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, found "verbose"';
+    const checked = captureIO(env);
+    expect(await checkCommand(['--config', file], checked)).toBe(1);
+    expect(checked.err()).toContain(expected);
+    const ran = captureIO(env);
+    expect(await runCommand(['--config', file], ran)).toBe(1);
+    expect(ran.err()).toContain(expected);
+    // A level it knows is taken by both.
+    const ok = captureIO({ TALLY_LOG_LEVEL: 'debug' });
+    expect(await checkCommand(['--config', file], ok)).toBe(0);
+  });
+});
