@@ -305,7 +305,9 @@ export class App implements StatusSource {
       if ((await Promise.race([done, overran])) === 'late') late.push(name);
       timer?.cancel();
     };
-    // Shares of what is left at each step; the last steps are quick and get the rest.
+    // Shares of what is left at each step; the last steps are quick and get the rest. A
+    // reload under way finishes first (one not begun is refused: no longer started).
+    await step('reload', left(0.2), () => this.reloadTurn);
     await step('poller', left(0.4), () => this.poller?.stop(left(0.3)));
     await step('state', left(0.5), () => Promise.all([this.writer?.flushAll(), this.learnedSaving]));
     await step('alerting', left(0.6), () => this.alerting.stop(left(0.5)));
@@ -388,6 +390,17 @@ export class App implements StatusSource {
    * changed.
    */
   async reload(loaded: LoadedConfig): Promise<void> {
+    // One at a time, in the order asked (a SIGHUP during a reload waits for it), and never
+    // once stopping has begun: stop waits for the one under way.
+    const turn = this.reloadTurn.then(() => this.applyReload(loaded));
+    this.reloadTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private reloadTurn: Promise<unknown> = Promise.resolve();
+
+  private async applyReload(loaded: LoadedConfig): Promise<void> {
+    if (!this.started) throw new Error('tally is not running (starting or stopping): config not reloaded');
     const next = loaded.config;
     const before = this.config;
     const plan = planReload(this.config, next);
@@ -405,6 +418,17 @@ export class App implements StatusSource {
     // so the org resumes from its newest snapshot.
     if (joining.length > 0) await this.writer.flushAll();
     const added = await this.resume(joining);
+    // The alerting half first: when the new one cannot start, the running one comes back
+    // and nothing else has changed, orgs included.
+    if (replacement) {
+      this.declareReceivers(next.receivers);
+      try {
+        await this.alerting.replace(replacement, next.delivery.timeout + 1000, before);
+      } catch (err) {
+        this.declareReceivers(before.receivers);
+        throw err;
+      }
+    }
     this.config = { ...this.config, ...reloadable(next) };
     this.orgConfig.clear();
     for (const org of next.orgs) this.orgConfig.set(org.slug, org);
@@ -420,16 +444,6 @@ export class App implements StatusSource {
     );
     // A removed org's last snapshot is written, then no longer held in memory.
     for (const slug of leaving) this.writer.forget(slug, () => !this.poller?.orgs().has(slug));
-    if (replacement) {
-      this.declareReceivers(next.receivers);
-      const running = { ...this.config, ...reloadable(before), orgs: next.orgs };
-      try {
-        await this.alerting.replace(replacement, next.delivery.timeout + 1000, running);
-      } catch (err) {
-        this.config = running; // the slot went back to the running alerting
-        throw err;
-      }
-    }
     this.metrics.recordConfigReload(true, this.deps.clock.now());
     this.log.info(
       { alerting: plan.alerting, orgs: next.orgs.length, restartNeeded: plan.restartNeeded },
