@@ -369,7 +369,7 @@ path and line. This page lists every key.
 - **Unknown keys are errors**, so a misspelt key never goes unnoticed.
 - **Reloading.** SIGHUP or \`POST /-/reload\` applies \`orgs\` and the alerting sections
   (\`rules\`, \`route\`, \`silences\`, \`maintenance\`, \`inhibit\`, \`receivers\`, \`delivery\`)
-  at once; \`upstream\`, \`intervals\`, \`server\`, \`state\` and \`log\` keep their running
+  at once; \`upstream\`, \`intervals\`, \`removals\`, \`server\`, \`state\` and \`log\` keep their running
   values until a restart ([operations.md](operations.md#hot-reload)).
 
 Where an option is explained at length: [polling.md](polling.md) (intervals, budget),

@@ -386,7 +386,7 @@ export class App implements StatusSource {
    * wait for it. Firing alerts of rules that remain stay firing (nothing is sent again);
    * alerts of removed rules resolve. The new rules are compiled before anything changes, so
    * a rule that does not compile refuses the whole reload. Upstream, intervals, server,
-   * state and log keep their running values until a restart, and the log says which
+   * state, removals and log keep their running values until a restart, and the log says which
    * changed.
    */
   async reload(loaded: LoadedConfig): Promise<void> {

@@ -16,7 +16,7 @@ export const ALERTING_SECTIONS = [
 ] as const;
 
 /** Config sections that keep their running value until a restart. */
-export const RESTART_SECTIONS = ['upstream', 'intervals', 'server', 'state', 'log'] as const;
+export const RESTART_SECTIONS = ['upstream', 'intervals', 'removals', 'server', 'state', 'log'] as const;
 
 /** The sections a reload applies. */
 export type Reloadable = Pick<Config, 'orgs' | (typeof ALERTING_SECTIONS)[number]>;
