@@ -62,6 +62,9 @@ export interface OrgPollerDeps {
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 
+/** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
+const MOVE_CHECKS = 5;
+
 /** Reads and tracks one organization. */
 export class OrgPoller {
   readonly slug: string;
@@ -73,7 +76,7 @@ export class OrgPoller {
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
   /** Lists to read again once the read in progress is done. */
-  private readonly rereads: ListKey[] = [];
+  private readonly rereads: { list: ListKey; sessions?: string[] | undefined }[] = [];
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly inflight = new Map<string, Promise<void>>();
@@ -386,7 +389,7 @@ export class OrgPoller {
     if (key.startsWith('sessions:')) this.begun.set(key, started);
     const p = fn(this.health.begin()).finally(() => {
       this.inflight.delete(key);
-      for (const list of this.rereads.splice(0)) this.reread(list);
+      for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
       this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
     });
     this.inflight.set(key, p);
@@ -446,17 +449,39 @@ export class OrgPoller {
     return { ...part, value: keep };
   }
 
-  /** Reads a list again to confirm a removal, ahead of other reads. */
-  private reread(list: ListKey): void {
+  /**
+   * Reads a list again to confirm a removal, ahead of other reads: afresh, not sharing a
+   * read of it already under way, which began before the miss. Sessions a channel's list
+   * no longer shows may have moved to another channel: their detail says where, and that
+   * channel's list is read first, so a move is seen as one (compared, not removed and
+   * added).
+   */
+  private reread(list: ListKey, sessions?: readonly string[]): void {
     const signal = this.deps.signal;
     const read =
       list === 'team' || list === 'channels'
         ? this.refresh(list, signal)
-        : this.readSessions(list.slice('sessions:'.length), 'high', signal);
+        : this.confirmSessions(list.slice('sessions:'.length), sessions ?? [], signal);
     read.catch((err: unknown) => {
       if (!this.stopping && !signal.aborted)
         this.deps.logger.warn({ org: this.slug, list, err }, 'read confirming a removal failed');
     });
+  }
+
+  /** See {@link reread}: at most a few details per read (a mass removal waits anyway). */
+  private async confirmSessions(
+    channelId: string,
+    sessions: readonly string[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const elsewhere = new Set<string>();
+    for (const id of sessions.slice(0, MOVE_CHECKS)) {
+      const detail = await this.deps.fetcher.fetchSessionDetail(this.auth, id, { priority: 'high', signal });
+      const now = detail.state === 'failed' ? undefined : detail.value.channelId;
+      if (now !== undefined && now !== channelId && this.knowsChannel(now)) elsewhere.add(now);
+    }
+    for (const ch of elsewhere) await this.readSessions(ch, 'high', signal, true);
+    await this.readSessions(channelId, 'high', signal, true);
   }
 
   /**
@@ -534,7 +559,9 @@ export class OrgPoller {
     }
     const next = reviewed.next;
     const events = reviewed.events;
-    this.rereads.push(...reviewed.reread);
+    this.rereads.push(
+      ...reviewed.reread.map((list) => ({ list, sessions: reviewed.heldSessions?.get(list) })),
+    );
     // Copied only when an event changes them: the session lists of 5000 channels are
     // 5000 keys, and most reads change one list and yield no event.
     const reshapes =

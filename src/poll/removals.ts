@@ -30,6 +30,8 @@ export interface Reviewed {
   next: OrgSnapshot;
   /** Lists to read again at once, to confirm what was held back. */
   reread: ListKey[];
+  /** Of those, the sessions each session list held back for the first time. */
+  heldSessions?: Map<ListKey, string[]>;
 }
 
 /** When a read that removes items is suspect, and what confirms its removals. */
@@ -117,10 +119,14 @@ export class RemovalCheck {
     for (const e of held) patched = restore(e, current, patched);
     // A first miss is read again at once; a suspect read waits for the list's own schedule,
     // since its confirmation needs time to pass anyway.
-    const reread = held
-      .filter((e) => this.pending.get(`${e.kind}\0${e.entity.id}`)?.reads === 1)
-      .map((e) => listOf(e)!);
-    return { events: kept, next: patched, reread: [...new Set(reread)] };
+    const first = held.filter((e) => this.pending.get(`${e.kind}\0${e.entity.id}`)?.reads === 1);
+    const heldSessions = new Map<ListKey, string[]>();
+    for (const e of first) {
+      if (e.kind !== 'session.removed') continue;
+      const list = listOf(e)!;
+      heldSessions.set(list, [...(heldSessions.get(list) ?? []), e.entity.id]);
+    }
+    return { events: kept, next: patched, reread: [...new Set(first.map((e) => listOf(e)!))], heldSessions };
   }
 
   /** How many removals wait for evidence. */

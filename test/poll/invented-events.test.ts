@@ -26,6 +26,59 @@ describe('no invented events', () => {
     expect(list?.state === 'complete' && list.value.map((s) => s.id)).toEqual(['s2']);
   });
 
+  it('a session moved to another channel is compared, not removed and added, whichever list is read first', async () => {
+    const t = setup();
+    t.world.channels = [
+      { id: 'a', status: 'offline' },
+      { id: 'b', status: 'offline' },
+    ];
+    const at = t.clock.now() + H;
+    const others = [2, 3, 4, 5].map((i) => ({
+      id: `s${i}`,
+      channelId: 'a',
+      status: 'scheduled',
+      scheduledAt: at,
+    }));
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: at }, ...others];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.p.readSessions('b', 'low', t.signal);
+    await t.clock.tick(60_000);
+    t.world.sessions = [
+      { id: 's1', channelId: 'b', status: 'scheduled', scheduledAt: at, title: 'moved' },
+      ...others,
+    ];
+    await t.p.readSessions('a', 'low', t.signal); // the old channel is read first
+    await t.settle();
+    await t.clock.tick(60_000);
+    await t.p.readSessions('b', 'low', t.signal);
+    await t.settle();
+    // Its detail said where it went: channel b was read before a's list confirmed anything.
+    expect(t.world.detailReads).toEqual(['s1']);
+    expect(t.kinds()).toEqual(['session.renamed s1']);
+    const b = t.p.snapshot().sessions['b'];
+    expect(b?.state === 'complete' && b.value.map((s) => s.id)).toEqual(['s1']);
+  });
+
+  it('a session really deleted is still removed, once its detail is gone too', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    const at = t.clock.now() + H;
+    t.world.sessions = [1, 2, 3, 4, 5].map((i) => ({
+      id: `s${i}`,
+      channelId: 'a',
+      status: 'scheduled',
+      scheduledAt: at,
+    }));
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(60_000);
+    t.world.sessions.shift();
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['session.removed s1']);
+  });
+
   it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
     const t = setup({ include: ['team-*'] });
     t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));

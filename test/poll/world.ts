@@ -20,6 +20,8 @@ import type { ChannelFilter } from '../../src/poll/channel-filter.js';
 export class World {
   channels: Channel[] = [];
   sessions: Session[] = [];
+  /** Sessions whose detail was asked for, in order. */
+  readonly detailReads: string[] = [];
   constructor(readonly clock: ManualClock) {}
   fetcher() {
     const c = this.clock;
@@ -40,7 +42,31 @@ export class World {
           .map((s) => ({ ...s }));
         return { state: 'complete', at: c.now(), value, window };
       },
-      fetchSessionDetail: fail,
+      fetchSessionDetail: async (_o: unknown, id: string) => {
+        this.detailReads.push(id);
+        const s = this.sessions.find((x) => x.id === id);
+        if (s === undefined)
+          return {
+            state: 'failed' as const,
+            at: c.now(),
+            error: { reason: 'not_found', message: `GET /sessions/${id}: 404` },
+          };
+        const none = { count: 0, items: [] };
+        return {
+          state: 'complete' as const,
+          at: c.now(),
+          value: {
+            id,
+            channelId: s.channelId,
+            status: s.status,
+            questions: none,
+            announcements: none,
+            reactions: { count: 0, byKind: {} },
+            speakers: none,
+            ai: {},
+          },
+        };
+      },
     } as unknown as OrgPollerDeps['fetcher'];
   }
 }
