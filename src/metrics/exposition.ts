@@ -33,14 +33,12 @@ export interface SelfWriting {
 }
 
 /**
- * Collects lines as text: a batch of lines is joined into one flat string every
- * {@link BATCH} lines, and the batches once at the end. A scrape of a large org is
- * megabytes of short lines; joined in batches, each line is garbage as soon as its batch
- * is, and the page is copied once. (Writing lines into a Buffer instead costs a runtime
- * call per write and a UTF-8 decode of the whole page, several times more.)
+ * Collects lines a batch at a time: every {@link BATCH} lines are joined into one flat
+ * string and handed on. A scrape of a large org is megabytes of short lines; joined in
+ * batches, each line is garbage as soon as its batch is. (Writing each line into a
+ * Buffer instead costs a runtime call per write, several times more.)
  */
-export class TextBuffer implements LineSink {
-  private readonly batches: string[] = [];
+abstract class BatchedLines implements LineSink {
   private lines: string[] = [];
 
   push(...lines: string[]): void {
@@ -50,37 +48,42 @@ export class TextBuffer implements LineSink {
     }
   }
 
+  /** Hands on the lines pushed since the last batch, each ending in a newline. */
+  protected close(): void {
+    if (this.lines.length === 0) return;
+    this.lines.push('');
+    this.take(this.lines.join('\n'));
+    this.lines = [];
+  }
+
+  protected abstract take(batch: string): void;
+}
+
+/** Collects lines as text: the batches are joined once at the end. */
+export class TextBuffer extends BatchedLines {
+  private readonly batches: string[] = [];
+
   /** The text written so far. */
-  toString(): string {
+  override toString(): string {
     this.close();
     return this.batches.join('');
   }
 
-  private close(): void {
-    if (this.lines.length === 0) return;
-    this.batches.push(`${this.lines.join('\n')}\n`);
-    this.lines = [];
+  protected take(batch: string): void {
+    this.batches.push(batch);
   }
 }
 
 /**
- * Collects lines as UTF-8 bytes: each batch of {@link BATCH} lines is joined and encoded
- * at once, so the page is never one string. Joined whole, a page of 5000 channels was a
- * 2.3-million-character string, twice that in bytes when a label held one character
- * beyond Latin-1, made on V8's heap at every render and encoded again for every response
- * and every gzip; as bytes it is made once, off the heap, and sent as it is.
+ * Collects lines as UTF-8 bytes, each batch encoded as it closes, so the page is never
+ * one string. Joined whole, a page of 5000 channels was a 2.3-million-character string,
+ * twice that in bytes when a label held one character beyond Latin-1, made on V8's heap
+ * at every render and encoded again for every response and every gzip; as bytes it is
+ * made once, off the heap, and sent as it is.
  */
-export class ByteBuffer implements LineSink {
+export class ByteBuffer extends BatchedLines {
   private readonly chunks: Buffer[] = [];
   private size = 0;
-  private lines: string[] = [];
-
-  push(...lines: string[]): void {
-    for (const line of lines) {
-      this.lines.push(line);
-      if (this.lines.length >= BATCH) this.close();
-    }
-  }
 
   /** The bytes written so far. */
   toBuffer(): Buffer {
@@ -88,13 +91,10 @@ export class ByteBuffer implements LineSink {
     return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
   }
 
-  private close(): void {
-    if (this.lines.length === 0) return;
-    this.lines.push('');
-    const chunk = Buffer.from(this.lines.join('\n'), 'utf8');
+  protected take(batch: string): void {
+    const chunk = Buffer.from(batch, 'utf8');
     this.chunks.push(chunk);
     this.size += chunk.length;
-    this.lines = [];
   }
 }
 

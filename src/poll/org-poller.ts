@@ -20,7 +20,7 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import { isEndedStatus, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
@@ -28,7 +28,7 @@ import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } fro
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
 import { type ChannelFilter, channelMatches } from './channel-filter.js';
-import { pruneDetails } from './prune-details.js';
+import { endedWithDetail, pruneDetails } from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -635,18 +635,4 @@ function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: numbe
     if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
   }
   return best;
-}
-
-/** Sessions whose list says they ended and whose detail the snapshot still holds. */
-function endedWithDetail(snap: OrgSnapshot): string[] {
-  const out: string[] = [];
-  for (const id of Object.keys(snap.details)) {
-    const detail = snap.details[id]!;
-    const channel = detail.state === 'failed' ? undefined : detail.value.channelId;
-    const list = channel === undefined ? undefined : getOwn(snap.sessions, channel);
-    if (list === undefined || list.state === 'failed') continue;
-    const session = list.value.find((x) => x.id === id);
-    if (session !== undefined && isEndedStatus(session.status)) out.push(id);
-  }
-  return out;
 }

@@ -45,3 +45,20 @@ function liveIn(list: OrgSnapshot['sessions'][string], id: string): boolean {
   for (const s of list.value) if (s.id === id) return !isEndedStatus(s.status);
   return false;
 }
+
+/**
+ * Sessions whose list says they ended and whose detail the snapshot still holds: pruning
+ * keeps exactly those while their final read is due, so a resumed poller takes them as due.
+ */
+export function endedWithDetail(snap: OrgSnapshot): string[] {
+  const out: string[] = [];
+  for (const id of Object.keys(snap.details)) {
+    const detail = snap.details[id]!;
+    const channel = detail.state === 'failed' ? undefined : detail.value.channelId;
+    const list = channel === undefined ? undefined : getOwn(snap.sessions, channel);
+    if (list === undefined || list.state === 'failed') continue;
+    const session = list.value.find((x) => x.id === id);
+    if (session !== undefined && isEndedStatus(session.status)) out.push(id);
+  }
+  return out;
+}
