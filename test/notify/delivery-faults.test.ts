@@ -35,6 +35,26 @@ function countingClock() {
   return { clock, zero: () => zero };
 }
 
+/** A started worker with one notifier and an outbox in memory. */
+async function worker(
+  notifier: Notifier,
+  outbox = new MemoryOutbox<DeliveryItem>(),
+  clock: Clock = systemClock,
+) {
+  const w = new DeliveryWorker({
+    notifiers: [notifier],
+    outbox,
+    clock,
+    logger: silentLogger(),
+    metrics: recordingMetrics(),
+    options: OPTIONS,
+    random: () => 0.5,
+  });
+  workers.push(w);
+  await w.start();
+  return w;
+}
+
 /**
  * The delivery worker when the outbox or the receiver misbehaves: no busy loop, no retry
  * without backoff, nothing unhandled.
@@ -51,17 +71,7 @@ describe('delivery worker under faults', () => {
         throw new DeliveryError('HTTP 503', { reason: 'http_5xx', retryAfterMs: 60_000 });
       },
     };
-    const w = new DeliveryWorker({
-      notifiers: [notifier],
-      outbox: new MemoryOutbox<DeliveryItem>(),
-      clock,
-      logger: silentLogger(),
-      metrics: recordingMetrics(),
-      options: OPTIONS,
-      random: () => 0.5,
-    });
-    workers.push(w);
-    await w.start();
+    const w = await worker(notifier, new MemoryOutbox<DeliveryItem>(), clock);
     await w.enqueue(firingNotification({ id: 'g-1' }));
     await settle(50); // g-1 failed, waits 60 s
     await w.enqueue(firingNotification({ id: 'g-2' })); // same group, due now but blocked
@@ -88,17 +98,7 @@ describe('delivery worker under faults', () => {
       await new Promise((r) => setImmediate(r));
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
     };
-    const w = new DeliveryWorker({
-      notifiers: [notifier],
-      outbox,
-      clock: systemClock,
-      logger: silentLogger(),
-      metrics: recordingMetrics(),
-      options: OPTIONS,
-      random: () => 0.5,
-    });
-    workers.push(w);
-    await w.start();
+    const w = await worker(notifier, outbox);
     await w.enqueue(firingNotification({ id: 'g-1' }));
     await settle(500);
     expect(sends.length).toBeLessThanOrEqual(2);
@@ -119,16 +119,7 @@ describe('delivery worker under faults', () => {
       outbox.ack = () => {
         throw Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
       };
-      const w = new DeliveryWorker({
-        notifiers: [notifier],
-        outbox,
-        clock: systemClock,
-        logger: silentLogger(),
-        metrics: recordingMetrics(),
-        options: OPTIONS,
-      });
-      workers.push(w);
-      await w.start();
+      await worker(notifier, outbox);
       await settle(100);
       expect(unhandled).toEqual([]);
     } finally {
