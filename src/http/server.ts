@@ -3,8 +3,9 @@
  * (docs/architecture.md: nothing downstream calls back upstream); routes live in the router, which
  * other modules extend.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
 import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
@@ -49,7 +50,7 @@ export class HttpServer {
     this.auth = opts.auth ? new Authenticator(opts.auth) : undefined;
     this.access = { auth: this.auth, writesEnabled: opts.enableWrites === true };
     this.log = opts.logger.child({ component: 'http' });
-    this.server = createServer((req, res) => {
+    this.server = nodeHttp.createServer((req, res) => {
       void this.handle(req, res);
     });
     // After listen, the server reports accept failures (EMFILE …) as 'error': they are

@@ -3,8 +3,9 @@
  * origin that cross-origin faults point at (so a client that follows them is caught in
  * the request log), and their orderly close.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { nodeHttp } from '../core/node-http.js';
 
 /** Which listener a request came in on. */
 export type ListenerName = 'main' | 'foreign';
@@ -27,7 +28,7 @@ function urlHost(host: string): string {
 }
 
 function serve(handler: Handler, name: ListenerName): Server {
-  const server = createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     handler(req, res, name).catch((err: unknown) => {
       if (res.headersSent) {
         res.destroy();

@@ -13,11 +13,13 @@
  * request fails with reason `oversized`. An integer too large for a double (a snowflake id
  * sent unquoted) is read as the string of its digits (json-body.ts), never rounded.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type http from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
+import { nodeHttp } from '../core/node-http.js';
 import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 
@@ -110,10 +112,10 @@ export class HttpTransport {
     const base = new URL(opts.baseUrl);
     this.origin = base.origin;
     const secure = base.protocol === 'https:';
-    this.client = secure ? https : http;
+    this.client = secure ? https : nodeHttp;
     // At most `concurrency` connections; more requests wait for one, as in a pool.
     const agentOpts = { keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency };
-    this.agent = secure ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
+    this.agent = secure ? new https.Agent(agentOpts) : new nodeHttp.Agent(agentOpts);
     this.host = base.hostname.replace(/^\[(.*)\]$/, '$1');
     this.port = base.port === '' ? undefined : Number(base.port);
   }

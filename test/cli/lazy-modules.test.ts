@@ -2,7 +2,8 @@
  * Packages that a running daemon may never need are loaded at their first use, not with
  * `tally run`'s module (docs/performance.md, footprint): liquidjs at the first template,
  * nodemailer at the first mail, undici at the first webhook or Alertmanager POST,
- * pino-pretty for a pretty log.
+ * pino-pretty for a pretty log. Nor does it load Node's own bundled undici, which an ES
+ * import of `node:http` pulls in on Node 22 and later (src/core/node-http.ts).
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
