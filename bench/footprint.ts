@@ -132,6 +132,8 @@ interface SizeResult {
   entry: string;
   seconds: number;
   rssMiB: { median: number; last: number; peak: number };
+  /** Median RssFile: of RSS, the pages of the node binary and libraries (bench/lib/proc.ts). */
+  fileRssMiB: number;
   cpuShare: number;
   /** `/metrics` without compression. */
   metrics: Summary & { bodyKiB: number };
@@ -388,6 +390,7 @@ async function measureSize(channels: number, seconds: number, orgs = 1): Promise
         last: (samples.at(-1)?.rssBytes ?? 0) / MiB,
         peak: (samples.at(-1)?.peakRssBytes ?? 0) / MiB,
       },
+      fileRssMiB: median(steady.map((s) => s.fileRssBytes)) / MiB,
       cpuShare: steady.length > 1 ? cpuShare(steady[0]!, steady.at(-1)!) : 0,
       metrics: { ...summarize(plain), bodyKiB: bytes / 1024 },
       gzip: { ...summarize(zipped), bodyKiB: gzipBytes / 1024 },
@@ -594,6 +597,7 @@ export const footprintBench: Bench = {
             'sessions',
             'RSS MiB median (before)',
             'peak MiB (before)',
+            'of it, files MiB',
             'heap used MiB',
             'CPU share',
             'exit',
@@ -603,6 +607,7 @@ export const footprintBench: Bench = {
             r.sessions,
             `${r.rssMiB.median.toFixed(0)} (${before(r, 'rss')})`,
             `${r.rssMiB.peak.toFixed(0)} (${before(r, 'peak')})`,
+            r.fileRssMiB,
             r.heapUsedMiB,
             r.cpuShare,
             r.exitCode,

@@ -13,6 +13,12 @@ export interface ProcSample {
   rssBytes: number;
   /** VmHWM (peak RSS so far), bytes. */
   peakRssBytes: number;
+  /**
+   * RssFile: the part of RSS that is pages of mapped files (the node binary and shared
+   * libraries), shared with other processes mapping them and reclaimable; the rest is
+   * RssAnon (heaps, stacks, buffers).
+   */
+  fileRssBytes: number;
   /** utime + stime, seconds. */
   cpuSeconds: number;
 }
@@ -51,6 +57,7 @@ export async function readProc(pid: number): Promise<ProcSample | undefined> {
       at: Date.now(),
       rssBytes: kib(status, 'VmRSS'),
       peakRssBytes: kib(status, 'VmHWM'),
+      fileRssBytes: kib(status, 'RssFile'),
       cpuSeconds: (utime + stime) / clockTicks(),
     };
   } catch {
