@@ -21,7 +21,29 @@ export interface HttpServerOptions {
   /** Whether routes that change state answer without authentication (default false). */
   enableWrites?: boolean | undefined;
   logger: Logger;
+  /** Socket timeouts; the defaults are {@link HTTP_TIMEOUTS} (tests pass shorter ones). */
+  timeouts?: Partial<HttpTimeouts> | undefined;
 }
+
+/** How long the server waits on a client before it closes the connection. */
+export interface HttpTimeouts {
+  /** For the whole request head. */
+  headersMs: number;
+  /** For the whole request, body included. */
+  requestMs: number;
+  /**
+   * For any progress on the socket, either way: a client that stops reading a response
+   * (a 2 MiB `/metrics` page does not fit the socket's buffers) would otherwise hold the
+   * connection and the unsent part of the response in memory for as long as it lives.
+   */
+  idleMs: number;
+}
+
+/**
+ * tally's requests are small and its answers quick: a scrape of 5000 channels renders in
+ * well under a second, so a client silent for a minute has gone.
+ */
+export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 60_000, idleMs: 60_000 };
 
 /** Splits `host:port`; an empty host means every interface. */
 export function parseListen(listen: string): { host: string | undefined; port: number } {
@@ -53,6 +75,11 @@ export class HttpServer {
     this.server = nodeHttp.createServer((req, res) => {
       void this.handle(req, res);
     });
+    const timeouts = { ...HTTP_TIMEOUTS, ...opts.timeouts };
+    this.server.headersTimeout = timeouts.headersMs;
+    this.server.requestTimeout = timeouts.requestMs;
+    // With no 'timeout' listener, Node destroys a socket idle this long.
+    this.server.timeout = timeouts.idleMs;
     // After listen, the server reports accept failures (EMFILE …) as 'error': they are
     // logged, and the server keeps serving the connections it has.
     this.server.on('error', (err) => {

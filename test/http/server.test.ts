@@ -1,9 +1,12 @@
+import { connect } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { checkAccess, createHttpServer, type HttpServer, json } from '../../src/http/index.js';
+import { checkAccess, createHttpServer, json } from '../../src/http/index.js';
 import { silentLogger } from '../../src/core/log.js';
+import { HTTP_TIMEOUTS, HttpServer } from '../../src/http/server.js';
+import { Router } from '../../src/http/router.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from '../metrics/fixtures.js';
 import { send } from './client.js';
@@ -303,5 +306,46 @@ describe('routing', () => {
     expect(Date.now() - started).toBeLessThan(1500);
     await expect(send(`${url}/-/healthy`)).rejects.toThrow();
     agent.destroy();
+  });
+});
+
+describe('socket timeouts', () => {
+  it('cuts a client that stops reading a response too large for the socket buffers', async () => {
+    const router = new Router();
+    // 64 MiB: far more than a loopback socket's buffers hold, so the server must wait on the client.
+    const big = Buffer.alloc(64 * 2 ** 20, 'x');
+    router.addRoute('GET', '/big', async () => ({ status: 200, body: big }));
+    const server = new HttpServer({
+      listen: '127.0.0.1:0',
+      router,
+      logger: silentLogger(),
+      timeouts: { idleMs: 300 },
+    });
+    open.push(server);
+    const { url } = await server.listen();
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    const closed = new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      socket.on('error', () => undefined);
+      setTimeout(() => resolve(false), 5000);
+    });
+    socket.once('data', () => socket.pause()); // reads the first chunk, then stops reading
+    socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+    // Well past the idle timeout, the client reads again: it gets what the kernel holds and
+    // then the end of a connection the server has closed, not the rest of the answer.
+    await new Promise((r) => setTimeout(r, 1000));
+    socket.resume();
+    expect(await closed).toBe(true);
+    expect(received).toBeLessThan(big.length);
+  });
+
+  it('has defaults that leave a slow scrape time to finish', () => {
+    expect(HTTP_TIMEOUTS.idleMs).toBeGreaterThanOrEqual(30_000);
+    expect(HTTP_TIMEOUTS.headersMs).toBeLessThanOrEqual(HTTP_TIMEOUTS.requestMs);
   });
 });
