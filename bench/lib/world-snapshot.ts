@@ -6,7 +6,7 @@
  * first sweep on a silent one.
  */
 import type { Simulator } from '../../src/sim/index.js';
-import { channelHint } from '../../src/poll/org-poller.js';
+import { channelHint } from '../../src/poll/sweep-ledger.js';
 import { inWindow } from '../../src/snapshot/diff.js';
 import type {
   Channel,

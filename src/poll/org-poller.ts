@@ -27,7 +27,8 @@ import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
-import { type ChannelFilter, channelMatches } from './channel-filter.js';
+import { type ChannelFilter, FilteredList } from './channel-filter.js';
+import { channelHint, SweepLedger } from './sweep-ledger.js';
 import { endedWithDetail, pruneDetails } from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
@@ -70,8 +71,8 @@ export class OrgPoller {
   readonly slug: string;
   readonly health: UpstreamHealth;
   private current: OrgSnapshot;
-  /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
-  private readonly changedAt = new Map<string, number>();
+  /** What the sweep knows of each channel (sweep-ledger.ts). */
+  private readonly sweep = new SweepLedger();
   private readonly finalDetail = new Set<string>();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
@@ -84,15 +85,8 @@ export class OrgPoller {
   private readonly queued = new Map<string, Promise<void>>();
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
-  /** When the last read of each channel's sessions began (`sessions:<channel>`), for the sweep. */
-  private readonly begun = new Map<string, number>();
-  /**
-   * Ids of the whole channel list, before the channel filter: of the read being folded,
-   * and of the last one committed. A channel that leaves or enters the filter (renamed,
-   * or the filter changed on reload) is not a channel removed or added.
-   */
-  private unfilteredRead: Set<string> | undefined;
-  private unfilteredCommitted: Set<string> | undefined;
+  /** The whole channel list seen through the filter (channel-filter.ts). */
+  private readonly filtered = new FilteredList();
 
   constructor(
     private auth: OrgAuth,
@@ -142,7 +136,11 @@ export class OrgPoller {
         case 'subscription':
           return this.fold(part, await f.fetchSubscription(this.auth, o), ticket);
         case 'channels':
-          return this.fold(part, this.filterChannels(await f.fetchChannels(this.auth, o)), ticket);
+          return this.fold(
+            part,
+            this.filtered.apply(await f.fetchChannels(this.auth, o), this.filter),
+            ticket,
+          );
       }
     });
   }
@@ -169,7 +167,7 @@ export class OrgPoller {
         });
         if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
         const answered = part.state === 'complete';
-        if (answered) this.hintAtRead.set(channelId, hint);
+        if (answered) this.sweep.answered(channelId, hint);
         this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
       },
       fresh,
@@ -259,48 +257,18 @@ export class OrgPoller {
   }
 
   /** The last full sweep: how long until every watched channel's sessions had been read once. */
-  lastFullSweep: { durationMs: number; completedAt: number } | undefined;
-  private sweepRoundStart: number | undefined;
+  get lastFullSweep(): { durationMs: number; completedAt: number } | undefined {
+    return this.sweep.lastFullSweep;
+  }
 
-  /**
-   * Closes the current sweep round when every watched channel's sessions were read (for
-   * any reason, successfully or not) since it began, and starts the next one.
-   */
+  /** Closes the sweep round when every watched channel's sessions were read since it began. */
   trackSweepRound(now: number): void {
-    if (this.sweepRoundStart === undefined || now < this.sweepRoundStart) {
-      this.sweepRoundStart = now; // the first round, or the clock was set back
-      return;
-    }
-    const channels = this.channels();
-    if (channels.length === 0) return;
-    const start = this.sweepRoundStart;
-    const done = channels.every((ch) => (this.attempts.get(`sessions:${ch.id}`)?.at ?? -1) >= start);
-    if (!done) return;
-    this.lastFullSweep = { durationMs: now - start, completedAt: now };
-    this.sweepRoundStart = now;
+    this.sweep.trackRound(this.channels(), (id) => this.attempts.get(`sessions:${id}`)?.at, now);
   }
 
   /** The sweep bookkeeping of every watched channel. */
   sweepEntries(now = this.deps.clock.now()): SweepEntry[] {
-    return this.channels().map((ch) => {
-      const changedAt = this.changedAt.get(ch.id);
-      const hint = channelHint(ch);
-      // A list read before a restart counts as read when it was (its age, its hint).
-      const stored = getOwn(this.current.sessions, ch.id);
-      const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
-      return {
-        org: this.slug,
-        channelId: ch.id,
-        // From when the last read began: what it saw is at least that fresh, and the
-        // per-channel minimum then spaces reads, not the ends of reads.
-        lastReadAt: this.begun.get(`sessions:${ch.id}`) ?? stored?.at,
-        weight: this.weight,
-        live: isLiveStatus(ch.status),
-        changedAt,
-        hinted: hint !== undefined && seen !== undefined && seen !== hint,
-        dueAt: nextStart(getOwn(this.current.sessions, ch.id), now),
-      };
-    });
+    return this.sweep.entries(this.slug, this.weight, this.channels(), this.current.sessions, now);
   }
 
   /** The org's share weight in the sweep (`orgs[].weight`). */
@@ -308,9 +276,6 @@ export class OrgPoller {
 
   /** Set when the poller begins to stop: reads aborted from then on are not failures. */
   stopping = false;
-
-  /** The channel list's hint of each channel as of its last session read. */
-  private readonly hintAtRead = new Map<string, string | undefined>();
 
   private hintOf(channelId: string): string | undefined {
     const list = this.current.channels;
@@ -386,7 +351,7 @@ export class OrgPoller {
     }
     if (running) return running;
     const started = this.deps.clock.now();
-    if (key.startsWith('sessions:')) this.begun.set(key, started);
+    if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
     const p = fn(this.health.begin()).finally(() => {
       this.inflight.delete(key);
       for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
@@ -442,13 +407,6 @@ export class OrgPoller {
     );
   }
 
-  private filterChannels(part: Part<Channel[]>): Part<Channel[]> {
-    if (part.state === 'failed' || !this.filter) return part;
-    this.unfilteredRead = new Set(part.value.map((c) => c.id));
-    const keep = part.value.filter((c) => channelMatches(c, this.filter!));
-    return { ...part, value: keep };
-  }
-
   /**
    * Reads a list again to confirm a removal, ahead of other reads: afresh, not sharing a
    * read of it already under way, which began before the miss. Sessions a channel's list
@@ -484,35 +442,6 @@ export class OrgPoller {
     await this.readSessions(channelId, 'high', signal, true);
   }
 
-  /**
-   * The events of a channel-list read as the whole list sees them: a channel gone from
-   * the filtered list but still in the whole one left the filter (`left`), one new to the
-   * filtered list but in the whole list last time entered it (`entered`); neither is a
-   * channel removed or added. Without a filter, or before a whole list was seen, the
-   * events are as the diff found them.
-   */
-  private throughFilter(found: ChangeEvent[]): { events: ChangeEvent[]; left: string[]; entered: string[] } {
-    const whole = this.unfilteredRead;
-    const before = this.unfilteredCommitted;
-    this.unfilteredRead = undefined;
-    if (whole !== undefined) this.unfilteredCommitted = whole;
-    if (!this.filter || whole === undefined) return { events: found, left: [], entered: [] };
-    const left: string[] = [];
-    const entered: string[] = [];
-    const events = found.filter((e) => {
-      if (e.kind === 'channel.removed' && whole.has(e.entity.id)) {
-        left.push(e.entity.id);
-        return false;
-      }
-      if (e.kind === 'channel.added' && before?.has(e.entity.id)) {
-        entered.push(e.entity.id);
-        return false;
-      }
-      return true;
-    });
-    return { events, left, entered };
-  }
-
   /** Drops a channel no longer watched: its session list, its sessions' details, its bookkeeping. */
   private forgetChannel(
     chId: string,
@@ -521,8 +450,7 @@ export class OrgPoller {
   ): void {
     const gone = sessions[chId];
     delete sessions[chId];
-    this.changedAt.delete(chId);
-    this.hintAtRead.delete(chId);
+    this.sweep.forget(chId);
     if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
   }
 
@@ -548,7 +476,9 @@ export class OrgPoller {
       events: diffed,
       left,
       entered,
-    } = read === 'channels' ? this.throughFilter(found) : { events: found, left: [], entered: [] };
+    } = read === 'channels'
+      ? this.filtered.review(found, this.filter)
+      : { events: found, left: [], entered: [] };
     const reviewed = this.removals.review(read, diffed, this.current, taken, now);
     for (const h of this.removals.held()) {
       if (!h.suspect || suspectBefore.has(h.list)) continue;
@@ -583,7 +513,7 @@ export class OrgPoller {
       }
       if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
-        this.changedAt.set(chId, now);
+        this.sweep.changed(chId, now);
         follow.push((priority) => this.readSessions(chId, priority, signal, true));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
@@ -618,21 +548,4 @@ export class OrgPoller {
       });
     });
   }
-}
-
-/** A channel's activity hints as one comparable value; undefined when the server gives none. */
-export function channelHint(ch: Channel): string | undefined {
-  if (ch.activityAt === undefined && ch.sessionCount === undefined) return undefined;
-  return `${ch.activityAt ?? ''}/${ch.sessionCount ?? ''}`;
-}
-
-/** The planned start nearest to `now` among a list's scheduled sessions. */
-function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: number): number | undefined {
-  if (part === undefined || part.state === 'failed') return undefined;
-  let best: number | undefined;
-  for (const s of part.value) {
-    if (!isScheduledStatus(s.status) || s.scheduledAt === undefined) continue;
-    if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
-  }
-  return best;
 }

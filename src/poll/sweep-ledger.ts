@@ -1,0 +1,110 @@
+/**
+ * What the sweep knows of one org's channels (docs/polling.md, "The sweep"): when the
+ * last read of each channel's sessions began, when the channel last changed in the
+ * channel list, the list's change hint as of the last answered read, and the rounds of
+ * the sweep. The org poller notes reads and changes here; the planner reads the entries.
+ */
+import { getOwn } from '../core/own.js';
+import type { Channel, OrgSnapshot } from '../snapshot/model.js';
+import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import type { SweepEntry } from './planner.js';
+
+/** A channel's activity hints as one comparable value; undefined when the server gives none. */
+export function channelHint(ch: Channel): string | undefined {
+  if (ch.activityAt === undefined && ch.sessionCount === undefined) return undefined;
+  return `${ch.activityAt ?? ''}/${ch.sessionCount ?? ''}`;
+}
+
+/** One org's sweep bookkeeping. */
+export class SweepLedger {
+  /** When the last read of each channel's sessions began. */
+  private readonly begun = new Map<string, number>();
+  /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
+  private readonly changedAt = new Map<string, number>();
+  /** The channel list's hint of each channel as of its last answered session read. */
+  private readonly hintAtRead = new Map<string, string | undefined>();
+  private roundStart: number | undefined;
+  /** The last full sweep: how long until every watched channel's sessions had been read once. */
+  lastFullSweep: { durationMs: number; completedAt: number } | undefined;
+
+  /** A read of the channel's sessions begins. */
+  began(channelId: string, at: number): void {
+    this.begun.set(channelId, at);
+  }
+
+  /** The channel changed in the channel list (added, or its status). */
+  changed(channelId: string, at: number): void {
+    this.changedAt.set(channelId, at);
+  }
+
+  /** A read of the channel's sessions was answered whole under the list's hint `hint`. */
+  answered(channelId: string, hint: string | undefined): void {
+    this.hintAtRead.set(channelId, hint);
+  }
+
+  /** The channel is no longer watched. */
+  forget(channelId: string): void {
+    this.changedAt.delete(channelId);
+    this.hintAtRead.delete(channelId);
+  }
+
+  /**
+   * Closes the current round when every channel's sessions were read (for any reason,
+   * successfully or not) since it began, and starts the next one. `attemptedAt` says when
+   * a channel's sessions were last attempted.
+   */
+  trackRound(
+    channels: readonly Channel[],
+    attemptedAt: (channelId: string) => number | undefined,
+    now: number,
+  ): void {
+    if (this.roundStart === undefined || now < this.roundStart) {
+      this.roundStart = now; // the first round, or the clock was set back
+      return;
+    }
+    if (channels.length === 0) return;
+    const start = this.roundStart;
+    if (!channels.every((ch) => (attemptedAt(ch.id) ?? -1) >= start)) return;
+    this.lastFullSweep = { durationMs: now - start, completedAt: now };
+    this.roundStart = now;
+  }
+
+  /** The sweep entry of every channel, for the planner. */
+  entries(
+    org: string,
+    weight: number,
+    channels: readonly Channel[],
+    sessions: OrgSnapshot['sessions'],
+    now: number,
+  ): SweepEntry[] {
+    return channels.map((ch) => {
+      const hint = channelHint(ch);
+      // A list read before a restart counts as read when it was (its age, its hint).
+      const stored = getOwn(sessions, ch.id);
+      const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
+      return {
+        org,
+        channelId: ch.id,
+        // From when the last read began: what it saw is at least that fresh, and the
+        // per-channel minimum then spaces reads, not the ends of reads.
+        lastReadAt: this.begun.get(ch.id) ?? stored?.at,
+        weight,
+        live: isLiveStatus(ch.status),
+        changedAt: this.changedAt.get(ch.id),
+        hinted: hint !== undefined && seen !== undefined && seen !== hint,
+        dueAt: nextStart(stored, now),
+      };
+    });
+  }
+}
+
+/** The planned start nearest to `now` among a list's scheduled sessions. */
+function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: number): number | undefined {
+  if (part === undefined || part.state === 'failed') return undefined;
+  let best: number | undefined;
+  for (const s of part.value) {
+    if (!isScheduledStatus(s.status) || s.scheduledAt === undefined) continue;
+    if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
+  }
+  return best;
+}
