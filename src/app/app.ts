@@ -6,7 +6,6 @@
  * side's view), drift-events.ts (drift as events), state-writer.ts (durable writes),
  * alerting.ts and alerting-slot.ts (the alerting half a reload swaps).
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Registry } from 'prom-client';
@@ -23,18 +22,18 @@ import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
 import { EventLog } from '../store/event-log.js';
 import { encodeCursor } from '../store/event-query.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
-import { type Learned, QueryMemory } from '../upstream/adapt.js';
+import { QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
 import { AlertingSlot } from './alerting-slot.js';
+import { LearnedQueriesFile, learnedOf } from './learned-queries.js';
 import { DriftBoard, DriftEvents } from './drift-events.js';
 import { orgView } from './org-views.js';
 import { planReload, reloadable } from './reload.js';
@@ -88,6 +87,8 @@ export class App implements StatusSource {
   private readonly deliveryMetrics: DeliveryMetrics;
   private readonly declareReceivers: (receivers: Config['receivers']) => void;
   private readonly drift: DriftEvents;
+  /** What the upstream client learned about the server's queries, on disk. */
+  private readonly learned: LearnedQueriesFile;
   /** Recent drift per org, for the status API. */
   private readonly driftBoard = new DriftBoard();
   /** The metrics, read from this app at scrape time. */
@@ -113,8 +114,9 @@ export class App implements StatusSource {
     delivery.declareReceivers(loaded.config.receivers);
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.drift = new DriftEvents(deps.clock);
+    this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log);
     this.client = UpstreamClient.fromConfig(loaded.config, {
-      memory: new QueryMemory((all) => this.saveLearned(all)),
+      memory: new QueryMemory((all) => this.learned.save(all)),
       clock: deps.clock,
       logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),
@@ -178,7 +180,7 @@ export class App implements StatusSource {
     });
     await this.alerting.start();
     await this.replayEvents();
-    await this.loadLearned();
+    await this.learned.load(this.client.memory);
     const orgs = await this.resume(this.config.orgs);
     this.poller = new Poller(
       {
@@ -309,7 +311,7 @@ export class App implements StatusSource {
     // reload under way finishes first (one not begun is refused: no longer started).
     await step('reload', left(0.2), () => this.reloadTurn);
     await step('poller', left(0.4), () => this.poller?.stop(left(0.3)));
-    await step('state', left(0.5), () => Promise.all([this.writer?.flushAll(), this.learnedSaving]));
+    await step('state', left(0.5), () => Promise.all([this.writer?.flushAll(), this.learned.flushed()]));
     await step('alerting', left(0.6), () => this.alerting.stop(left(0.5)));
     await step('http', left(0.5), () => this.http?.close(left(0.4)) ?? Promise.resolve());
     await step('event log', left(0.5), () => this.eventLog?.close());
@@ -340,16 +342,6 @@ export class App implements StatusSource {
         this.writer.publishInOrder(issue.org, [event], () => this.poller?.orgs().get(issue.org)?.snapshot());
       },
     };
-  }
-
-  /** What the org's endpoints were learned to take (adapt.ts), by endpoint. */
-  private learnedOf(org: string): Record<string, Learned> {
-    const out: Record<string, Learned> = {};
-    for (const [k, l] of Object.entries(this.client.memory.toJSON())) {
-      const [o, endpoint] = k.split(' ');
-      if (o === org && endpoint !== undefined) out[endpoint] = l;
-    }
-    return out;
   }
 
   /** Calls `fn` with every batch of new events, after they are durable. */
@@ -457,7 +449,7 @@ export class App implements StatusSource {
     return [...this.poller.orgs().values()].map((p) => ({
       ...orgView(p, this.orgConfig.get(p.slug)),
       drift: this.driftBoard.of(p.slug),
-      learned: this.learnedOf(p.slug),
+      learned: learnedOf(this.client.memory, p.slug),
       spend: this.poller?.spend.of(p.slug),
     }));
   }
@@ -518,43 +510,6 @@ export class App implements StatusSource {
     }
     if (applied > 0)
       this.log.info({ events: applied, after: cursor }, 'applied logged events the alert state had not seen');
-  }
-
-  /** Where what the upstream client learned about the server's queries is kept. */
-  private learnedFile(): string {
-    return path.join(this.stateDir(), 'upstream', 'learned-queries.json');
-  }
-
-  private async loadLearned(): Promise<void> {
-    const read = await readJsonFile(this.learnedFile()).catch(() => ({ status: 'missing' as const }));
-    if (read.status === 'ok') this.client.memory.load(read.value);
-    else if (read.status === 'corrupt')
-      this.log.warn({ problem: read.problem }, 'learned queries unreadable; learning again');
-  }
-
-  /** What the client learned and is not on disk yet, and the saves in progress, one at a time. */
-  private learnedToSave: Record<string, unknown> | undefined;
-  private learnedSaving: Promise<void> = Promise.resolve();
-
-  /**
-   * Saves what the client learned; a failed write only means learning it again after a
-   * restart. Saves go one at a time, each with the newest knowledge, so that a save that
-   * finishes late never puts older knowledge back (adapting saves at every step).
-   */
-  private saveLearned(all: Record<string, unknown>): void {
-    this.learnedToSave = all;
-    this.learnedSaving = this.learnedSaving.then(async () => {
-      const latest = this.learnedToSave;
-      if (latest === undefined) return;
-      this.learnedToSave = undefined;
-      const file = this.learnedFile();
-      try {
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFileAtomic(file, `${JSON.stringify(latest, null, 2)}\n`);
-      } catch (err) {
-        this.log.warn({ err }, 'could not save learned queries');
-      }
-    });
   }
 
   private stateDir(): string {
