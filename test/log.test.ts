@@ -38,6 +38,26 @@ describe('logging', () => {
     },
   );
 
+  it.each(['json', 'pretty'] as const)(
+    'never writes a secret holding a quote, a backslash or a control character (%s)',
+    async (format) => {
+      const secret = 'pa"ss\\wörd\t-123';
+      const dest = new PassThrough();
+      let out = '';
+      dest.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
+      const log = createLogger({ level: 'info', format, destination: dest, secrets: [secret] });
+      log.info({ detail: `login failed for ${secret}` }, 'refused');
+      log.info(`in the message ${secret}`);
+      await new Promise((r) => setImmediate(r));
+      expect(out).not.toContain(secret);
+      expect(out).not.toContain(JSON.stringify(secret).slice(1, -1));
+      expect(out).not.toContain('wörd');
+      expect(out.match(/\[REDACTED\]/g)).toHaveLength(2);
+    },
+  );
+
   it('writes each key once: the innermost binding or call field wins', async () => {
     const { log, text } = capture('json');
     const child = log.child({ component: 'app' }).child({ component: 'upstream', org: 'acme' });

@@ -116,11 +116,17 @@ function loadPretty(): (opts: PrettyOptions) => Writable {
 
 /** Builds the root logger; components take `logger.child({ component })`. */
 export function createLogger(opts: LoggerOptions): Logger {
-  const secrets = [...(opts.secrets ?? [])].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  // A JSON line holds a secret as JSON writes it: one with a quote, a backslash or a
+  // control character is found only in that form.
+  const secrets = [...new Set([...(opts.secrets ?? [])].flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
+    .filter((s) => s.length > 0)
+    .sort((a, b) => b.length - a.length);
   let dest: Writable = scrubbing(opts.destination, secrets);
   if (opts.format === 'pretty') {
     // pino-pretty as a stream (not a worker transport) so that tests and the scrubber see its output.
-    dest = loadPretty()({ colorize: false, destination: dest, sync: true });
+    // The JSON line is scrubbed before pino-pretty too: it writes values in its own
+    // escaping, in which a secret with a quote or a backslash is found in neither form.
+    dest = scrubbing(loadPretty()({ colorize: false, destination: dest, sync: true }), secrets);
   }
   return pino(
     {
