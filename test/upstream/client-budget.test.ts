@@ -1,44 +1,10 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  type Loopback,
-  startServer,
-  watchUnhandled,
-} from './loopback.js';
+import { describe, expect, it } from 'vitest';
+import { json, loopbackSuite } from './loopback.js';
 
 const ACME = { slug: 'acme', token: 'tok-budget-1234' };
 const ORG_BODY = { slug: 'acme', name: 'Acme Radio' };
 
-const unhandled = watchUnhandled();
-afterAll(() => {
-  unhandled.stop();
-  expect(unhandled.errors).toEqual([]);
-});
-
-let servers: Loopback[] = [];
-let clients: UpstreamClient[] = [];
-const logs = captureLogger();
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  clients = [];
-});
-
-async function serve(handler: Parameters<typeof startServer>[0]): Promise<Loopback> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
-
-function client(baseUrl: string, over: Partial<UpstreamClientOptions> = {}): UpstreamClient {
-  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, over));
-  clients.push(c);
-  return c;
-}
+const { serve, client } = loopbackSuite();
 
 function maxInWindow(times: readonly number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);

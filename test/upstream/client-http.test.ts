@@ -1,51 +1,22 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent, UpstreamObserver } from '../../src/upstream/observer.js';
 import { VERSION } from '../../src/core/version.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  type Loopback,
-  startServer,
-  watchUnhandled,
-} from './loopback.js';
+import { type clientOptions, json, loopbackSuite } from './loopback.js';
 
 const TOKEN = 'tok-SECRET-4f9a2c71';
 const ACME = { slug: 'acme', token: TOKEN };
 const ORG_BODY = { slug: 'acme', name: 'Acme Radio', plan: 'pro', settings: { language: 'en' } };
 
-const unhandled = watchUnhandled();
-afterAll(() => {
-  unhandled.stop();
-  expect(unhandled.errors).toEqual([]);
-});
-
-let servers: Loopback[] = [];
-let clients: UpstreamClient[] = [];
-let logs: ReturnType<typeof captureLogger>;
+const { logs, serve, client: suiteClient, unhandled } = loopbackSuite({ secret: TOKEN });
 let requests: RequestEvent[];
 let observed: string[];
 
-beforeAll(() => {
-  logs = captureLogger();
-});
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  // Nothing the client logged or reported may carry the token.
-  expect(logs.text()).not.toContain(TOKEN);
+afterEach(() => {
+  // Nothing the client reported may carry the token either.
   expect(JSON.stringify(observed)).not.toContain(TOKEN);
-  servers = [];
-  clients = [];
 });
-
-async function serve(handler: Parameters<typeof startServer>[0]): Promise<Loopback> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
 
 function client(baseUrl: string, over: Parameters<typeof clientOptions>[2] = {}): UpstreamClient {
   requests = [];
@@ -58,9 +29,7 @@ function client(baseUrl: string, over: Parameters<typeof clientOptions>[2] = {})
     onRetry: (e) => observed.push(`retry ${e.reason}`),
     onAuthFailure: (e) => observed.push(`auth ${e.org} ${e.status}`),
   };
-  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, { observer, ...over }));
-  clients.push(c);
-  return c;
+  return suiteClient(baseUrl, { observer, ...over });
 }
 
 describe('request headers', () => {
@@ -324,8 +293,7 @@ describe('network failures', () => {
   it('reports a refused connection as a network failure', async () => {
     const s = await serve(() => {});
     const origin = s.origin;
-    await s.close();
-    servers = [];
+    await s.close(); // closed again after the test: a no-op
     const part = await client(origin, {
       retries: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 5000 },
     }).fetchOrg(ACME);

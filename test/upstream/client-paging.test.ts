@@ -1,49 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
+import { describe, expect, it } from 'vitest';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  type Loopback,
-  startServer,
-  watchUnhandled,
-} from './loopback.js';
+import { json, loopbackSuite } from './loopback.js';
 
 const TOKEN = 'tok-SECRET-88e1d0b3';
 const ACME = { slug: 'acme', token: TOKEN };
 
-const unhandled = watchUnhandled();
-afterAll(() => {
-  unhandled.stop();
-  expect(unhandled.errors).toEqual([]);
-});
-
-let servers: Loopback[] = [];
-let clients: UpstreamClient[] = [];
-const logs = captureLogger();
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  expect(logs.text()).not.toContain(TOKEN);
-  servers = [];
-  clients = [];
-});
-
-async function serve(
-  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
-): Promise<Loopback> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
-
-function client(baseUrl: string, over: Partial<UpstreamClientOptions> = {}): UpstreamClient {
-  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, over));
-  clients.push(c);
-  return c;
-}
+const { logs, serve, client } = loopbackSuite({ secret: TOKEN });
 
 const channel = (i: number) => ({
   id: `ch-${i}`,

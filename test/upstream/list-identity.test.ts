@@ -6,53 +6,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onceCommand } from '../../src/cli/once.js';
 import type { OrgSnapshot } from '../../src/snapshot/model.js';
-import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
 import { captureIO } from '../helpers/io.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  type Loopback,
-  startServer,
-  watchUnhandled,
-} from './loopback.js';
+import { json, loopbackSuite } from './loopback.js';
 
 const TOKEN = 'tok-ids-5e1f';
 const ORG = { slug: 'acme', token: TOKEN };
 
-const unhandled = watchUnhandled();
-afterAll(() => {
-  unhandled.stop();
-  expect(unhandled.errors).toEqual([]);
-});
-
-let servers: Loopback[] = [];
-let clients: UpstreamClient[] = [];
-const logs = captureLogger();
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  clients = [];
-});
-
-async function serve(
-  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
-): Promise<Loopback> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
-
-function client(baseUrl: string, over: Partial<UpstreamClientOptions> = {}): UpstreamClient {
-  const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, over));
-  clients.push(c);
-  return c;
-}
+const { serve, client } = loopbackSuite({ secret: TOKEN });
 
 /** Sends a JSON text as is (numbers a JSON.stringify could not write). */
 function raw(res: ServerResponse, text: string): void {

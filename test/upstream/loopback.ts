@@ -6,8 +6,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
+import { afterAll, afterEach, expect } from 'vitest';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
-import type { UpstreamClientOptions } from '../../src/upstream/client.js';
+import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
 import { systemClock } from '../../src/core/clock.js';
 import type { Logger } from '../../src/core/log.js';
 
@@ -106,4 +107,51 @@ export function watchUnhandled(): { errors: unknown[]; stop: () => void } {
   const onRejection = (reason: unknown) => errors.push(reason);
   process.on('unhandledRejection', onRejection);
   return { errors, stop: () => process.off('unhandledRejection', onRejection) };
+}
+
+/** What {@link loopbackSuite} gives a test file. */
+export interface LoopbackSuite {
+  /** Everything the clients logged, unredacted. */
+  logs: ReturnType<typeof captureLogger>;
+  /** Unhandled rejections so far in the file (none may remain at its end). */
+  unhandled: { errors: unknown[] };
+  /** Starts a server, closed after the test. */
+  serve(handler: Parameters<typeof startServer>[0]): Promise<Loopback>;
+  /** A client of {@link clientOptions} logging to `logs`, closed after the test. */
+  client(baseUrl: string, over?: Partial<UpstreamClientOptions>): UpstreamClient;
+}
+
+/**
+ * The set-up the client's test files share: every server and client a test starts is
+ * closed after it, no unhandled rejection may happen in the file, and nothing logged may
+ * carry `secret` (when given). Call it at the top level of a test file.
+ */
+export function loopbackSuite(opts: { secret?: string } = {}): LoopbackSuite {
+  const unhandled = watchUnhandled();
+  afterAll(() => {
+    unhandled.stop();
+    expect(unhandled.errors).toEqual([]);
+  });
+  const servers: Loopback[] = [];
+  const clients: UpstreamClient[] = [];
+  const logs = captureLogger();
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    if (opts.secret !== undefined) expect(logs.text()).not.toContain(opts.secret);
+  });
+  return {
+    logs,
+    unhandled,
+    async serve(handler) {
+      const s = await startServer(handler);
+      servers.push(s);
+      return s;
+    },
+    client(baseUrl, over = {}) {
+      const c = new UpstreamClient(clientOptions(baseUrl, logs.logger, over));
+      clients.push(c);
+      return c;
+    },
+  };
 }
