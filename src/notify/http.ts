@@ -84,7 +84,7 @@ export async function postOnce(req: PostRequest): Promise<void> {
   const { reason, retryable } = reasonForStatus(status);
   const retryAfterMs =
     status === 429 || status === 503
-      ? parseRetryAfter(header(res.headers, 'retry-after'), req.now)
+      ? parseRetryAfter(header(res.headers, 'retry-after'), req.now, header(res.headers, 'date'))
       : undefined;
   let message = `${req.where}: HTTP ${status}`;
   if (reason === 'redirect') {

@@ -208,10 +208,13 @@ export class RequestBudget {
     });
   }
 
-  /** Records a 429: pauses every request and steps the budget down. */
-  rateLimited(retryAfter: string | undefined): PauseDecision {
+  /**
+   * Records a 429: pauses every request and steps the budget down. `serverDate` is the
+   * answer's `Date` header, which an HTTP-date `Retry-After` is measured from.
+   */
+  rateLimited(retryAfter: string | undefined, serverDate?: string | undefined): PauseDecision {
     const now = this.now();
-    let wait = parseRetryAfter(retryAfter, now);
+    let wait = parseRetryAfter(retryAfter, now, serverDate);
     const trusted = wait !== undefined;
     if (wait === undefined) {
       if (now - this.lastFallbackAt > FALLBACK_STREAK_RESET_MS) this.fallbackStreak = 0;

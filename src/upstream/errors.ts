@@ -67,6 +67,8 @@ export class UpstreamError extends TallyError {
   readonly upstreamWords: string | undefined;
   /** The raw `Retry-After` header of a 429, for the budget. */
   readonly retryAfter: string | undefined;
+  /** The raw `Date` header of the same answer: what an HTTP-date `Retry-After` is measured from. */
+  readonly serverDate: string | undefined;
 
   constructor(
     message: string,
@@ -76,6 +78,7 @@ export class UpstreamError extends TallyError {
       upstreamCode?: string | undefined;
       upstreamWords?: string | undefined;
       retryAfter?: string | undefined;
+      serverDate?: string | undefined;
       cause?: unknown;
     },
   ) {
@@ -84,6 +87,7 @@ export class UpstreamError extends TallyError {
     this.upstreamCode = opts.upstreamCode;
     this.upstreamWords = opts.upstreamWords;
     this.retryAfter = opts.retryAfter;
+    this.serverDate = opts.serverDate;
   }
 }
 

@@ -222,7 +222,10 @@ export class HttpTransport {
     }
     if (status < 200 || status >= 300) {
       const detail = await readErrorDetail(stream, headers, ctx.token);
-      throw statusError(status, what, ctx.org, detail, headerValue(headers['retry-after']));
+      throw statusError(status, what, ctx.org, detail, {
+        retryAfter: headerValue(headers['retry-after']),
+        serverDate: headerValue(headers.date),
+      });
     }
     let bytes: Buffer;
     try {
@@ -268,7 +271,7 @@ function statusError(
   what: string,
   org: string,
   detail: ErrorDetail,
-  retryAfter: string | undefined,
+  timing: { retryAfter: string | undefined; serverDate: string | undefined },
 ): UpstreamError {
   const reason = reasonForStatus(status);
   let words: string;
@@ -286,7 +289,7 @@ function statusError(
     upstreamCode: detail.code,
     // Adaptation reads every error of the body, not only what fits in a message.
     upstreamWords: [detail.code, detail.words ?? detail.message].filter(Boolean).join(': '),
-    retryAfter,
+    ...timing,
   });
 }
 

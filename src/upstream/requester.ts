@@ -151,7 +151,7 @@ export class Requester {
       durationMs,
     });
     if (err.reason === 'rate_limited') {
-      const pause = budget.rateLimited(err.retryAfter);
+      const pause = budget.rateLimited(err.retryAfter, err.serverDate);
       observer.onRateLimited?.({ retryAfterMs: pause.retryAfterMs });
       observer.onPause?.({ untilMs: pause.untilMs });
       // One line per pause, not one per request answered 429 while it starts.

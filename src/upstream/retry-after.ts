@@ -31,8 +31,16 @@ const ASCTIME = new RegExp(`^${DAY} ${MONTH} ( ?\\d|\\d{2}) ${TIME} (\\d{4})$`, 
 /**
  * Milliseconds to wait from `now` according to `value`, or `undefined` when the value
  * cannot be trusted. A date in the past means "now" (0).
+ *
+ * An HTTP-date is the server's clock: it is measured from the answer's own `Date` header
+ * (`serverDate`) when that is a valid HTTP-date, so that a server whose clock is minutes
+ * off asks for the wait it means, not an hour's pause or none at all.
  */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number,
+  serverDate?: string | undefined,
+): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
   if (v === '') return undefined;
@@ -43,7 +51,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   } else {
     const at = parseHttpDate(v, now);
     if (at === undefined) return undefined;
-    ms = Math.max(0, at - now);
+    const sent = serverDate === undefined ? undefined : parseHttpDate(serverDate.trim(), now);
+    ms = Math.max(0, at - (sent ?? now));
   }
   if (!Number.isFinite(ms) || ms > MAX_RETRY_AFTER_MS) return undefined;
   return Math.ceil(ms);

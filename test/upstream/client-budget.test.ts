@@ -68,6 +68,34 @@ describe('the budget on the wire', () => {
     expect(c.budget.stats()).toMatchObject({ pauses: 1, rateLimited: 1, effective: 225 });
   });
 
+  it('measures an HTTP-date Retry-After from the server’s own Date, whatever its clock', async () => {
+    // The server's clock is 50 minutes ahead; it asks for 2 s in its own time.
+    const skewMs = 50 * 60_000;
+    const s = await serve((_req, res) => {
+      const serverNow = Date.now() + skewMs;
+      json(
+        res,
+        429,
+        { error: { code: 'rate_limited' } },
+        {
+          date: new Date(serverNow).toUTCString(),
+          'retry-after': new Date(serverNow + 2000).toUTCString(),
+        },
+      );
+    });
+    const waits: number[] = [];
+    const c = client(s.origin, {
+      observer: { onRateLimited: (e) => waits.push(e.retryAfterMs) },
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+    });
+    expect((await c.fetchOrg(ACME)).state).toBe('failed');
+    // Whole seconds on both headers: 1 to 3 s, never the 50 minutes its clock is ahead.
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(1000);
+    expect(waits[0]).toBeLessThanOrEqual(3000);
+    expect(c.budget.pauseLeftMs()).toBeLessThan(5000);
+  });
+
   it('serves high-priority reads before low-priority ones when the budget is scarce', async () => {
     const s = await serve((req, res) => json(res, 200, req.url?.includes('/team') ? { data: [] } : ORG_BODY));
     const c = client(s.origin, { budgetPerMinute: 1, budgetTuning: { windowMs: 200 } });

@@ -134,6 +134,27 @@ describe('parseRetryAfter with an HTTP-date', () => {
     expect(parseRetryAfter(value, NOW)).toBeUndefined();
   });
 
+  it.each<[what: string, skewS: number]>([
+    ['50 minutes ahead', 50 * 60],
+    ['10 minutes behind', -10 * 60],
+    ['2 hours ahead', 2 * 3600],
+    ['in step', 0],
+  ])('measures a date from the answer’s own Date header when the server’s clock is %s', (_w, skewS) => {
+    // The server means 30 s: its Retry-After is its own clock plus 30 s.
+    const serverNow = at(skewS).imf;
+    const retryAt = at(skewS + 30);
+    for (const value of Object.values(retryAt)) expect(parseRetryAfter(value, NOW, serverNow)).toBe(30_000);
+  });
+
+  it('measures from its own clock when the Date header is missing or not an HTTP-date', () => {
+    const value = at(42).imf;
+    expect(parseRetryAfter(value, NOW, undefined)).toBe(42_000);
+    expect(parseRetryAfter(value, NOW, 'yesterday')).toBe(42_000);
+    expect(parseRetryAfter(value, NOW, '')).toBe(42_000);
+    // Seconds are seconds, whatever the Date header says.
+    expect(parseRetryAfter('7', NOW, at(3000).imf)).toBe(7000);
+  });
+
   it('takes up to an hour at its word and no more', () => {
     expect(parseRetryAfter(at(MAX_RETRY_AFTER_MS / 1000).asctime, NOW)).toBe(MAX_RETRY_AFTER_MS);
     expect(parseRetryAfter(at(MAX_RETRY_AFTER_MS / 1000 + 1).rfc850, NOW)).toBeUndefined();
