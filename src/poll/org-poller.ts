@@ -22,6 +22,7 @@ import type {
 } from '../snapshot/model.js';
 import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
+import { PRIORITIES, Urgency } from '../upstream/budget.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
@@ -83,6 +84,10 @@ export class OrgPoller {
   private readonly inflight = new Map<string, Promise<void>>();
   /** Fresh reads waiting for the read of the same key in flight to end. */
   private readonly queued = new Map<string, Promise<void>>();
+  /** The priority of each read in flight, raised by more urgent askers (see once). */
+  private readonly urgencies = new Map<string, Urgency>();
+  /** The most urgent priority a queued fresh read was asked at. */
+  private readonly queuedPriority = new Map<string, Priority>();
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
   /** The whole channel list seen through the filter (channel-filter.ts). */
@@ -125,9 +130,9 @@ export class OrgPoller {
    * queue behind other reads.
    */
   async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
-    const o = { priority: (part === 'channels' ? 'high' : 'normal') as Priority, signal };
     const f = this.deps.fetcher;
-    await this.once(part, async (ticket) => {
+    await this.once(part, part === 'channels' ? 'high' : 'normal', async (ticket, urgency) => {
+      const o = { urgency, signal };
       switch (part) {
         case 'profile':
           return this.fold(part, await f.fetchOrg(this.auth, o), ticket);
@@ -154,14 +159,15 @@ export class OrgPoller {
   ): Promise<void> {
     await this.once(
       `sessions:${channelId}`,
-      async (ticket) => {
+      priority,
+      async (ticket, urgency) => {
         // The channel list's hint as of this read: a later move of it means something new.
         // Kept with the stored list too, so that a restart still tells a moved hint. A read
         // that failed, came back incomplete or was cut off may not have seen what moved it:
         // the hint stays unanswered.
         const hint = this.hintOf(channelId);
         const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
-          priority,
+          urgency,
           signal,
           window: this.window(),
         });
@@ -178,8 +184,9 @@ export class OrgPoller {
   async readDetail(sessionId: string, priority: Priority, signal: AbortSignal, fresh = false): Promise<void> {
     await this.once(
       `detail:${sessionId}`,
-      async (ticket) => {
-        const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { priority, signal });
+      priority,
+      async (ticket, urgency) => {
+        const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { urgency, signal });
         // A final read that failed for a while (a timeout, a 5xx) is tried again with the
         // next round of details; one the server refuses for good (gone, 4xx) is not.
         if (
@@ -328,23 +335,33 @@ export class OrgPoller {
     return { from: now - this.deps.window.past, to: now + this.deps.window.future };
   }
 
-  /** Runs `fn` unless a read of the same key is already in flight (then waits for that one). */
   /**
    * Runs `fn` unless a read of `key` is in flight, which is shared instead. A `fresh` read
    * (a follow-up of a change just seen) does not share one that began before it: that one
    * may have been answered before the change, so one more read follows it (at most one
-   * queued per key).
+   * queued per key). Either way the read in flight is raised to `priority` when that is
+   * more urgent: a follow-up or a periodic read never waits behind a sweep read of the
+   * same list still queued at the sweep's priority.
    */
-  private async once(key: string, fn: (ticket: number) => Promise<void>, fresh = false): Promise<void> {
+  private async once(
+    key: string,
+    priority: Priority,
+    fn: (ticket: number, urgency: Urgency) => Promise<void>,
+    fresh = false,
+  ): Promise<void> {
     const running = this.inflight.get(key);
+    if (running) this.urgencies.get(key)?.raise(priority);
     if (running && fresh) {
+      this.queuedPriority.set(key, moreUrgent(this.queuedPriority.get(key), priority));
       const queued = this.queued.get(key);
       if (queued) return queued;
       const next = running
         .catch(() => undefined)
         .then(() => {
           this.queued.delete(key);
-          return this.once(key, fn);
+          const asked = this.queuedPriority.get(key) ?? priority;
+          this.queuedPriority.delete(key);
+          return this.once(key, asked, fn);
         });
       this.queued.set(key, next);
       return next;
@@ -352,8 +369,11 @@ export class OrgPoller {
     if (running) return running;
     const started = this.deps.clock.now();
     if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
-    const p = fn(this.health.begin()).finally(() => {
+    const urgency = new Urgency(priority);
+    this.urgencies.set(key, urgency);
+    const p = fn(this.health.begin(), urgency).finally(() => {
       this.inflight.delete(key);
+      this.urgencies.delete(key);
       for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
       this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
     });
@@ -548,4 +568,9 @@ export class OrgPoller {
       });
     });
   }
+}
+
+/** The more urgent of two priorities. */
+function moreUrgent(a: Priority | undefined, b: Priority): Priority {
+  return a !== undefined && PRIORITIES.indexOf(a) < PRIORITIES.indexOf(b) ? a : b;
 }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Fetcher, Priority } from './fetcher.js';
+import { priorityOf } from '../upstream/types.js';
 
 /** Why a read was made. */
 export type SpendPurpose =
@@ -52,7 +53,7 @@ export class SpendMeter {
 
   /** `fetcher`, counting every read it is asked for. */
   wrap(fetcher: Fetcher): Fetcher {
-    const sessions = (p: Priority | undefined): SpendPurpose =>
+    const sessions = (p: Priority): SpendPurpose =>
       p === 'low' ? 'sweep' : p === 'follow' ? 'follow_up' : p === 'high' ? 'recheck' : 'hot';
     return {
       fetchOrg: (org, o) => {
@@ -72,7 +73,7 @@ export class SpendMeter {
         return fetcher.fetchChannels(org, o);
       },
       fetchSessions: (org, channelId, o) => {
-        this.count(org.slug, sessions(o?.priority));
+        this.count(org.slug, sessions(priorityOf(o)));
         return fetcher.fetchSessions(org, channelId, o);
       },
       fetchSessionDetail: (org, sessionId, o) => {

@@ -44,6 +44,38 @@ export type Priority = 'high' | 'follow' | 'normal' | 'low';
 /** Classes in the order they are served. */
 export const PRIORITIES: readonly Priority[] = ['high', 'follow', 'normal', 'low'];
 
+/**
+ * The priority of one read that more askers may share, which rises to the most urgent of
+ * them: a follow-up or a periodic read that finds the same read already waiting as a
+ * sweep read raises it, and its requests still waiting in the budget move to the higher
+ * class, rather than all of them waiting behind every periodic read.
+ */
+export class Urgency {
+  #priority: Priority;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(priority: Priority) {
+    this.#priority = priority;
+  }
+
+  get priority(): Priority {
+    return this.#priority;
+  }
+
+  /** Raises the priority to `priority` when that is more urgent; never lowers it. */
+  raise(priority: Priority): void {
+    if (PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(this.#priority)) return;
+    this.#priority = priority;
+    for (const fn of [...this.#listeners]) fn();
+  }
+
+  /** Calls `fn` at every rise until the returned function is called. */
+  onRaise(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+}
+
 /** The API's own limit; the budget never goes above it. */
 export const API_LIMIT_PER_MINUTE = 300;
 
@@ -185,22 +217,40 @@ export class RequestBudget {
   /**
    * Resolves when a request of this priority may be sent now, and counts it as sent;
    * the caller releases the in-flight slot when the exchange is over. Rejects with the
-   * signal's reason when aborted while waiting.
+   * signal's reason when aborted while waiting. Given an {@link Urgency}, the request
+   * waits in the class it says, and moves up when it rises.
    */
-  acquire(priority: Priority = 'normal', signal?: AbortSignal): Promise<Release> {
+  acquire(priority: Priority | Urgency = 'normal', signal?: AbortSignal): Promise<Release> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Release>((resolve, reject) => {
-      const queue = this.queues[priority];
-      const onAbort = () => {
+      let queue = this.queues[typeof priority === 'string' ? priority : priority.priority];
+      const leave = () => {
         const i = queue.indexOf(waiter);
         if (i >= 0) queue.splice(i, 1);
+      };
+      const onAbort = () => {
+        leave();
+        stopRising();
         reject(signal?.reason);
         this.pump();
       };
+      const stopRising =
+        typeof priority === 'string'
+          ? () => undefined
+          : priority.onRaise(() => {
+              if (!queue.includes(waiter)) return;
+              leave();
+              queue = this.queues[priority.priority];
+              queue.push(waiter);
+              this.pump();
+            });
       const waiter: Waiter = {
         resolve,
         reject,
-        detach: () => signal?.removeEventListener('abort', onAbort),
+        detach: () => {
+          signal?.removeEventListener('abort', onAbort);
+          stopRising();
+        },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       queue.push(waiter);

@@ -54,7 +54,7 @@ import {
   type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
-import type { Fetcher, FetchOptions, OrgAuth, SessionsOptions } from './types.js';
+import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
 
@@ -297,7 +297,14 @@ export class UpstreamClient implements Fetcher {
   }
 
   private ctx(org: OrgAuth, endpoint: Endpoint, o: FetchOptions): RequestContext {
-    return { org: org.slug, token: org.token, endpoint, priority: o.priority ?? 'normal', signal: o.signal };
+    return {
+      org: org.slug,
+      token: org.token,
+      endpoint,
+      priority: priorityOf(o),
+      urgency: o.urgency,
+      signal: o.signal,
+    };
   }
 
   private async objectPart<T>(

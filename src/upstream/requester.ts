@@ -6,7 +6,7 @@
 import type { Validators } from './http.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { Priority, RequestBudget } from './budget.js';
+import type { Priority, RequestBudget, Urgency } from './budget.js';
 import { redact, UpstreamError } from './errors.js';
 import { describePath, type HttpTransport, type JsonResponse } from './http.js';
 import { statusClass, type UpstreamObserver } from './observer.js';
@@ -19,6 +19,8 @@ export interface RequestContext {
   /** Endpoint name for metrics and logs (`channels`, `sessions` …). */
   endpoint: string;
   priority: Priority;
+  /** When given, the priority it says now, and its rises while a request waits. */
+  urgency?: Urgency | undefined;
   signal?: AbortSignal | undefined;
   /** Validators of a copy held (first page of a list only): a 304 means it is current. */
   validators?: Validators | undefined;
@@ -120,7 +122,7 @@ export class Requester {
   /** One exchange through the budget, reported to the observer. */
   private async exchange(url: URL, ctx: RequestContext) {
     const { deps } = this;
-    const release = await deps.budget.acquire(ctx.priority, ctx.signal);
+    const release = await deps.budget.acquire(ctx.urgency ?? ctx.priority, ctx.signal);
     const started = deps.clock.now();
     try {
       const res = await deps.transport.exchange(url, ctx);

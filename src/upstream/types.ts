@@ -13,9 +13,9 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import type { Priority } from './budget.js';
+import type { Priority, Urgency } from './budget.js';
 
-export type { Priority };
+export type { Priority, Urgency };
 
 /** An org and the token that reads it. */
 export interface OrgAuth {
@@ -26,7 +26,14 @@ export interface OrgAuth {
 /** Per-read options. */
 export interface FetchOptions {
   priority?: Priority;
+  /** The read's priority when it may rise while the read waits (it then decides over `priority`). */
+  urgency?: Urgency | undefined;
   signal?: AbortSignal;
+}
+
+/** The priority a read's options ask for now (`normal` when they name none). */
+export function priorityOf(o: FetchOptions | undefined): Priority {
+  return o?.urgency?.priority ?? o?.priority ?? 'normal';
 }
 
 /** Options of a session-list read. */

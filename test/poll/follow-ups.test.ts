@@ -1,12 +1,14 @@
 /**
- * Follow-up reads after a storm: when many channels change in one poll, the first few
- * follow-ups go at high priority and the rest at normal, so that the next channel list
- * (high) is not queued behind hundreds of them; the channel list itself is read at high.
+ * Follow-up reads: after a storm every follow-up goes at `follow`, behind the channel list
+ * (`high`) and ahead of periodic reads and the sweep; a read of the same list already
+ * waiting at a lower priority is raised to the follow-up's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
+import { priorityOf } from '../../src/upstream/types.js';
+import { RequestBudget } from '../../src/upstream/budget.js';
 import { OrgPoller } from '../../src/poll/org-poller.js';
 import { nextToSweep } from '../../src/poll/planner.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
@@ -47,7 +49,7 @@ function poller(fetcher: Fetcher, logger: Logger = silentLogger()): OrgPoller {
 
 /** The real client, recording the priority of every read by kind. */
 function recording(calls: [string, string][]): Fetcher {
-  const note = (kind: string, o: FetchOptions | undefined) => calls.push([kind, o?.priority ?? 'normal']);
+  const note = (kind: string, o: FetchOptions | undefined) => calls.push([kind, priorityOf(o)]);
   return new Proxy(client, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
@@ -151,5 +153,92 @@ describe('follow-ups while stopping', () => {
 
   it('a follow-up aborted because tally stops (its shared read aborted by the scheduler) is no failure', async () => {
     expect(await warningsAfterChange(true)).not.toContain('follow-up read failed');
+  });
+});
+
+describe('a read already waiting at a lower priority', () => {
+  /**
+   * An in-memory org of one channel `X` whose reads wait in a real budget (the real
+   * client's priority handling: FetchOptions' urgency, else its priority).
+   */
+  function budgeted(budget: RequestBudget, live: () => boolean, reads: string[]): Fetcher {
+    const wait = async (o: FetchOptions | undefined) => (await budget.acquire(o?.urgency ?? priorityOf(o)))();
+    const at = () => clock.now();
+    const window = { from: clock.now() - 86_400_000, to: clock.now() + 86_400_000 };
+    return {
+      // The org-level parts are not read here.
+      fetchOrg: () => Promise.reject(new Error('not read here')),
+      fetchTeam: () => Promise.reject(new Error('not read here')),
+      fetchSubscription: () => Promise.reject(new Error('not read here')),
+      fetchChannels: async (_a, o) => (
+        await wait(o),
+        { state: 'complete', at: at(), value: [{ id: 'X', status: live() ? 'live' : 'offline' }] }
+      ),
+      fetchSessions: async (_a, ch, o) => {
+        const asked = priorityOf(o);
+        await wait(o);
+        reads.push(`${asked}→${priorityOf(o)}`);
+        const status = live() ? 'live' : 'scheduled';
+        return { state: 'complete', at: at(), window, value: [{ id: 's1', channelId: ch, status }] };
+      },
+      fetchSessionDetail: async (_a, id, o) => (
+        await wait(o),
+        {
+          state: 'complete',
+          at: at(),
+          value: {
+            id,
+            questions: { count: 0, items: [] },
+            announcements: { count: 0, items: [] },
+            reactions: { count: 0, byKind: {} },
+            speakers: { count: 0, items: [] },
+            ai: {},
+          },
+        }
+      ),
+    };
+  }
+
+  it('a follow-up raises a sweep read of the same list still queued behind periodic reads', async () => {
+    // 60 a minute, one at a time: a backlog of 30 periodic reads is half a minute.
+    const budget = new RequestBudget({ perMinute: 60, clock, burst: 1, lowReserve: 0 });
+    let live = false;
+    const reads: string[] = [];
+    const events: string[] = [];
+    const p = new OrgPoller({ slug: 'demo', token: 't' }, undefined, emptySnapshot('demo', clock.now()), {
+      fetcher: budgeted(budget, () => live, reads),
+      clock,
+      logger: silentLogger(),
+      diff: (a, b, o) => diff(a, b, o),
+      window: { past: 86_400_000, future: 86_400_000 },
+      onUpdate: (_s, found) => events.push(...found.map((e) => `${e.kind}@${clock.now() - start}`)),
+      perPage: 100,
+      signal: new AbortController().signal,
+    });
+    const signal = new AbortController().signal;
+    const start = clock.now();
+    const baseline = Promise.all([p.refresh('channels', signal), p.readSessions('X', 'low', signal)]);
+    await clock.tick(3000);
+    await baseline;
+    reads.length = 0;
+    // Other orgs' periodic reads fill the budget for the next half minute …
+    const periodic = Array.from({ length: 30 }, () => budget.acquire('normal').then((release) => release()));
+    // … and the sweep picked X: its read waits behind them.
+    const sweep = p.readSessions('X', 'low', signal);
+    // X goes live; the list (high) shows it and asks for a follow-up of X's sessions.
+    live = true;
+    const list = p.refresh('channels', signal);
+    await clock.tick(5000);
+    await list;
+    expect(events.filter((e) => e.startsWith('channel.status_changed'))).toHaveLength(1);
+    // The sweep read went out as a follow-up, ahead of the periodic reads, and the follow-up
+    // queued after it followed at once: the session start is seen within seconds.
+    await clock.tick(5000);
+    expect(reads).toEqual(['low→follow', 'follow→follow']);
+    expect(events.some((e) => e.startsWith('session.started'))).toBe(true);
+    const started = Number(events.find((e) => e.startsWith('session.started'))!.split('@')[1]);
+    expect(started).toBeLessThan(15_000);
+    await clock.tick(40_000);
+    await Promise.all([...periodic, sweep]);
   });
 });

@@ -291,7 +291,7 @@ describe('the channel list has a share, and nobody holds budget they do not use'
     let granted = 0;
     const cost = async (n: number, o: FetchOptions | undefined) => {
       for (let i = 0; i < n; i++) {
-        const release = await budget.acquire(o?.priority ?? 'normal', o?.signal);
+        const release = await budget.acquire(o?.urgency ?? o?.priority ?? 'normal', o?.signal);
         granted++;
         release();
       }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { type BudgetOptions, type Priority, RequestBudget } from '../../src/upstream/budget.js';
+import { type BudgetOptions, type Priority, RequestBudget, Urgency } from '../../src/upstream/budget.js';
 import { parseRetryAfter } from '../../src/upstream/retry-after.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -137,6 +137,41 @@ describe('RequestBudget priorities', () => {
     }
     await vi.advanceTimersByTimeAsync(4 * 61_000);
     expect(order).toEqual(['high-1', 'high-2', 'normal-1', 'low-1', 'low-2']);
+  });
+
+  it('moves a waiting request up when its urgency rises, and never down', async () => {
+    const b = budget({ perMinute: 2, lowReserve: 0 });
+    grantTimes(b, 2); // uses the window
+    const order: string[] = [];
+    const grant = (p: Priority | Urgency, tag: string) =>
+      void b.acquire(p).then((release) => {
+        order.push(tag);
+        release();
+      });
+    const sweep = new Urgency('low');
+    grant(sweep, 'sweep');
+    grant('normal', 'normal-1');
+    grant('normal', 'normal-2');
+    grant('low', 'low-1');
+    expect(b.stats().queued).toMatchObject({ normal: 2, low: 2 });
+    sweep.raise('follow'); // a follow-up asks for the same read
+    sweep.raise('low'); // a later sweep asker lowers nothing
+    expect(sweep.priority).toBe('follow');
+    expect(b.stats().queued).toMatchObject({ follow: 1, normal: 2, low: 1 });
+    await vi.advanceTimersByTimeAsync(4 * 61_000);
+    expect(order).toEqual(['sweep', 'normal-1', 'normal-2', 'low-1']);
+  });
+
+  it('forgets a request granted or aborted: a later rise moves nothing', async () => {
+    const b = budget({ perMinute: 1, lowReserve: 0 });
+    grantTimes(b, 1);
+    const ctrl = new AbortController();
+    const u = new Urgency('low');
+    const aborted = b.acquire(u, ctrl.signal);
+    ctrl.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    u.raise('high');
+    expect(b.stats().queued).toEqual({ high: 0, follow: 0, normal: 0, low: 0 });
   });
 
   it('keeps a reserve that low-priority work cannot take', async () => {
