@@ -11,7 +11,8 @@
  *   when the last of N+1 arrivals in one window was granted, the N others were either
  *   in flight or released within that window, hence still counted.
  * - Waiting requests are served by priority (`high` → `follow` → `normal` → `low`), first
- *   come first served within a class.
+ *   come first served within a class; a request passed over for a while competes one
+ *   class higher (aging, below `follow`), so no class starves behind a storm.
  * - Reserves are shares, not holes (docs/polling.md, "Budget"): `high` (the channel list)
  *   has a share of every window that no other class may take, sized by the poller to one
  *   window's worth of list pages, so a list read finds its pages free. `follow` and
@@ -104,7 +105,15 @@ export interface BudgetOptions {
   maxInFlight?: number;
   /** Requests that may go out back to back before the even pace applies (default: no pacing). */
   burst?: number;
+  /**
+   * How long a waiting request may be passed over before it competes one class higher
+   * (default 30 s; see {@link RequestBudget}, "aging").
+   */
+  agingMs?: number;
 }
+
+/** Default of {@link BudgetOptions.agingMs}. */
+export const AGING_MS = 30_000;
 
 /** Gives back the in-flight slot of a granted request; calling it twice is harmless. */
 export type Release = () => void;
@@ -151,6 +160,8 @@ interface LogEntry {
 }
 
 interface Waiter {
+  /** When it began to wait. */
+  since: number;
   resolve: (release: Release) => void;
   reject: (reason: unknown) => void;
   detach: () => void;
@@ -176,6 +187,7 @@ export class RequestBudget {
   private readonly maxInFlight: number;
   private inFlight = 0;
   private readonly burst: number;
+  private readonly agingMs: number;
   /** Tokens saved, and when they were last counted. */
   private tokens: number;
   private tokensAt = Number.NaN;
@@ -212,6 +224,7 @@ export class RequestBudget {
       opts.burst !== undefined && opts.burst >= 1 ? Math.floor(opts.burst) : Number.POSITIVE_INFINITY;
     this.tokens = this.burst;
     this.stepBase = this.configured;
+    this.agingMs = opts.agingMs !== undefined && opts.agingMs > 0 ? opts.agingMs : AGING_MS;
   }
 
   /**
@@ -245,6 +258,7 @@ export class RequestBudget {
               this.pump();
             });
       const waiter: Waiter = {
+        since: this.clock.now(),
         resolve,
         reject,
         detach: () => {
@@ -392,11 +406,12 @@ export class RequestBudget {
     const now = this.now();
     this.prune(now);
     for (;;) {
-      const priority = PRIORITIES.find((p) => this.queues[p].length > 0);
-      if (priority === undefined) {
+      const next = this.nextToServe(now);
+      if (next === undefined) {
         this.disarm();
         return;
       }
+      const { queue, priority } = next;
       if (now < this.pausedUntil) {
         this.arm(this.pausedUntil, now);
         return;
@@ -419,13 +434,37 @@ export class RequestBudget {
         return;
       }
       this.tokens -= 1;
-      const waiter = this.queues[priority].shift()!;
+      const waiter = this.queues[queue].shift()!;
       waiter.detach();
       const entry: LogEntry = { at: now, open: true, priority };
       this.log.push(entry);
       this.inFlight += 1;
       waiter.resolve(this.releaser(entry));
     }
+  }
+
+  /**
+   * The queue served next and the class it is served as. `high` (the channel lists) always
+   * goes first. Of the others the most urgent goes, but a request passed over for
+   * `agingMs` competes one class higher, and one more for each further `agingMs`, up to
+   * `follow` (aging); among equals the one waiting longest goes first. So a storm of
+   * follow-ups that outlasts the budget delays the periodic reads of every org (profile,
+   * team, subscription, live channels and details) by `agingMs`, or by as long as the
+   * follow-ups queued before them take if that is longer, and the sweep by twice that,
+   * instead of holding them for as long as the storm lasts.
+   */
+  private nextToServe(now: number): { queue: Priority; priority: Priority } | undefined {
+    if (this.queues.high.length > 0) return { queue: 'high', priority: 'high' };
+    let best: { queue: Priority; priority: Priority; rank: number; since: number } | undefined;
+    for (const queue of PRIORITIES) {
+      const head = this.queues[queue][0];
+      if (queue === 'high' || head === undefined) continue;
+      const passedOver = Math.floor(Math.max(0, now - head.since) / this.agingMs);
+      const rank = Math.max(1, PRIORITIES.indexOf(queue) - passedOver);
+      if (best === undefined || rank < best.rank || (rank === best.rank && head.since < best.since))
+        best = { queue, priority: PRIORITIES[rank]!, rank, since: head.since };
+    }
+    return best && { queue: best.queue, priority: best.priority };
   }
 
   private releaser(entry: LogEntry): Release {

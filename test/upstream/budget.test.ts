@@ -174,6 +174,53 @@ describe('RequestBudget priorities', () => {
     expect(b.stats().queued).toEqual({ high: 0, follow: 0, normal: 0, low: 0 });
   });
 
+  it('serves a request passed over for agingMs among the follow-ups, by how long each waited', async () => {
+    // One a second, and a storm of two follow-ups a second: they alone outrun the budget.
+    const b = budget({ perMinute: 60, burst: 1, lowReserve: 0, agingMs: 10_000 });
+    const order: string[] = [];
+    const grant = (p: Priority, tag: string) =>
+      void b.acquire(p).then((release) => {
+        order.push(`${tag}@${(Date.now() - T0) / 1000}`);
+        release();
+      });
+    for (let i = 0; i < 5; i++) grant('follow', 'f');
+    await vi.advanceTimersByTimeAsync(500);
+    grant('normal', 'normal');
+    grant('low', 'low');
+    for (let s = 0; s < 60; s++) {
+      grant('follow', 'f');
+      grant('follow', 'f');
+      await vi.advanceTimersByTimeAsync(1000);
+    }
+    const at = (tag: string) => Number(order.find((o) => o.startsWith(`${tag}@`))?.split('@')[1]);
+    // The periodic read competes as a follow-up once 10 s passed it over, and then goes
+    // ahead of the follow-ups that came after it; the sweep's read needs 20 s.
+    expect(at('normal')).toBeGreaterThanOrEqual(10.5);
+    expect(at('normal')).toBeLessThanOrEqual(12.5);
+    expect(at('low')).toBeGreaterThanOrEqual(20.5);
+    expect(at('low')).toBeLessThanOrEqual(22.5);
+    // Without aging neither would have gone in the minute: follow-ups were always waiting.
+    expect(b.stats().queued.follow).toBeGreaterThan(50);
+  });
+
+  it('never lets an aged request ahead of the channel list', async () => {
+    const b = budget({ perMinute: 2, lowReserve: 0, agingMs: 1000 });
+    grantTimes(b, 2); // uses the window for a minute
+    const order: string[] = [];
+    const grant = (p: Priority, tag: string) =>
+      void b.acquire(p).then((release) => {
+        order.push(tag);
+        release();
+      });
+    grant('low', 'low');
+    grant('normal', 'normal');
+    await vi.advanceTimersByTimeAsync(5000); // both aged to follow's rank meanwhile
+    grant('high', 'high');
+    await vi.advanceTimersByTimeAsync(3 * 61_000);
+    expect(order[0]).toBe('high');
+    expect([...order].sort()).toEqual(['high', 'low', 'normal']);
+  });
+
   it('keeps a reserve that low-priority work cannot take', async () => {
     const b = budget({ perMinute: 20, lowReserve: 0.1 });
     const low = grantTimes(b, 20, 'low');
