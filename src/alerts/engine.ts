@@ -319,14 +319,15 @@ export class AlertEngine {
 
   /**
    * The firing alerts a receiver has been told about and should hear of again (what an
-   * Alertmanager receiver is re-sent): not muted, and already sent in a group
-   * notification, so a resend never runs ahead of `group_wait` or past a silence.
+   * Alertmanager receiver is re-sent): already sent in a group notification, so a resend
+   * never runs ahead of `group_wait`. Muted ones too: an alert muted in tally after
+   * Alertmanager had it is still firing, and one no longer re-sent would be resolved there
+   * (and its receivers told so) once its `endsAt` passed. What tally mutes, it does not
+   * send anew; what Alertmanager already has, its own silences decide.
    */
   resendable(receiver: string): AlertView[] {
     const sent = this.grouper.sentFiring(receiver);
-    return this.alerts({ state: 'firing', receiver }).filter(
-      (a) => sent.has(a.fingerprint) && a.silenced_by.length === 0 && a.inhibited_by.length === 0,
-    );
+    return this.alerts({ state: 'firing', receiver }).filter((a) => sent.has(a.fingerprint));
   }
 
   /** Every silence (config and API) with its status. */

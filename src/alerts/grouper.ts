@@ -20,6 +20,12 @@ export interface SentEntry {
   at: number;
   firing: string[];
   resolved: string[];
+  /**
+   * Alerts told as firing before and muted since (a silence, maintenance, inhibition):
+   * left out of notifications, but still firing where they were told, so an
+   * Alertmanager receiver keeps being re-sent them (see {@link Grouper.sentFiring}).
+   */
+  held?: string[];
 }
 
 /** A group as stored in the state file. */
@@ -158,6 +164,8 @@ export class AlertGrouper {
     const resolved: TrackedAlert[] = [];
     const last = g.lastSent;
     const lastFiring = new Set(last?.firing);
+    const told = new Set([...lastFiring, ...(last?.held ?? [])]);
+    const held: string[] = [];
     for (const fp of [...g.alerts]) {
       const a = ctx.alert(fp);
       if (!a || a.state === 'pending') {
@@ -169,6 +177,7 @@ export class AlertGrouper {
         if (!a) g.alerts.delete(fp);
       } else if (a.state === 'firing') {
         if (!ctx.muted(a)) firing.push(a);
+        else if (told.has(fp)) held.push(fp);
       } else if (a.state === 'resolved') {
         if (lastFiring.has(fp) && ctx.sendResolved(a)) resolved.push(a);
         g.alerts.delete(fp);
@@ -177,12 +186,16 @@ export class AlertGrouper {
     g.nextFlushAt = now + g.route.groupInterval;
     let repeat = Number.POSITIVE_INFINITY;
     for (const a of firing) repeat = Math.min(repeat, ctx.repeatInterval(a) ?? g.route.repeatInterval);
-    if (!needsUpdate(last, lastFiring, firing, resolved, now, repeat)) return undefined;
+    if (!needsUpdate(last, lastFiring, firing, resolved, now, repeat)) {
+      if (last) setHeld(last, held);
+      return undefined;
+    }
     g.lastSent = {
       at: now,
       firing: firing.map((a) => a.fingerprint),
       resolved: resolved.map((a) => a.fingerprint),
     };
+    setHeld(g.lastSent, held);
     g.reported = new Map(firing.map((a) => [a.fingerprint, { ...a }]));
     if (firing.length === 0 && resolved.length === 0) return undefined;
     g.seq += 1;
@@ -219,6 +232,7 @@ export class AlertGrouper {
     for (const g of this.groups.values()) {
       if (g.receiver !== receiver) continue;
       for (const fp of g.lastSent?.firing ?? []) out.add(fp);
+      for (const fp of g.lastSent?.held ?? []) out.add(fp);
     }
     return out;
   }
@@ -304,4 +318,10 @@ function common(maps: readonly Alert['labels'][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(first)) if (maps.every((m) => m[k] === v)) out[k] = v;
   return out;
+}
+
+/** Records the held alerts of a sent entry (none: no key, as entries were before). */
+function setHeld(entry: SentEntry, held: string[]): void {
+  if (held.length > 0) entry.held = held;
+  else delete entry.held;
 }

@@ -84,7 +84,12 @@ const groupSchema = z.looseObject({
   nextFlushAt: z.number(),
   seq: z.number().int().min(0),
   lastSent: z
-    .object({ at: z.number(), firing: z.array(z.string()), resolved: z.array(z.string()) })
+    .object({
+      at: z.number(),
+      firing: z.array(z.string()),
+      resolved: z.array(z.string()),
+      held: z.array(z.string()).optional(),
+    })
     .optional(),
 });
 const silenceSchema = z.looseObject({

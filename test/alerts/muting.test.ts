@@ -254,4 +254,41 @@ silences:
     expect(e.alerts({ state: 'firing' }).length).toBe(4);
     expect(fingerprints(e).sort()).toEqual(['channel_down/c1', 'upstream_unreachable/globex']);
   });
+
+  it('keeps re-sending an alert Alertmanager already has when tally mutes it later', async () => {
+    const { engine: e, clock } = engine(amRules);
+    e.evaluate([
+      view('acme', { channels: [channel('c1', 'offline')] }),
+      view('globex', { channels: [channel('g1', 'offline')] }),
+    ]);
+    tickFor(e, clock, 40 * SEC, SEC);
+    expect(fingerprints(e).sort()).toEqual(['channel_down/c1', 'channel_down/g1']);
+    // Silenced in tally after the push, and the other org's upstream fails (inhibition):
+    // both still fire, so Alertmanager must keep them, or it resolves them on its own.
+    await e.addSilence({
+      matchers: ['channel_id = "c1"'],
+      duration: '2h',
+      created_by: 'ops',
+      comment: 'known',
+    });
+    e.evaluate([
+      view('acme', { channels: [channel('c1', 'offline')] }),
+      view('globex', { channels: [channel('g1', 'offline')], health: 'unreachable', lastError: 'timeout' }),
+    ]);
+    tickFor(e, clock, 2 * MIN, MIN);
+    const muted = e.alerts({ state: 'firing' }).filter((a) => a.labels['alertname'] === 'channel_down');
+    expect(muted.map((a) => [a.silenced_by.length > 0, a.inhibited_by.length > 0]).sort()).toEqual([
+      [false, true],
+      [true, false],
+    ]);
+    expect(fingerprints(e).sort()).toEqual([
+      'channel_down/c1',
+      'channel_down/g1',
+      'upstream_unreachable/globex',
+    ]);
+    // What tally mutes it does not send anew: no notification carries the muted two.
+    const later = tickFor(e, clock, 10 * MIN, MIN).flatMap((n) => n.alerts.map((a) => a.labels['alertname']));
+    expect(later).not.toContain('channel_down');
+    expect(fingerprints(e)).toContain('channel_down/c1');
+  });
 });
