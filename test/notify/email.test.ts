@@ -281,6 +281,44 @@ describe('email sink against a real SMTP server', () => {
       expect(err.message).toContain(message);
     });
 
+    it('a recipient refused for good fails the delivery, naming it, not retryable', async () => {
+      smtp = await startSmtp({
+        refuseRecipient: (a) =>
+          a.startsWith('second') ? { code: 550, message: '5.1.1 User unknown' } : undefined,
+      });
+      notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));
+      const err = (await send().catch((e: unknown) => e)) as DeliveryError;
+      expect(err).toBeInstanceOf(DeliveryError);
+      expect(err.reason).toBe('smtp_5xx');
+      expect(err.retryable).toBe(false);
+      expect(err.message).toContain('1 of 2 recipients refused the message');
+      expect(err.message).toContain('second@example.com: 550 5.1.1 User unknown');
+      // The one that took it has it; nothing was sent twice.
+      expect(smtp.mails.map((m) => m.envelopeTo)).toEqual([['oncall@example.com']]);
+    });
+
+    it('a recipient refused for now is retried alone, and the retry delivers', async () => {
+      let full = true;
+      smtp = await startSmtp({
+        refuseRecipient: (a) =>
+          a.startsWith('second') && full ? { code: 452, message: '4.2.2 Mailbox full' } : undefined,
+      });
+      notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));
+      const err = (await send().catch((e: unknown) => e)) as DeliveryError;
+      expect(err.reason).toBe('smtp_4xx');
+      expect(err.retryable).toBe(true);
+      expect(err.message).toContain('second@example.com: 452 4.2.2 Mailbox full');
+      full = false;
+      await send(); // the same delivery, retried
+      expect(smtp.mails.map((m) => m.envelopeTo)).toEqual([['oncall@example.com'], ['second@example.com']]);
+      // Both copies are the same message.
+      const ids = smtp.mails.map((m) => m.parsed.messageId);
+      expect(ids[0]).toBe(ids[1]);
+      // A later notification goes to everyone again.
+      await send(firingNotification(), 'msg_other');
+      expect(smtp.mails.at(-1)!.envelopeTo.sort()).toEqual(['oncall@example.com', 'second@example.com']);
+    });
+
     it('slow SMTP: the signal ends the attempt as a timeout', async () => {
       smtp = await startSmtp({ dataDelayMs: 5000 });
       notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));

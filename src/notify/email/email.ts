@@ -5,6 +5,11 @@
  * carries the same id and mail clients can fold the duplicates. Every later mail of an
  * alert group answers the one before it (`In-Reply-To`) and names the group's first
  * (`References`), so mail clients show a group — firing, updates, resolved — as one thread.
+ *
+ * A server may take a message for some recipients and refuse it for others (a mistyped
+ * address: 550; a full mailbox: 452). That is no delivery: the attempt fails, naming each
+ * refused recipient and the server's reply, retryable while any refusal is temporary, and
+ * the next attempt goes to the recipients that have not taken it yet.
  */
 import type { Mail } from 'nodemailer';
 import type { Notification } from '../../alerts/types.js';
@@ -30,6 +35,12 @@ export class EmailNotifier implements Notifier {
   #transport: Promise<Mail> | undefined;
   readonly #transportOptions: Parameters<typeof import('nodemailer').createTransport>[0];
   readonly #where: string;
+  /**
+   * Recipients that took each message (by idempotency key) while others refused it, so a
+   * retry goes to the others only. In memory: after a restart a retry goes to every
+   * recipient again (the same Message-ID lets mail clients fold the copy).
+   */
+  readonly #tookIt = new Map<string, Set<string>>();
 
   constructor(name: string, cfg: EmailConfig, opts: EmailNotifierOptions = {}) {
     this.name = name;
@@ -78,10 +89,16 @@ export class EmailNotifier implements Notifier {
     const cfg = this.#cfg;
     const domain = domainOf(cfg.from);
     const thread = threadHeaders(n, domain);
+    const key = ctx.idempotencyKey;
+    const took = this.#tookIt.get(key);
+    const to = took === undefined ? cfg.to : cfg.to.filter((r) => !took.has(bareAddress(r)));
+    let info: SentInfo;
     try {
-      await (await this.#transportNow()).sendMail({
+      info = (await (
+        await this.#transportNow()
+      ).sendMail({
         from: cfg.from,
-        to: cfg.to,
+        to,
         ...(cfg.reply_to !== undefined ? { replyTo: cfg.reply_to } : {}),
         subject: rendered.subject,
         text: rendered.text,
@@ -97,10 +114,43 @@ export class EmailNotifier implements Notifier {
           'X-Mailer': `tally/${VERSION}`,
         },
         signal: ctx.signal,
-      });
+      })) as SentInfo;
     } catch (err) {
       throw this.#classify(err, ctx.signal);
     }
+    this.#recipientsRefused(key, info);
+  }
+
+  /** Fails the attempt when the server refused the message for some recipients (see above). */
+  #recipientsRefused(key: string, info: SentInfo): void {
+    const refused = info.rejected ?? [];
+    if (refused.length === 0) {
+      this.#tookIt.delete(key);
+      return;
+    }
+    const took = this.#tookIt.get(key) ?? new Set<string>();
+    for (const a of info.accepted ?? []) took.add(bareAddress(String(a)));
+    const errors = info.rejectedErrors ?? [];
+    const codeOf = (r: string) => errors.find((e) => e.recipient === r)?.responseCode;
+    const temporary = refused.some((r) => {
+      const code = codeOf(String(r));
+      return code === undefined || code < 500;
+    });
+    const what = refused
+      .map((r) => {
+        const e = errors.find((x) => x.recipient === r);
+        return `${r}: ${this.#reply(e?.response ?? e?.message)}`;
+      })
+      .join('; ');
+    const message = `${this.#where}: ${refused.length} of ${this.#cfg.to.length} recipients refused the message (${what})`;
+    if (temporary) {
+      this.#tookIt.set(key, took);
+      // Bounded: entries of messages never retried to the end must not pile up.
+      if (this.#tookIt.size > MAX_PARTIAL) this.#tookIt.delete(this.#tookIt.keys().next().value!);
+      throw new DeliveryError(message, { reason: 'smtp_4xx' });
+    }
+    this.#tookIt.delete(key);
+    throw new DeliveryError(message, { reason: 'smtp_5xx', retryable: false });
   }
 
   /** Closes the transport's connections. */
@@ -163,6 +213,22 @@ export class EmailNotifier implements Notifier {
     }
     return text;
   }
+}
+
+/** Messages whose recipients tally follows at once (see EmailNotifier's #tookIt). */
+const MAX_PARTIAL = 1000;
+
+/** What nodemailer's SMTP transport says of a message it sent. */
+interface SentInfo {
+  accepted?: unknown[];
+  rejected?: unknown[];
+  rejectedErrors?: { recipient?: unknown; responseCode?: number; response?: string; message?: string }[];
+}
+
+/** `a@b.example` of `a@b.example` or `Name <a@b.example>`, lower-cased, as servers report it. */
+function bareAddress(address: string): string {
+  const m = /<([^>]+)>\s*$/.exec(address);
+  return (m?.[1] ?? address).trim().toLowerCase();
 }
 
 /** The `Message-ID` tally gives the mail of notification `id` to `receiver`. */

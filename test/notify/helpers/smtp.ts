@@ -25,6 +25,8 @@ export interface SmtpBehaviour {
   rejectData?: { code: number; message: string };
   /** Wait this long before answering DATA. */
   dataDelayMs?: number;
+  /** Answers RCPT TO for an address with this error (undefined: accept), asked anew each time. */
+  refuseRecipient?: (address: string) => { code: number; message: string } | undefined;
 }
 
 export interface ReceivedMail {
@@ -59,6 +61,11 @@ export async function startSmtp(b: SmtpBehaviour = {}): Promise<SmtpSink> {
       if (b.auth && auth.username === b.auth.user && auth.password === b.auth.pass)
         cb(null, { user: auth.username });
       else cb(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+    },
+    onRcptTo(address, _session, cb) {
+      const refusal = b.refuseRecipient?.(address.address);
+      if (refusal) cb(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+      else cb();
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
