@@ -206,6 +206,12 @@ function descriptionOf(s: JsonSchema): string {
   return GENERIC.some((g) => g.test(own)) ? '' : own;
 }
 
+/** `At least 1s.` when the generic description of a duration names its least value. */
+function leastOf(s: JsonSchema): string {
+  const own = s.description ?? s.anyOf?.find((m) => m.description)?.description ?? '';
+  return /(At least [^.]+\.)$/.exec(own)?.[1] ?? '';
+}
+
 /** An example comment, unless it only lists the values an enum allows (the type says that). */
 function usefulComment(comment: string | undefined, s: JsonSchema): string {
   if (!comment) return '';
@@ -244,8 +250,12 @@ export function documentKeys(root: JsonSchema, comments: ReadonlyMap<string, str
       firstSeenAt.set(s.$ref, path);
       s = { ...resolve(s.$ref), ...(node.description ? { description: node.description } : {}) };
     }
-    const description =
-      descriptionOf(s) || FALLBACK_DESCRIPTIONS[path] || usefulComment(comments.get(path), s);
+    const described = descriptionOf(s) || FALLBACK_DESCRIPTIONS[path] || usefulComment(comments.get(path), s);
+    const least = leastOf(s);
+    let description = described;
+    if (least !== '' && described === '') description = least;
+    else if (least !== '' && /[.…]$/.test(described)) description = `${described} ${least}`;
+    else if (least !== '') description = `${described} (${least.replace(/^At/, 'at').replace(/\.$/, '')})`;
     out.push({ path, type: typeOf(s, refName), default: defaultOf(s), required, description });
     children(path, s);
   };
@@ -350,7 +360,11 @@ path and line. This page lists every key.
   \`upstream\`; \`orgs[].slug\` is \`slug\` in each item of the list \`orgs\`; \`<name>\` stands
   for a key you choose.
 - **Durations** are a number and a unit, several may follow each other: \`500ms\`, \`30s\`,
-  \`5m\`, \`1h30m\`, \`7d\`, \`2w\`; \`0\` is zero.
+  \`5m\`, \`1h30m\`, \`7d\`, \`2w\`; \`0\` is zero. Where zero would make tally loop, flood a
+  receiver or give up at once, a duration has a least value, which \`tally check\` names:
+  1 s for polling intervals, \`resend_interval\`, \`group_interval\`, \`repeat_interval\`,
+  a maintenance window's \`duration\`, \`delivery.max_age\` and \`upstream.retries.deadline\`;
+  100 ms for \`upstream.timeouts.*\` and delivery timeouts; 10 ms for \`delivery.backoff\`.
 - **Sizes** are bytes, or a number with a unit: \`512KB\`, \`10MiB\`, \`1GB\` (KB/MB/GB are powers
   of 1000, KiB/MiB/GiB of 1024).
 - **Environment.** Any value may use \`\${VAR}\` or \`\${VAR:-default}\` (a variable set to

@@ -150,12 +150,10 @@ export const routeSchema = z
         description: "Labels that form a group; ['...'] groups by all labels. Default [org, alertname].",
       }),
     group_wait: duration().optional().meta({ description: 'Wait before a new group is first sent (30s).' }),
-    group_interval: duration()
-      .refine((ms) => ms >= 1000, 'at least 1s')
+    group_interval: duration({ min: '1s' })
       .optional()
       .meta({ description: 'Wait before changes to a group are sent (5m).' }),
-    repeat_interval: duration()
-      .refine((ms) => ms >= 1000, 'at least 1s')
+    repeat_interval: duration({ min: '1s' })
       .optional()
       .meta({ description: 'Resend a still-firing group after this (4h).' }),
     continue: z
@@ -211,7 +209,7 @@ export const maintenanceSchema = z
     starts_at: isoTime().optional(),
     ends_at: isoTime().optional(),
     schedule: z.string().min(1).optional().meta({ description: 'Cron expression of each start.' }),
-    duration: duration().optional().meta({ description: 'Length of each recurring window.' }),
+    duration: duration({ min: '1s' }).optional().meta({ description: 'Length of each recurring window.' }),
     time_zone: z.string().min(1).default('UTC').meta({ description: 'IANA time zone of the schedule.' }),
   })
   .superRefine((m, ctx) => {

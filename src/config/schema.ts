@@ -78,9 +78,9 @@ export const upstreamSchema = z.strictObject({
   concurrency: z.int().min(1).max(64).default(4),
   timeouts: z
     .strictObject({
-      connect: duration().prefault('5s'),
-      headers: duration().prefault('10s'),
-      body: duration().prefault('30s'),
+      connect: duration({ min: '100ms' }).prefault('5s'),
+      headers: duration({ min: '100ms' }).prefault('10s'),
+      body: duration({ min: '100ms' }).prefault('30s'),
     })
     .prefault({}),
   max_body_bytes: size().prefault('16MiB'),
@@ -90,7 +90,7 @@ export const upstreamSchema = z.strictObject({
       attempts: z.int().min(1).max(10).default(4),
       base_delay: duration().prefault('500ms'),
       max_delay: duration().prefault('30s'),
-      deadline: duration().prefault('2m'),
+      deadline: duration({ min: '1s' }).prefault('2m'),
     })
     .prefault({}),
   window: z
@@ -133,23 +133,23 @@ export const orgSchema = z.strictObject({
 
 /** How often each resource is read. */
 export const intervalsSchema = z.strictObject({
-  org: duration().prefault('10m'),
-  team: duration().prefault('5m'),
-  subscription: duration().prefault('5m'),
-  channels: duration().prefault('30s'),
-  live_sessions: duration()
+  org: duration({ min: '1s' }).prefault('10m'),
+  team: duration({ min: '1s' }).prefault('5m'),
+  subscription: duration({ min: '1s' }).prefault('5m'),
+  channels: duration({ min: '1s' }).prefault('30s'),
+  live_sessions: duration({ min: '1s' })
     .prefault('30s')
     .meta({ description: 'Session list of live or just-changed channels.' }),
-  live_detail: duration().prefault('1m').meta({ description: 'Detail of live sessions.' }),
-  sweep: duration().prefault('15m').meta({
+  live_detail: duration({ min: '1s' }).prefault('1m').meta({ description: 'Detail of live sessions.' }),
+  sweep: duration({ min: '1s' }).prefault('15m').meta({
     description:
       'Slowest acceptable time to read every channel’s sessions once; the sweep spends all spare budget and is usually much faster (the planner may need longer when the budget is short).',
   }),
-  sweep_min: duration().prefault('15s').meta({
+  sweep_min: duration({ min: '1s' }).prefault('15s').meta({
     description:
       'Least time between two sweep reads of one channel’s sessions, so a small org is not read in a loop.',
   }),
-  channels_min: duration().prefault('15s').meta({
+  channels_min: duration({ min: '1s' }).prefault('15s').meta({
     description:
       'Least time between two reads of the channel list: a list that costs at most 5 % of the budget read this often (up to 3 pages at 240/min) is read at this interval, and budget nobody is waiting for reads a longer one before `channels` is due; equal to `channels`, the list is read only at its interval.',
   }),

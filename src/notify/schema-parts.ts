@@ -21,6 +21,18 @@ export const liquidTemplate = (description: string) =>
 export const httpUrl = () =>
   z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).meta({ format: 'uri' });
 
+/**
+ * An http:// or https:// URL without `user:password@`: a receiver's requests do not send
+ * a URL's credentials, so they would pass `tally check` and fail every delivery with a
+ * 401. `instead` says where credentials go.
+ */
+export const httpUrlWithoutCredentials = (instead: string) =>
+  httpUrl().refine((u) => {
+    if (!URL.canParse(u)) return true; // the URL check reports it
+    const url = new URL(u);
+    return url.username === '' && url.password === '';
+  }, `must not carry a user or password: ${instead}`);
+
 /** Extra HTTP headers; names are checked, values are sent as written. */
 export const headerMap = () =>
   z

@@ -39,7 +39,7 @@ export const receiverSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a name of letters, digits, dot, dash or underscore')
       .meta({ description: 'Name that routes refer to; also the `receiver` label of delivery metrics.' }),
-    timeout: duration()
+    timeout: duration({ min: '100ms' })
       .optional()
       .meta({ description: 'Attempt timeout for this receiver (default: delivery.timeout).' }),
     email: emailSchema.optional(),
@@ -83,9 +83,11 @@ export const receiversSchema = z
 /** The `delivery` section: how the delivery worker retries and for how long. */
 export const deliverySchema = z
   .strictObject({
-    timeout: duration().prefault('10s').meta({ description: 'Longest one delivery attempt may take.' }),
+    timeout: duration({ min: '100ms' })
+      .prefault('10s')
+      .meta({ description: 'Longest one delivery attempt may take.' }),
     concurrency: z.int().min(1).max(64).default(4).meta({ description: 'Attempts in flight at once.' }),
-    max_age: duration().prefault('24h').meta({
+    max_age: duration({ min: '1s' }).prefault('24h').meta({
       description: 'A notification not delivered within this time is dropped (logged and counted).',
     }),
     max_attempts: z.int().min(0).default(0).meta({
@@ -93,8 +95,8 @@ export const deliverySchema = z
     }),
     backoff: z
       .strictObject({
-        base: duration().prefault('1s'),
-        max: duration().prefault('5m'),
+        base: duration({ min: '10ms' }).prefault('1s'),
+        max: duration({ min: '10ms' }).prefault('5m'),
       })
       .prefault({})
       .meta({

@@ -67,9 +67,9 @@ describe('${VAR} in a non-string value', () => {
     ],
     [
       'a zero duration',
-      `${head}${org}intervals:\n  channels: \${I:-0}\n`,
+      `${head}  retries:\n    base_delay: \${D:-0}\n${org}`,
       {},
-      (c) => c.intervals.channels,
+      (c) => c.upstream.retries.base_delay,
       0,
     ],
   ])('reads %s', async (_name, text, env, pick, expected) => {

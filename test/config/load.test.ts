@@ -79,6 +79,26 @@ describe('parseConfig', () => {
     ],
     ['an unknown top-level key', `${base}upstream2: 1\n`, 'upstream2: unknown key (line 6, column 1)'],
     [
+      'a zero polling interval',
+      `${base}intervals:\n  channels: 0s\n`,
+      'intervals.channels: at least 1s, found "0s" (line 7',
+    ],
+    [
+      'a zero delivery timeout',
+      `${base}delivery:\n  timeout: 0s\n`,
+      'delivery.timeout: at least 100ms, found "0s" (line 7',
+    ],
+    [
+      'a zero resend interval',
+      `${base}receivers:\n  - name: am\n    alertmanager: { urls: ["http://am:9093"], resend_interval: 0s }\n`,
+      'receivers[0].alertmanager.resend_interval: at least 1s, found "0s" (line 8',
+    ],
+    [
+      'a receiver timeout under 100 ms',
+      `${base}receivers:\n  - name: c\n    timeout: 10ms\n    log: {}\n`,
+      'receivers[0].timeout: at least 100ms, found "10ms" (line 8',
+    ],
+    [
       'a wrong type',
       base.replace('8080\n', '8080\n  concurrency: four\n'),
       'upstream.concurrency: expected number, found "four" (line 3, column 16)',

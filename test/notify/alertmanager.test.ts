@@ -20,8 +20,19 @@ const TOKEN = 'am-bearer-token-789';
 const NOW = Date.parse('2025-03-01T15:00:00Z');
 const fixedClock: Clock = { ...systemClock, now: () => NOW };
 
-function notifier(urls: string[], over: Record<string, unknown> = {}, clock: Clock = fixedClock) {
-  return new AlertmanagerNotifier('am', alertmanagerSchema.parse({ urls, ...over }), { clock });
+/** An Alertmanager notifier; `resendMs` sets a resend interval shorter than the config's 1 s least, for tests on real time. */
+function notifier(
+  urls: string[],
+  over: Record<string, unknown> = {},
+  clock: Clock = fixedClock,
+  resendMs?: number,
+) {
+  const cfg = alertmanagerSchema.parse({ urls, ...over });
+  return new AlertmanagerNotifier(
+    'am',
+    resendMs === undefined ? cfg : { ...cfg, resend_interval: resendMs },
+    { clock },
+  );
 }
 
 runNotifierContract('alertmanager', {
@@ -132,7 +143,7 @@ describe('alertmanager sink', () => {
 
   it('the resender pushes every firing alert again each resend_interval, until stopped', async () => {
     const r = await rx();
-    am = notifier([r.url], { resend_interval: '50ms' }, systemClock);
+    am = notifier([r.url], {}, systemClock, 50);
     const metrics = recordingMetrics();
     const firing = [firingAlert('a'), firingAlert('b'), { ...firingAlert('c'), state: 'resolved' as const }];
     const resender = new AlertmanagerResender({
@@ -157,7 +168,7 @@ describe('alertmanager sink', () => {
   it('a failed resend is counted and retried on the next tick', async () => {
     const r = await rx();
     r.respond((_q, i) => ({ status: i === 0 ? 500 : 200 }));
-    am = notifier([r.url], { resend_interval: '50ms' }, systemClock);
+    am = notifier([r.url], {}, systemClock, 50);
     const metrics = recordingMetrics();
     const resender = new AlertmanagerResender({
       notifiers: [am],

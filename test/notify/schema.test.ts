@@ -88,6 +88,16 @@ describe('receivers config', () => {
       'email.subject: invalid template',
     ],
     ['no alertmanager url', '- name: a\n  alertmanager: { urls: [] }', 'alertmanager.urls: Too small'],
+    [
+      'credentials in an Alertmanager URL',
+      '- name: a\n  alertmanager: { urls: ["http://bob:pw@am:9093"] }',
+      'alertmanager.urls.0: must not carry a user or password: give them as basic_auth or bearer_token',
+    ],
+    [
+      'credentials in a webhook URL',
+      '- name: w\n  webhook: { url: "https://hook:pw@hooks.example/x" }',
+      'webhook.url: must not carry a user or password: send them in headers',
+    ],
   ])('reports %s', (_name, yaml, expected) => {
     expect(problems(yaml).join('\n')).toContain(expected);
   });

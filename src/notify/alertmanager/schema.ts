@@ -5,16 +5,16 @@
  */
 import { z } from 'zod';
 import { duration } from '../../core/zod-units.js';
-import { headerMap, httpUrl } from '../schema-parts.js';
+import { headerMap, httpUrlWithoutCredentials } from '../schema-parts.js';
 
 /** An Alertmanager receiver. */
 export const alertmanagerSchema = z
   .strictObject({
-    urls: z.array(httpUrl()).min(1).meta({
+    urls: z.array(httpUrlWithoutCredentials('give them as basic_auth or bearer_token')).min(1).meta({
       description:
         'Base URL of each Alertmanager (with its path prefix, if any); tally POSTs to <url>/api/v2/alerts of every one. List every member of a cluster.',
     }),
-    resend_interval: duration().prefault('1m').meta({
+    resend_interval: duration({ min: '1s' }).prefault('1m').meta({
       description:
         'How often firing alerts are sent again. Firing alerts carry endsAt = now + 4 × this, so Alertmanager resolves them by itself when tally stops sending.',
     }),

@@ -4,7 +4,7 @@
  * `secret` before validation.
  */
 import { z } from 'zod';
-import { headerMap, httpUrl, liquidTemplate } from '../schema-parts.js';
+import { headerMap, httpUrlWithoutCredentials, liquidTemplate } from '../schema-parts.js';
 import { PRESET_NAMES } from './presets/index.js';
 
 /** Body formats of a webhook without a preset or template. */
@@ -24,7 +24,9 @@ export const RESERVED_HEADERS = [
 /** A webhook receiver. */
 export const webhookSchema = z
   .strictObject({
-    url: httpUrl().meta({ description: 'Where to POST. Redirects are not followed.' }),
+    url: httpUrlWithoutCredentials('send them in headers (e.g. Authorization)').meta({
+      description: 'Where to POST. Redirects are not followed.',
+    }),
     secret: z.string().min(1).optional().meta({
       description: 'Standard Webhooks signing secret: whsec_<base64>, or any string (its UTF-8 bytes).',
     }),
