@@ -64,13 +64,13 @@ export class Scheduler {
       existing.dueAt = lastDue;
       const overdue = lastDue + Math.max(1, spec.intervalMs) <= this.clock.now();
       this.arm(existing);
-      if ((spec.immediate || overdue) && !existing.busy) void this.fire(existing);
+      if ((spec.immediate || overdue) && !existing.busy) void this.fire(existing, false);
       return;
     }
     const job: Job = { spec, dueAt: this.clock.now(), timer: undefined, busy: false };
     this.jobs.set(spec.name, job);
     this.arm(job);
-    if (spec.immediate) void this.fire(job);
+    if (spec.immediate) void this.fire(job, false);
   }
 
   /**
@@ -105,7 +105,7 @@ export class Scheduler {
   /** Runs a job now (outside its period), unless it is already running. */
   async runNow(name: string): Promise<void> {
     const job = this.jobs.get(name);
-    if (job && !job.busy) await this.fire(job);
+    if (job && !job.busy) await this.fire(job, false);
   }
 
   /**
@@ -130,12 +130,18 @@ export class Scheduler {
     await Promise.allSettled([...this.inflight]);
   }
 
-  private async fire(job: Job): Promise<void> {
+  /**
+   * Runs the job. A periodic run waits a random share of its period first (`jitter`), so
+   * that jobs of many orgs do not keep firing together; a run asked for at once (the first
+   * run, an overdue one, `runNow`) does not: with `intervals.org: 6h`, the first read of
+   * the profile, which readiness waits for, would otherwise wait up to 36 minutes.
+   */
+  private async fire(job: Job, jittered = true): Promise<void> {
     if (this.stopped) return;
     const spec = job.spec;
     job.busy = true;
     const run = (async () => {
-      const delay = Math.floor(this.rng() * spec.jitter * spec.intervalMs);
+      const delay = jittered ? Math.floor(this.rng() * spec.jitter * spec.intervalMs) : 0;
       if (delay > 0) await this.clock.sleep(delay, this.abort.signal);
       if (this.stopped) return;
       await spec.run(this.abort.signal);

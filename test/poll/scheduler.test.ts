@@ -149,6 +149,26 @@ describe('Scheduler', () => {
     await s.stop(1000);
   });
 
+  it('runs an immediate job at once however large its jitter; later runs are jittered', async () => {
+    // The largest draw: a jittered run waits 10 % of its 6-hour period, 36 minutes.
+    const s = scheduler(() => 0.999_999);
+    const runs: number[] = [];
+    const t0 = Date.now();
+    s.add({
+      name: 'org',
+      intervalMs: 6 * 3_600_000,
+      jitter: 0.1,
+      immediate: true,
+      run: async () => void runs.push(Date.now() - t0),
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(runs).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(6 * 3_600_000 + 36 * 60_000);
+    expect(runs).toHaveLength(2);
+    expect(runs[1]! - 6 * 3_600_000).toBeGreaterThan(35 * 60_000);
+    await s.stop(1000);
+  });
+
   it('never overlaps a job with itself: a period is skipped while the run before goes on', async () => {
     const s = scheduler();
     let running = 0;
