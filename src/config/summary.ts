@@ -4,6 +4,7 @@
  */
 import type { Config } from './schema.js';
 import { formatDuration } from '../core/units.js';
+import { ROUTE_DEFAULTS } from '../alerts/route.js';
 
 /** Removes credentials and query strings from a URL before it is shown. */
 export function safeUrl(url: string): string {
@@ -43,8 +44,15 @@ export function summarizeConfig(config: Config, source: string): string[] {
     `log: ${config.log.level}, ${config.log.format}`,
     `rules: ${config.rules.length} (${config.rules.filter((r) => 'on' in r && r.on !== undefined).length} on events, ${config.rules.filter((r) => !('on' in r && r.on !== undefined)).length} on conditions)`,
     `receivers: ${config.receivers.length === 0 ? 'none' : config.receivers.map((r) => `${r.name} (${r.type})`).join(', ')}`,
-    `route: ${config.route ? `to ${config.route.receiver ?? '(none)'}, grouped by ${(config.route.group_by ?? []).join(', ') || 'nothing'}, ${config.route.routes?.length ?? 0} sub-routes` : 'none'}`,
+    `route: ${config.route ? `to ${config.route.receiver ?? '(none)'}, grouped by ${groupedBy(config.route.group_by)}, ${config.route.routes?.length ?? 0} sub-routes` : 'none'}`,
     `silences: ${config.silences.length}, maintenance windows: ${config.maintenance.length}`,
   );
   return lines;
+}
+
+/** How the root route groups alerts, in words: its `group_by`, or the default it takes when unset. */
+function groupedBy(groupBy: readonly string[] | undefined): string {
+  if (groupBy === undefined) return `${ROUTE_DEFAULTS.group_by.join(', ')} (the default)`;
+  if (groupBy.includes('...')) return 'every label';
+  return groupBy.length === 0 ? 'nothing (one group for all alerts)' : groupBy.join(', ');
 }

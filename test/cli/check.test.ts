@@ -52,6 +52,26 @@ route: { receiver: console }
     expect(pretty.err()).toBe('');
   });
 
+  it.each([
+    ['', 'org, alertname (the default)'],
+    ['group_by: []', 'nothing (one group for all alerts)'],
+    ["group_by: ['...']", 'every label'],
+    ['group_by: [channel]', 'channel'],
+  ])('says how the route groups alerts (%s)', async (groupBy, words) => {
+    const file = path.join(dir, 'grouping.yaml');
+    await writeFile(
+      file,
+      `upstream: { base_url: https://api.example.com }
+orgs: [{ slug: acme, token: t0ken-value }]
+receivers: [{ name: console, log: {} }]
+route: { receiver: console${groupBy === '' ? '' : `, ${groupBy}`} }
+`,
+    );
+    const io = captureIO();
+    expect(await checkCommand(['--config', file], io)).toBe(0);
+    expect(io.out()).toContain(`route: to console, grouped by ${words}, 0 sub-routes`);
+  });
+
   it('prints all three mistakes with path and line and exits 1', async () => {
     const file = path.join(dir, 'bad.yaml');
     await writeFile(
