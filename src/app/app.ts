@@ -12,6 +12,7 @@ import type { Registry } from 'prom-client';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
 import { createHttpServer, type HttpServer } from '../http/index.js';
@@ -363,7 +364,13 @@ export class App implements StatusSource {
       return { ok: true };
     } catch (err) {
       this.metrics.recordConfigReload(false, this.deps.clock.now());
-      this.log.error({ err }, 'config reload failed, keeping the running config');
+      // A mistake in the file is the user's, and its problems say where: no stack trace.
+      if (err instanceof ConfigError)
+        this.log.error(
+          { problems: err.problems },
+          `config reload refused, keeping the running config: ${err.message.split('\n')[0]}`,
+        );
+      else this.log.error({ err }, 'config reload failed, keeping the running config');
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
   }

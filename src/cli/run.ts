@@ -50,6 +50,16 @@ export function logFormatFor(loaded: LoadedConfig, io: CliIO): 'json' | 'pretty'
   return format === 'auto' ? (io.isTTY ? 'pretty' : 'json') : format;
 }
 
+/** The logger of a start that has no config to say how to log: JSON lines, as `auto` off a terminal. */
+function startLogger(io: CliIO): Logger {
+  const envLevel = envLogLevel(io.env);
+  return createLogger({
+    level: envLevel === undefined || typeof envLevel === 'object' ? 'info' : envLevel,
+    format: 'json',
+    destination: io.stdout,
+  });
+}
+
 /** Builds the root logger the config asks for, writing to the command's stdout. */
 export function loggerFor(loaded: LoadedConfig, io: CliIO): Logger {
   const { level } = loaded.config.log;
@@ -92,7 +102,10 @@ export const runCommand: Command = async (args, io) => {
     loaded = await load();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    io.stderr.write(`${err.message}\n`);
+    if (io.isTTY) io.stderr.write(`${err.message}\n`);
+    // Where the log is JSON lines (not a terminal: a container), the refusal is one of them
+    // too, so a log pipeline does not split it into lines it cannot parse.
+    else startLogger(io).fatal({ problems: err.problems }, `could not start: ${err.message.split('\n')[0]}`);
     return 1;
   }
   const envLevel = envLogLevel(io.env);

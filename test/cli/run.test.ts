@@ -124,10 +124,16 @@ describe('tally run', () => {
     await writeFile(file, config(['alpha', 'beta'], 'bogus: true\n'));
     io.reload();
     await waitFor(
-      () => (io.out().includes('"msg":"config reload failed') ? true : undefined),
+      () => (io.out().includes('"msg":"config reload refused') ? true : undefined),
       'the failed reload',
     );
-    expect(io.out()).toContain('bogus: unknown key');
+    // One line naming the problem where it is, and no stack trace: the mistake is the file's.
+    const refused = io
+      .out()
+      .split('\n')
+      .find((l) => l.includes('config reload refused'))!;
+    expect(JSON.parse(refused).problems.join('\n')).toContain('bogus: unknown key');
+    expect(refused).not.toContain('stack');
     expect(await reloadGauge(base)).toBe('0');
     expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['alpha']);
 
@@ -160,7 +166,34 @@ describe('tally run', () => {
     await writeFile(file, config(['alpha']));
     const io = captureIO();
     expect(await runCommand(['--config', file, '--shard', '3/2'], io)).toBe(1);
-    expect(io.err()).toContain('shard 3/2: I must be from 1 to N');
+    // Not on a terminal (a container): one JSON line, like every other line of the log.
+    expect(io.err()).toBe('');
+    const lines = io.out().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'fatal',
+      problems: [expect.stringContaining('shard 3/2: I must be from 1 to N')],
+      msg: 'could not start: --shard: 1 problem',
+    });
+    // On a terminal: the problems as text, for a person.
+    const tty = { ...captureIO(), isTTY: true };
+    expect(await runCommand(['--config', file, '--shard', '3/2'], tty)).toBe(1);
+    expect(tty.err()).toContain('shard 3/2: I must be from 1 to N');
+  });
+
+  it('refuses an invalid config file with one JSON line naming each problem and its line', async () => {
+    await writeFile(file, config(['alpha'], 'bogus: 1\ndelivery: { timeout: 0s }\n'));
+    const io = captureIO();
+    expect(await runCommand(['--config', file], io)).toBe(1);
+    const lines = io.out().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]!) as { level: string; problems: string[]; msg: string };
+    expect(line.level).toBe('fatal');
+    expect(line.msg).toBe(`could not start: ${file}: 2 problems`);
+    expect(line.problems).toEqual([
+      expect.stringMatching(/^bogus: unknown key \(line \d+, column 1\)$/),
+      expect.stringMatching(/^delivery\.timeout: at least 100ms, found "0s" \(line \d+, column \d+\)$/),
+    ]);
   });
 });
 
