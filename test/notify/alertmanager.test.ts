@@ -35,6 +35,30 @@ function notifier(
   );
 }
 
+const BASIC_PASSWORD = 'AmBasicPassw0rd';
+
+// The same, with basic_auth: a server that echoes the header shows the credentials encoded.
+runNotifierContract('alertmanager (basic_auth)', {
+  secrets: [BASIC_PASSWORD, Buffer.from(`bob:${BASIC_PASSWORD}`).toString('base64')],
+  reasons: { permanent: 'http_4xx', transient: 'http_5xx' },
+  async setup(mode) {
+    const rx = await startHttpReceiver();
+    rx.respond((req) => {
+      if (mode === 'permanent')
+        return { status: 401, body: `bad credentials: ${req.headers['authorization']}` };
+      if (mode === 'transient')
+        return { status: 503, body: `busy; you sent ${req.headers['authorization']}` };
+      if (mode === 'hang') return { hang: true };
+      return { status: 200 };
+    });
+    return {
+      notifier: notifier([rx.url], { basic_auth: { username: 'bob', password: BASIC_PASSWORD } }),
+      delivered: () => (mode === 'ok' ? rx.requests.length : 0),
+      close: () => rx.close(),
+    };
+  },
+});
+
 runNotifierContract('alertmanager', {
   secrets: [TOKEN],
   reasons: { permanent: 'http_4xx', transient: 'http_5xx' },

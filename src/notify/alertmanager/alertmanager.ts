@@ -94,8 +94,10 @@ export class AlertmanagerNotifier implements Notifier {
     }
     if (cfg.basic_auth) {
       const { username, password = '' } = cfg.basic_auth;
-      this.#headers['authorization'] = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-      secrets.push(password);
+      const encoded = Buffer.from(`${username}:${password}`).toString('base64');
+      this.#headers['authorization'] = `Basic ${encoded}`;
+      // A server that echoes the header back shows the credentials encoded, not as written.
+      secrets.push(password, encoded);
     }
     this.#secrets = [...secrets, ...cfg.urls.flatMap(urlSecrets)].filter((s) => s.length >= 4);
   }
