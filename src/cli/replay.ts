@@ -114,6 +114,18 @@ export function createReplayCommand(loadConfig: ReplayConfigLoader = loadReplayC
           ? { events: await readEventLog(from) }
           : await readSnapshots(from, path.resolve(io.cwd, v.to), config);
       const events = input.events.filter((e) => v.org === undefined || e.org === v.org);
+      if (events.length === 0 && v.to === undefined) {
+        // An event log with nothing to replay is a mistake to name (a wrong path, a
+        // misspelt --org), not a run to report over an empty range. (Two snapshots still
+        // have their condition rules to evaluate.)
+        const orgs = [...new Set(input.events.map((e) => e.org))].sort();
+        const why =
+          input.events.length === 0
+            ? `no events in ${v.from}`
+            : `no events of org ${v.org} in ${v.from} (it holds ${orgs.slice(0, 10).join(', ')}${orgs.length > 10 ? ', …' : ''})`;
+        io.stderr.write(`tally: ${why}\n`);
+        return 1;
+      }
       const result = simulate(
         { ...input, events },
         {

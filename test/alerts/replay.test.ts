@@ -110,6 +110,13 @@ describe('tally replay', () => {
     );
   });
 
+  it('says so and exits 1 when --org names an org the log does not hold', async () => {
+    const io = captureIO({}, dir);
+    expect(await replay(['--from', 'events', '--org', 'acmee'], io)).toBe(1);
+    expect(io.err()).toBe('tally: no events of org acmee in events (it holds acme)\n');
+    expect(io.out()).toBe('');
+  });
+
   it('reads a single segment file and writes JSON lines with --json', async () => {
     const io = captureIO({}, dir);
     expect(await replay(['--from', path.join(dir, 'events', '000001.jsonl'), '--json'], io)).toBe(0);

@@ -5,7 +5,7 @@
  * probes, ports, the state volume, the shard of each pod, the token files, and the
  * PrometheusRule carrying exactly the rules of deploy/prometheus/tally-alerts.yml.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -221,6 +221,19 @@ describe('deploy/kubernetes', () => {
       return shard;
     });
     expect(shards).toEqual(Array.from({ length: replicas }, (_, i) => `${i + 1}/${replicas}`));
+    // Without the pod-index label (Kubernetes before 1.28) the pod stops, saying why,
+    // instead of every pod taking shard 1.
+    const missing = spawnSync(
+      container['command'][2],
+      [...container['command'].slice(3), ...container['args']],
+      {
+        env: { PATH: `${bin}:/usr/bin:/bin`, POD_INDEX: '', TALLY_SHARDS: env['TALLY_SHARDS'] },
+        encoding: 'utf8',
+      },
+    );
+    expect(missing.status).not.toBe(0);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toContain('POD_INDEX: is empty: the apps.kubernetes.io/pod-index label');
   });
 
   it('has a valid tally config reading its tokens from the mounted Secret', async () => {
