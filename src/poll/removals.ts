@@ -11,6 +11,12 @@
  * is stable); if the item is back, nothing is. Every other change of the same read is
  * reported at once.
  *
+ * A session's own detail outweighs its list: when a detail read after the first miss
+ * still shows the session on that channel (a list served by a lagging replica), the
+ * confirming read does not report the removal but starts the wait afresh, with no read
+ * asked for at once; the list's own schedule reads it again, and the removal is reported
+ * once a read misses it with no newer detail showing it (one that answers `404` does not).
+ *
  * A *suspect* read needs more: one that empties a list that held items, or that loses at
  * least `massShare` of a list and at least `massMin` items at once. Its removals are
  * reported only after `confirmReads` reads in a row miss the items, spread over at least
@@ -65,6 +71,12 @@ interface Pending {
   suspect: boolean;
 }
 
+/** When a session's detail last showed it, and on which channel (undefined: the detail names none). */
+interface Sighting {
+  at: number;
+  channelId: string | undefined;
+}
+
 /** Removals of one list waiting for evidence, for the status API and metrics. */
 export interface HeldRemovals {
   list: ListKey;
@@ -78,6 +90,8 @@ export interface HeldRemovals {
 export class RemovalCheck {
   /** Removals waiting (`kind\0id`). */
   private readonly pending = new Map<string, Pending>();
+  /** Details read to confirm a session's removal that showed the session (see {@link sawSession}). */
+  private readonly sightings = new Map<string, Sighting>();
 
   constructor(private readonly policy: RemovalPolicy = DEFAULT_REMOVAL_POLICY) {}
 
@@ -86,6 +100,8 @@ export class RemovalCheck {
     const kept: ChangeEvent[] = [];
     const held: ChangeEvent[] = [];
     const heldKeys = new Set<string>();
+    /** Removals whose confirming read a newer detail outweighed at this read. */
+    const outweighed = new Set<string>();
     const suspectLists = this.suspectLists(events, current);
     for (const e of events) {
       const list = listOf(e);
@@ -99,6 +115,14 @@ export class RemovalCheck {
       if (p?.list === list) {
         p.reads += 1;
         p.suspect ||= suspectLists.has(list);
+        if (this.confirmed(p, now) && this.seenSince(e, p.since, next)) {
+          // Its detail, read since the first miss, still shows it here: the list lags.
+          p.reads = 1;
+          p.since = now;
+          held.push(e);
+          outweighed.add(key);
+          continue;
+        }
         if (this.confirmed(p, now)) {
           this.pending.delete(key);
           heldKeys.delete(key);
@@ -114,12 +138,18 @@ export class RemovalCheck {
     for (const [key, p] of this.pending) {
       if (p.list === read && !heldKeys.has(key)) this.pending.delete(key);
     }
+    for (const id of this.sightings.keys())
+      if (!this.pending.has(`session.removed\0${id}`)) this.sightings.delete(id);
     if (held.length === 0) return { events: kept, next, reread: [] };
     let patched = next;
     for (const e of held) patched = restore(e, current, patched);
     // A first miss is read again at once; a suspect read waits for the list's own schedule,
-    // since its confirmation needs time to pass anyway.
-    const first = held.filter((e) => this.pending.get(`${e.kind}\0${e.entity.id}`)?.reads === 1);
+    // since its confirmation needs time to pass anyway, and so does a removal a detail
+    // outweighed (its wait began again at this read).
+    const first = held.filter((e) => {
+      const key = `${e.kind}\0${e.entity.id}`;
+      return this.pending.get(key)?.reads === 1 && !outweighed.has(key);
+    });
     const heldSessions = new Map<ListKey, string[]>();
     for (const e of first) {
       if (e.kind !== 'session.removed') continue;
@@ -145,6 +175,33 @@ export class RemovalCheck {
       by.set(p.list, h);
     }
     return [...by.values()];
+  }
+
+  /**
+   * Notes a detail read while confirming a removal that showed the session, on the
+   * channel it names (undefined: none). A detail the snapshot holds counts as well.
+   */
+  sawSession(sessionId: string, at: number, channelId: string | undefined): void {
+    if (this.pending.has(`session.removed\0${sessionId}`)) this.sightings.set(sessionId, { at, channelId });
+  }
+
+  /**
+   * Whether a detail read since `since` shows the session of removal `e` on its channel:
+   * one read to confirm the removal (used once), or one the snapshot holds (a live
+   * session's detail is read every `live_detail`).
+   */
+  private seenSince(e: ChangeEvent, since: number, next: OrgSnapshot): boolean {
+    if (e.kind !== 'session.removed') return false;
+    const id = e.entity.id;
+    const channel = e.labels['channel_id'];
+    const onChannel = (c: string | undefined) => c === undefined || c === channel;
+    const sighting = this.sightings.get(id);
+    if (sighting !== undefined && sighting.at >= since && onChannel(sighting.channelId)) {
+      this.sightings.delete(id);
+      return true;
+    }
+    const detail = Object.hasOwn(next.details, id) ? next.details[id] : undefined;
+    return detail?.state === 'complete' && detail.at > since && onChannel(detail.value.channelId);
   }
 
   private confirmed(p: Pending, now: number): boolean {

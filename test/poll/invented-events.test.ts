@@ -79,6 +79,68 @@ describe('no invented events', () => {
     expect(t.kinds()).toEqual(['session.removed s1']);
   });
 
+  it('a session its lists leave out while its detail still shows it is not removed and added back', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    const at = t.clock.now() - H;
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'live', startedAt: at },
+      ...[2, 3, 4, 5].map((i) => ({
+        id: `s${i}`,
+        channelId: 'a',
+        status: 'scheduled',
+        scheduledAt: at + 5 * H,
+      })),
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'normal', t.signal);
+    // The lists (a lagging replica) leave s1 out for a while; its detail still shows it.
+    t.world.lagging.add('s1');
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'normal', t.signal); // the first miss; its detail, then the list, read again
+    await t.settle();
+    expect(t.world.detailReads).toEqual(['s1']);
+    expect(t.kinds()).toEqual([]);
+    const list = t.p.snapshot().sessions['a'];
+    expect(list?.state === 'complete' && list.value.map((s) => s.id).sort()).toContain('s1');
+    expect(t.p.heldRemovals()).toMatchObject([{ list: 'sessions:a', count: 1 }]);
+    // The detail outweighed the confirming read: no read was asked for at once.
+    await t.settle();
+    expect(t.world.detailReads).toEqual(['s1']);
+    // The replica catches up: nothing happened, and nothing is reported.
+    t.world.lagging.clear();
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'normal', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    expect(t.p.heldRemovals()).toEqual([]);
+  });
+
+  it('a session left out and then deleted is removed once, when no newer detail shows it', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    const at = t.clock.now() + H;
+    t.world.sessions = [1, 2, 3, 4, 5].map((i) => ({
+      id: `s${i}`,
+      channelId: 'a',
+      status: 'scheduled',
+      scheduledAt: at,
+    }));
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    t.world.lagging.add('s1');
+    await t.clock.tick(60_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    // Deleted meanwhile: the next read of the list misses it with no newer detail.
+    t.world.sessions.shift();
+    await t.clock.tick(60_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['session.removed s1']);
+  });
+
   it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
     const t = setup({ include: ['team-*'] });
     t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));

@@ -169,8 +169,17 @@ describe('OrgPoller against the simulator', () => {
     const after = p.snapshot().sessions[channel];
     expect(after?.state === 'complete' && after.value.some((x) => x.id === victim!.id)).toBe(true);
 
-    // Gone for good: reported once, after the second read confirms it.
+    // Gone for good, its detail too: reported once, after the second read confirms it.
     drops = Number.POSITIVE_INFINITY;
+    const realDetail = client.fetchSessionDetail.bind(client);
+    client.fetchSessionDetail = async (org, id, o) =>
+      id === victim!.id
+        ? {
+            state: 'failed',
+            at: clock.now(),
+            error: { reason: 'not_found', message: `GET /sessions/${id}: 404` },
+          }
+        : realDetail(org, id, o);
     await clock.tick(5_000);
     await p.readSessions(channel, 'high', new AbortController().signal);
     await settle(p);

@@ -22,6 +22,8 @@ export class World {
   sessions: Session[] = [];
   /** Sessions whose detail was asked for, in order. */
   readonly detailReads: string[] = [];
+  /** Sessions the lists leave out while their detail still shows them (a lagging replica). */
+  readonly lagging = new Set<string>();
   constructor(readonly clock: ManualClock) {}
   fetcher() {
     const c = this.clock;
@@ -38,7 +40,7 @@ export class World {
       fetchSessions: async (_o: unknown, ch: string, o?: { window?: TimeWindow }): Promise<SessionsPart> => {
         const window = o!.window!;
         const value = this.sessions
-          .filter((s) => s.channelId === ch && !outsideWindow(s, window))
+          .filter((s) => s.channelId === ch && !outsideWindow(s, window) && !this.lagging.has(s.id))
           .map((s) => ({ ...s }));
         return { state: 'complete', at: c.now(), value, window };
       },
