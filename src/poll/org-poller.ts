@@ -10,7 +10,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import { carryProfile, carrySubscription } from '../snapshot/carry.js';
+import { carryChannels, carryProfile, carrySessions, carrySubscription } from '../snapshot/carry.js';
 import type {
   Channel,
   Org,
@@ -415,12 +415,23 @@ export class OrgPoller {
     if (part === 'subscription') {
       return { ...value, value: carrySubscription(prev.value as Subscription, value.value as Subscription) };
     }
+    if (part === 'channels') {
+      const list = carryChannels(prev.value as Channel[], value.value as Channel[]);
+      return list === value.value ? value : { ...value, value: list };
+    }
     return value;
   }
 
-  private foldSessions(channelId: string, part: SessionsPart, ticket: number): void {
-    this.record(`sessions:${channelId}`, part, ticket);
-    if (!this.takes(this.current.sessions[channelId], part)) return;
+  private foldSessions(channelId: string, read: SessionsPart, ticket: number): void {
+    this.record(`sessions:${channelId}`, read, ticket);
+    const prev = this.current.sessions[channelId];
+    if (!this.takes(prev, read)) return;
+    // What a record left out keeps its last known value (carry.ts).
+    let part = read;
+    if (read.state === 'complete' && prev?.state === 'complete') {
+      const list = carrySessions(prev.value, read.value);
+      if (list !== read.value) part = { ...read, value: list };
+    }
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,

@@ -10,10 +10,20 @@
  *   while it held figures before (a server that drops every limit at once is far more
  *   likely to have left the group out than to have made the plan unlimited); the funding
  *   when the read found no funding at all; a wallet's balance and currency when absent.
+ * - channel list: a channel's `name` and `visibility` when absent, its status when the
+ *   record has none (read as `unknown`) while it had one before;
+ * - session list: a session's `title` and times when absent, its status when the record
+ *   has none and its times tell none either (`unknown`).
  * An explicit `null` reads as absent: tally never reports a change it cannot tell from a
- * field the server left out (docs/upstream-shapes.md).
+ * field the server left out (docs/upstream-shapes.md). Items are matched by id within the
+ * same list; a list with nothing to carry is returned as it is, so unchanged lists stay
+ * shared between snapshots.
  */
-import type { AiFunding, Org, Subscription } from './model.js';
+import type { AiFunding, Channel, Org, Session, Subscription } from './model.js';
+import { isEndedStatus, isScheduledStatus } from './status.js';
+
+/** The status a channel or session record without one is read as (normalize-channel.ts, normalize-session.ts). */
+const UNKNOWN = 'unknown';
 
 const isEmpty = (o: Record<string, unknown>) => Object.keys(o).length === 0;
 
@@ -44,4 +54,71 @@ function carryFunding(prev: AiFunding, next: AiFunding): AiFunding {
     return out;
   }
   return next;
+}
+
+/** The channel list `next`, with what each channel left out taken from `prev`. */
+export function carryChannels(prev: readonly Channel[], next: Channel[]): Channel[] {
+  return carryList(prev, next, (was, now) => {
+    if (
+      !(now.name === undefined && was.name !== undefined) &&
+      !(now.visibility === undefined && was.visibility !== undefined) &&
+      !(now.status === UNKNOWN && was.status !== UNKNOWN)
+    )
+      return now;
+    const out: Channel = { ...now };
+    if (out.name === undefined && was.name !== undefined) out.name = was.name;
+    if (out.visibility === undefined && was.visibility !== undefined) out.visibility = was.visibility;
+    if (out.status === UNKNOWN && was.status !== UNKNOWN) out.status = was.status;
+    return out;
+  });
+}
+
+const SESSION_FIELDS = ['title', 'scheduledAt', 'startedAt', 'endedAt'] as const;
+
+/** The session list `next` of a channel, with what each session left out taken from `prev`. */
+export function carrySessions(prev: readonly Session[], next: Session[]): Session[] {
+  return carryList(prev, next, (was, now) => {
+    const status = now.status === UNKNOWN && was.status !== UNKNOWN;
+    const word = status ? was.status : now.status;
+    // A time the status rules out is no time left out: a session back to scheduled has no
+    // start, one not over has no end.
+    const missing = SESSION_FIELDS.filter(
+      (f) =>
+        now[f] === undefined &&
+        was[f] !== undefined &&
+        !(f === 'startedAt' && isScheduledStatus(word)) &&
+        !(f === 'endedAt' && !isEndedStatus(word)),
+    );
+    if (missing.length === 0 && !status) return now;
+    const out: Session = { ...now };
+    for (const f of missing) (out as unknown as Record<string, unknown>)[f] = was[f];
+    if (status) out.status = was.status;
+    return out;
+  });
+}
+
+/** `next` with `carry(was, now)` applied to each item that `prev` held; `next` itself when nothing changed. */
+function carryList<T extends { id: string }>(
+  prev: readonly T[],
+  next: T[],
+  carry: (was: T, now: T) => T,
+): T[] {
+  if (prev.length === 0) return next;
+  let byId: Map<string, T> | undefined;
+  let out: T[] | undefined;
+  for (let i = 0; i < next.length; i++) {
+    const now = next[i]!;
+    // Lists usually keep their order: try the same place first.
+    let was = prev[i]?.id === now.id ? prev[i] : undefined;
+    if (was === undefined) {
+      byId ??= new Map(prev.map((x) => [x.id, x]));
+      was = byId.get(now.id);
+    }
+    if (was === undefined) continue;
+    const carried = carry(was, now);
+    if (carried === now) continue;
+    out ??= next.slice();
+    out[i] = carried;
+  }
+  return out ?? next;
 }

@@ -141,6 +141,43 @@ describe('no invented events', () => {
     expect(t.kinds()).toEqual(['session.removed s1']);
   });
 
+  it('a record that leaves fields out (or sends null) changes nothing, and the next full one neither', async () => {
+    const t = setup();
+    const at = t.clock.now() + H;
+    const full = {
+      channels: [{ id: 'a', name: 'News', status: 'offline', visibility: 'public' }],
+      sessions: [{ id: 's1', channelId: 'a', title: 'Morning', status: 'scheduled', scheduledAt: at }],
+    };
+    t.world.channels = structuredClone(full.channels);
+    t.world.sessions = structuredClone(full.sessions);
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    // One read whose records say nothing of status, name, visibility, title or time (a
+    // null reads as absent): the channel's status is read as unknown.
+    t.world.channels = [{ id: 'a', status: 'unknown' }];
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled' }];
+    await t.clock.tick(30_000);
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    t.world.channels = structuredClone(full.channels);
+    t.world.sessions = structuredClone(full.sessions);
+    await t.clock.tick(30_000);
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    // A real change after a read that left the field out is still reported.
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled' }];
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    t.world.sessions = [{ ...full.sessions[0]!, title: 'Evening' }];
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['session.renamed s1']);
+  });
+
   it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
     const t = setup({ include: ['team-*'] });
     t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diff } from '../../src/snapshot/diff.js';
-import { carryProfile, carrySubscription } from '../../src/snapshot/carry.js';
+import { carryChannels, carryProfile, carrySessions, carrySubscription } from '../../src/snapshot/carry.js';
 import type { OrgSnapshot, Subscription } from '../../src/snapshot/model.js';
 
 const AT = Date.UTC(2026, 10, 1);
@@ -64,5 +64,50 @@ describe('absent is not changed', () => {
       plan: 'pro',
       settings: { language: 'de' },
     });
+  });
+});
+
+describe('lists: what a record leaves out keeps its last known value', () => {
+  it('keeps a channel’s name, visibility and status when a record has none', () => {
+    const prev = [
+      { id: 'a', name: 'News', status: 'offline', visibility: 'public' },
+      { id: 'b', name: 'Sport', status: 'live', visibility: 'private' },
+    ];
+    const next = [
+      { id: 'b', status: 'unknown' }, // reordered, and says nothing
+      { id: 'a', name: 'World News', status: 'live' }, // renamed and live; visibility left out
+      { id: 'c', status: 'unknown' }, // new: nothing to carry
+    ];
+    expect(carryChannels(prev, next)).toEqual([
+      { id: 'b', name: 'Sport', status: 'live', visibility: 'private' },
+      { id: 'a', name: 'World News', status: 'live', visibility: 'public' },
+      { id: 'c', status: 'unknown' },
+    ]);
+  });
+
+  it('returns the very same list when nothing was left out', () => {
+    const prev = [{ id: 'a', name: 'News', status: 'offline' }];
+    const next = [{ id: 'a', name: 'News', status: 'live' }];
+    expect(carryChannels(prev, next)).toBe(next);
+    expect(carrySessions([], [])).toEqual([]);
+  });
+
+  it('keeps a session’s title, times and status, unless its status rules a time out', () => {
+    const T = AT;
+    const prev = [
+      { id: 's1', channelId: 'c', title: 'Morning', status: 'live', scheduledAt: T, startedAt: T + 1 },
+      { id: 's2', channelId: 'c', title: 'Late', status: 'ended', startedAt: T, endedAt: T + 9 },
+      { id: 's3', channelId: 'c', status: 'live', startedAt: T },
+    ];
+    const next = [
+      { id: 's1', channelId: 'c', status: 'unknown' }, // everything left out
+      { id: 's2', channelId: 'c', title: 'Late', status: 'live', startedAt: T }, // on air again: no end
+      { id: 's3', channelId: 'c', status: 'scheduled' }, // back to scheduled: no start
+    ];
+    expect(carrySessions(prev, next)).toEqual([
+      { id: 's1', channelId: 'c', title: 'Morning', status: 'live', scheduledAt: T, startedAt: T + 1 },
+      { id: 's2', channelId: 'c', title: 'Late', status: 'live', startedAt: T },
+      { id: 's3', channelId: 'c', status: 'scheduled' },
+    ]);
   });
 });
