@@ -20,6 +20,7 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
+import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
 import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import { PRIORITIES, Urgency } from '../upstream/budget.js';
@@ -39,7 +40,7 @@ const PRUNE_EVERY_MS = 30_000;
 export type DiffFn = (
   prev: OrgSnapshot,
   next: OrgSnapshot,
-  opts?: { changedLists?: readonly string[] },
+  opts?: { changedLists?: readonly string[]; firstDetails?: ReadonlyMap<string, number> },
 ) => ChangeEvent[];
 
 /** Everything an {@link OrgPoller} needs. */
@@ -64,6 +65,9 @@ export interface OrgPollerDeps {
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 
+/** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
+const MAX_FIRST_DETAILS = 10_000;
+
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
 
@@ -81,6 +85,12 @@ export class OrgPoller {
   private readonly rereads: { list: ListKey; sessions?: string[] | undefined }[] = [];
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
+  /**
+   * Sessions tally watched start and has no detail of yet, with the time from which what
+   * their first detail shows is new (diff-detail.ts): the look before the start, less the
+   * margin for the server's clock. In memory; bounded.
+   */
+  private readonly firstDetailSince = new Map<string, number>();
   private readonly inflight = new Map<string, Promise<void>>();
   /** Fresh reads waiting for the read of the same key in flight to end. */
   private readonly queued = new Map<string, Promise<void>>();
@@ -500,11 +510,19 @@ export class OrgPoller {
         .filter((h) => h.suspect)
         .map((h) => h.list),
     );
+    const detailOf = read.startsWith('detail:') ? read.slice('detail:'.length) : undefined;
+    const since = detailOf === undefined ? undefined : this.firstDetailSince.get(detailOf);
     const found = this.deps.diff(
       this.current,
       taken,
-      read.startsWith('sessions:') ? { changedLists: [read.slice('sessions:'.length)] } : {},
+      read.startsWith('sessions:')
+        ? { changedLists: [read.slice('sessions:'.length)] }
+        : since !== undefined
+          ? { firstDetails: new Map([[detailOf!, since]]) }
+          : {},
     );
+    if (detailOf !== undefined && taken.details[detailOf]?.state === 'complete')
+      this.firstDetailSince.delete(detailOf);
     const {
       events: diffed,
       left,
@@ -551,6 +569,13 @@ export class OrgPoller {
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
         follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
+        // Watched start: what its first detail shows since tally's look before is news.
+        const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
+        if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {
+          this.firstDetailSince.set(e.entity.id, lookedAt - NOT_NEWS_BEFORE_MS);
+          if (this.firstDetailSince.size > MAX_FIRST_DETAILS)
+            this.firstDetailSince.delete(this.firstDetailSince.keys().next().value!);
+        }
       }
       if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
     }

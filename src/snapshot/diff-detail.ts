@@ -1,7 +1,9 @@
 /**
  * Diff of session details: new questions and announcements, reactions, speakers joining
  * and leaving, and the AI status. A detail is compared only when it was read completely
- * in both snapshots; the first read of a session's detail is its baseline.
+ * in both snapshots; the first read of a session's detail is its baseline, except for a
+ * session tally watched start (`firstDetails`): what its first detail shows dated since
+ * tally's look before the start is new, the rest (undated, or older) is the baseline.
  */
 import {
   byId,
@@ -18,10 +20,22 @@ import type { DetailItem, OrgSnapshot, SessionDetail } from './model.js';
 type ItemGroup = { count: number; items: DetailItem[] };
 
 /** Every session detail present in both snapshots, in session-id order. */
-export function diffDetails(prev: OrgSnapshot, next: OrgSnapshot, labeler: Labeler, sink: EventSink): void {
+export function diffDetails(
+  prev: OrgSnapshot,
+  next: OrgSnapshot,
+  labeler: Labeler,
+  sink: EventSink,
+  firstDetails?: ReadonlyMap<string, number>,
+): void {
   for (const id of sortedIds(Object.keys(next.details))) {
     const a = own(prev.details, id);
     const b = own(next.details, id);
+    const since = a === undefined ? firstDetails?.get(id) : undefined;
+    if (since !== undefined && b?.state === 'complete') {
+      const base = before(b.value, since);
+      diffDetail(base, b.value, { at: b.at, since }, () => labeler.sessionById(id), id, sink);
+      continue;
+    }
     if (a === b || a?.state !== 'complete' || b?.state !== 'complete') continue;
     diffDetail(a.value, b.value, { at: b.at, since: a.at }, () => labeler.sessionById(id), id, sink);
   }
@@ -103,6 +117,24 @@ function diffDetail(
       at,
     );
   }
+}
+
+/**
+ * What `d` held before `since`: its items dated earlier or not dated at all (tally cannot
+ * tell when those came), with its reactions and AI status as they are (totals and states
+ * are not news without a value before them).
+ */
+function before(d: SessionDetail, since: number): SessionDetail {
+  const older = (g: ItemGroup): ItemGroup => {
+    const items = g.items.filter((i) => i.at === undefined || i.at < since);
+    return { count: items.length, items };
+  };
+  return {
+    ...d,
+    questions: older(d.questions),
+    announcements: older(d.announcements),
+    speakers: older(d.speakers),
+  };
 }
 
 /** Whether a group shows only part of its items (the API embedded one page). */

@@ -36,6 +36,11 @@ export interface DiffOptions {
    * both. Spares looking at every channel's key at 5000 channels; the events are the same.
    */
   changedLists?: readonly string[];
+  /**
+   * Sessions whose first detail is compared with what was there before a time (ms)
+   * instead of being a silent baseline: sessions tally watched start (diff-detail.ts).
+   */
+  firstDetails?: ReadonlyMap<string, number>;
 }
 
 /** Two snapshots of different organizations were handed to `diff`. */
@@ -61,6 +66,6 @@ export function diff(prev: OrgSnapshot, next: OrgSnapshot, opts: DiffOptions = {
   diffSubscription(prev, next, sink);
   diffChannels(prev, next, labeler, sink);
   diffSessions(prev, next, labeler, sink, opts.changedLists);
-  diffDetails(prev, next, labeler, sink);
+  diffDetails(prev, next, labeler, sink, opts.firstDetails);
   return sink.events;
 }

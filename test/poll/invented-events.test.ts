@@ -261,3 +261,40 @@ describe('a channel added after the baseline', () => {
     expect(t.kinds().slice(3)).toEqual(['session.status_changed soon', 'session.started soon']);
   });
 });
+
+describe('no missed events', () => {
+  it('reports the questions a session tally watched start had before its first detail read, not older ones', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    const now = () => t.clock.now();
+    const planned = now() + H;
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: planned }];
+    // Asked long before tally looked (and one with no time): not news when it starts.
+    t.world.questions.set('s1', [
+      { id: 'old', text: 'submitted last week', at: now() - 7 * 24 * H },
+      { id: 'undated', text: 'no time given' },
+    ]);
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(30_000);
+    // The session starts and a question comes at once, before tally reads its detail.
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', scheduledAt: planned, startedAt: now() }];
+    t.world.questions.get('s1')!.push({ id: 'q1', text: 'first!', at: now() });
+    await t.p.refresh('channels', t.signal); // the channel is live: its sessions, then the detail, at once
+    await t.settle();
+    expect(t.kinds()).toEqual([
+      'channel.status_changed a',
+      'session.status_changed s1',
+      'session.started s1',
+      'session.question_added s1',
+    ]);
+    expect(t.events.at(-1)!.labels['question_id']).toBe('q1');
+    // The next detail read compares as usual: one more question, one more event.
+    t.world.questions.get('s1')!.push({ id: 'q2', text: 'second', at: now() });
+    await t.clock.tick(60_000);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    expect(t.kinds().slice(4)).toEqual(['session.question_added s1']);
+    expect(t.events.at(-1)!.labels['question_id']).toBe('q2');
+  });
+});

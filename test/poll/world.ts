@@ -24,6 +24,8 @@ export class World {
   readonly detailReads: string[] = [];
   /** Sessions the lists leave out while their detail still shows them (a lagging replica). */
   readonly lagging = new Set<string>();
+  /** Questions of each session's detail. */
+  readonly questions = new Map<string, { id: string; text?: string; at?: number }[]>();
   constructor(readonly clock: ManualClock) {}
   fetcher() {
     const c = this.clock;
@@ -61,7 +63,10 @@ export class World {
             id,
             channelId: s.channelId,
             status: s.status,
-            questions: none,
+            questions: {
+              count: (this.questions.get(id) ?? []).length,
+              items: [...(this.questions.get(id) ?? [])],
+            },
             announcements: none,
             reactions: { count: 0, byKind: {} },
             speakers: none,
