@@ -21,7 +21,7 @@ import type {
   TimeWindow,
 } from '../snapshot/model.js';
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
-import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { isAiWorking, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import { PRIORITIES, Urgency } from '../upstream/budget.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
@@ -65,6 +65,9 @@ export interface OrgPollerDeps {
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 
+/** How long after a session ended its detail is read again while its AI is at work. */
+const AI_FOLLOW_MS = 60 * 60_000;
+
 /** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
 const MAX_FIRST_DETAILS = 10_000;
 
@@ -79,6 +82,11 @@ export class OrgPoller {
   /** What the sweep knows of each channel (sweep-ledger.ts). */
   private readonly sweep = new SweepLedger();
   private readonly finalDetail = new Set<string>();
+  /**
+   * Until when an ended session's detail is read again while its AI is still at work
+   * (transcribing, summarizing): its final state comes minutes after the end.
+   */
+  private readonly finalUntil = new Map<string, number>();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
   /** Lists to read again once the read in progress is done. */
@@ -113,7 +121,10 @@ export class OrgPoller {
     this.current = initial;
     // Details of ended sessions a stored snapshot holds were waiting for their final read
     // when it was saved (pruning drops the others): a restart must not lose that read.
-    for (const id of endedWithDetail(initial)) this.finalDetail.add(id);
+    for (const id of endedWithDetail(initial)) {
+      this.finalDetail.add(id);
+      this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
+    }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
   }
@@ -198,12 +209,18 @@ export class OrgPoller {
       async (ticket, urgency) => {
         const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { urgency, signal });
         // A final read that failed for a while (a timeout, a 5xx) is tried again with the
-        // next round of details; one the server refuses for good (gone, 4xx) is not.
-        if (
-          part.state !== 'failed' ||
-          !RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason)
-        )
+        // next round of details; one the server refuses for good (gone, 4xx) is not. One
+        // that shows the AI still at work is read again, for an hour after the end at most.
+        const retry =
+          part.state === 'failed' && RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason);
+        const working =
+          part.state !== 'failed' &&
+          isAiWorking(part.value.ai) &&
+          this.deps.clock.now() < (this.finalUntil.get(sessionId) ?? Number.NEGATIVE_INFINITY);
+        if (!retry && !working) {
           this.finalDetail.delete(sessionId);
+          this.finalUntil.delete(sessionId);
+        }
         this.record(`detail:${sessionId}`, part, ticket);
         if (!this.takes(this.current.details[sessionId], part)) return;
         this.commit(
@@ -577,7 +594,10 @@ export class OrgPoller {
             this.firstDetailSince.delete(this.firstDetailSince.keys().next().value!);
         }
       }
-      if (e.kind === 'session.ended') this.finalDetail.add(e.entity.id);
+      if (e.kind === 'session.ended') {
+        this.finalDetail.add(e.entity.id);
+        this.finalUntil.set(e.entity.id, now + AI_FOLLOW_MS);
+      }
     }
     // Details are pruned when a session may have stopped being live (a session event, a
     // channel gone, new details), and every half minute besides (a session that left the

@@ -297,4 +297,57 @@ describe('no missed events', () => {
     expect(t.kinds().slice(4)).toEqual(['session.question_added s1']);
     expect(t.events.at(-1)!.labels['question_id']).toBe('q2');
   });
+
+  it('follows an ended session’s AI to its end, for an hour at most', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    const started = t.clock.now() - H;
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: started }];
+    t.world.ai.set('s1', 'transcribing');
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'normal', t.signal);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    // It ends; its final detail read shows the AI still summarizing.
+    await t.clock.tick(60_000);
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'ended', startedAt: started, endedAt: t.clock.now() },
+    ];
+    t.world.ai.set('s1', 'summarizing');
+    await t.p.readSessions('a', 'normal', t.signal);
+    for (const id of t.p.detailTargets()) await t.p.readDetail(id, 'normal', t.signal);
+    expect(t.p.detailTargets()).toEqual(['s1']);
+    // Minutes later the summary fails: reported, and the session is no longer read.
+    await t.clock.tick(5 * 60_000);
+    t.world.ai.set('s1', 'failed');
+    for (const id of t.p.detailTargets()) await t.p.readDetail(id, 'normal', t.signal);
+    expect(t.kinds().filter((k) => k.startsWith('session.ai_status_changed'))).toEqual([
+      'session.ai_status_changed s1',
+      'session.ai_status_changed s1',
+    ]);
+    expect(t.events.at(-1)).toMatchObject({ from: 'summarizing', to: 'failed' });
+    expect(t.p.detailTargets()).toEqual([]);
+  });
+
+  it('stops following an AI that never finishes an hour after the end', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    const started = t.clock.now() - H;
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: started }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'normal', t.signal);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'ended', startedAt: started, endedAt: t.clock.now() },
+    ];
+    t.world.ai.set('s1', 'processing');
+    await t.p.readSessions('a', 'normal', t.signal);
+    for (let minute = 0; minute < 59; minute++) {
+      for (const id of t.p.detailTargets()) await t.p.readDetail(id, 'normal', t.signal);
+      await t.clock.tick(60_000);
+    }
+    expect(t.p.detailTargets()).toEqual(['s1']);
+    await t.clock.tick(2 * 60_000);
+    for (const id of t.p.detailTargets()) await t.p.readDetail(id, 'normal', t.signal);
+    expect(t.p.detailTargets()).toEqual([]);
+  });
 });

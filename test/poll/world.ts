@@ -24,6 +24,8 @@ export class World {
   readonly detailReads: string[] = [];
   /** Sessions the lists leave out while their detail still shows them (a lagging replica). */
   readonly lagging = new Set<string>();
+  /** The AI status of each session's detail. */
+  readonly ai = new Map<string, string>();
   /** Questions of each session's detail. */
   readonly questions = new Map<string, { id: string; text?: string; at?: number }[]>();
   constructor(readonly clock: ManualClock) {}
@@ -70,7 +72,7 @@ export class World {
             announcements: none,
             reactions: { count: 0, byKind: {} },
             speakers: none,
-            ai: {},
+            ai: this.ai.has(id) ? { status: this.ai.get(id) } : {},
           },
         };
       },
