@@ -23,7 +23,16 @@ export function isScheduledStatus(status: string | undefined): boolean {
 }
 
 /** AI status words of work queued or under way (folded: lower case, spaces for separators). */
-const AI_AT_WORK = new Set(['pending', 'queued', 'waiting', 'processing', 'running', 'in progress', 'started', 'working']);
+const AI_AT_WORK = new Set([
+  'pending',
+  'queued',
+  'waiting',
+  'processing',
+  'running',
+  'in progress',
+  'started',
+  'working',
+]);
 
 /**
  * Whether a session's AI is still at work: a word of work queued or under way (`queued`,
@@ -33,7 +42,10 @@ const AI_AT_WORK = new Set(['pending', 'queued', 'waiting', 'processing', 'runni
  */
 export function isAiWorking(ai: { status?: string; enabled?: boolean }): boolean {
   if (ai.enabled === false || ai.status === undefined) return false;
-  const word = ai.status.trim().toLowerCase().replace(/[_\-.\s]+/g, ' ');
+  const word = ai.status
+    .trim()
+    .toLowerCase()
+    .replace(/[_\-.\s]+/g, ' ');
   if (AI_AT_WORK.has(word)) return true;
   if (!/ing$/.test(word)) return false;
   const cls = statusClass(word);

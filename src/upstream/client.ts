@@ -18,6 +18,7 @@ import type {
   SessionDetail,
   SessionsPart,
   Subscription,
+  TimeWindow,
 } from '../snapshot/model.js';
 import { VERSION } from '../core/version.js';
 import { type BudgetOptions, RequestBudget } from './budget.js';
@@ -92,6 +93,9 @@ export interface UpstreamClientOptions {
 }
 
 /** Reads organizations from the API, safely and within one budget. */
+/** How often, at most, an org's empty windowed list is checked against one without the window. */
+const WINDOW_PROBE_EVERY_MS = 60 * 60_000;
+
 export class UpstreamClient implements Fetcher {
   /** The process-wide request budget (for metrics and the planner). */
   readonly budget: RequestBudget;
@@ -237,7 +241,64 @@ export class UpstreamClient implements Fetcher {
     if (part.value.some((s: Session) => outsideWindow(s, wider))) ignored.push('window');
     if (value.length < inWindow.length && this.opts.filters.send_status) ignored.push('status');
     if (ignored.length > 0) this.memory.noteIgnored(org.slug, 'sessions', ignored);
+    if (
+      part.state === 'complete' &&
+      part.value.length === 0 &&
+      (await this.misreadsWindow(org, channelId, window, o))
+    )
+      return this.fetchSessions(org, channelId, o);
     return { ...part, value, window };
+  }
+
+  /**
+   * Whether the server misreads the window filter: it answered a channel's windowed list
+   * with nothing, and the same list without `from`/`to` (one page) holds sessions inside
+   * the window. Then the window is no longer sent to this org (tally keeps what lies in it
+   * itself) and the drift is reported, rather than the org sitting quiet with no sessions.
+   * Asked at most once an hour per org, only while the window is sent.
+   */
+  private async misreadsWindow(
+    org: OrgAuth,
+    channelId: string,
+    window: TimeWindow,
+    o: SessionsOptions,
+  ): Promise<boolean> {
+    const f = this.opts.filters;
+    const learned = this.memory.get(org.slug, 'sessions') ?? {};
+    if (learned.drop?.includes(f.from_param) || learned.drop?.includes(f.to_param)) return false;
+    const now = this.clock.now();
+    const last = this.windowProbedAt.get(org.slug);
+    if (last !== undefined && now >= last && now - last < WINDOW_PROBE_EVERY_MS) return false;
+    this.windowProbedAt.set(org.slug, now);
+    const query = sessionQuery(f, window, o.statuses);
+    delete query[f.from_param];
+    delete query[f.to_param];
+    const probe = await this.listPart(
+      org,
+      'sessions',
+      ['channels', channelId, 'sessions'],
+      query,
+      o,
+      (raw) => normalizeSession(raw, channelId, this.opts.shape),
+      undefined,
+      { maxPages: 1 },
+    );
+    if (probe.state === 'failed' || !probe.value.some((s: Session) => !outsideWindow(s, window)))
+      return false;
+    const now2 = this.memory.get(org.slug, 'sessions') ?? {};
+    this.memory.set(org.slug, 'sessions', {
+      ...now2,
+      drop: [...new Set([...(now2.drop ?? []), f.from_param, f.to_param])],
+    });
+    this.drift.report(org.slug, [
+      {
+        endpoint: 'sessions',
+        field: 'window',
+        problem: `a list asked for the window (${f.from_param}, ${f.to_param}) came back empty while the same list without them holds sessions inside it: the server misreads the window, which is no longer sent (tally keeps what lies in it itself)`,
+        fatal: false,
+      },
+    ]);
+    return true;
   }
 
   /** Reads one session with its questions, announcements, reactions, speakers and ai. */
@@ -348,6 +409,7 @@ export class UpstreamClient implements Fetcher {
     normalize: (raw: unknown) => Normalized<T | undefined>,
     /** Key of a copy kept with its validators, for conditional requests (one-page lists). */
     conditionalKey?: string,
+    limits: { maxPages?: number } = {},
   ): Promise<Part<T[]>> {
     const refused = this.unaddressable<T[]>(org, endpoint, segments);
     if (refused) return refused;
@@ -361,7 +423,7 @@ export class UpstreamClient implements Fetcher {
         endpoint,
         url,
         shape: this.opts.shape,
-        maxPages: this.opts.maxPages,
+        maxPages: limits.maxPages ?? this.opts.maxPages,
         adapt: { memory: this.memory, ctx: this.adaptContext(), now: () => this.clock.now() },
         onAdapt: (what) => {
           // Once per org and endpoint at warn; the ladder again later is debug.
@@ -496,6 +558,8 @@ export class UpstreamClient implements Fetcher {
 
   /** `org endpoint` whose adaptation was logged at warn already. */
   private readonly adaptWarned = new Set<string>();
+  /** When each org's window filter was last checked against a list without it (see misreadsWindow). */
+  private readonly windowProbedAt = new Map<string, number>();
 }
 
 /**
