@@ -170,10 +170,10 @@ describe('a read already waiting at a lower priority', () => {
       fetchOrg: () => Promise.reject(new Error('not read here')),
       fetchTeam: () => Promise.reject(new Error('not read here')),
       fetchSubscription: () => Promise.reject(new Error('not read here')),
-      fetchChannels: async (_a, o) => (
-        await wait(o),
-        { state: 'complete', at: at(), value: [{ id: 'X', status: live() ? 'live' : 'offline' }] }
-      ),
+      fetchChannels: async (_a, o) => {
+        await wait(o);
+        return { state: 'complete', at: at(), value: [{ id: 'X', status: live() ? 'live' : 'offline' }] };
+      },
       fetchSessions: async (_a, ch, o) => {
         const asked = priorityOf(o);
         await wait(o);
@@ -181,21 +181,22 @@ describe('a read already waiting at a lower priority', () => {
         const status = live() ? 'live' : 'scheduled';
         return { state: 'complete', at: at(), window, value: [{ id: 's1', channelId: ch, status }] };
       },
-      fetchSessionDetail: async (_a, id, o) => (
-        await wait(o),
-        {
+      fetchSessionDetail: async (_a, id, o) => {
+        await wait(o);
+        const none = { count: 0, items: [] };
+        return {
           state: 'complete',
           at: at(),
           value: {
             id,
-            questions: { count: 0, items: [] },
-            announcements: { count: 0, items: [] },
+            questions: none,
+            announcements: none,
             reactions: { count: 0, byKind: {} },
-            speakers: { count: 0, items: [] },
+            speakers: none,
             ai: {},
           },
-        }
-      ),
+        };
+      },
     };
   }
 
