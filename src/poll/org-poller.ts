@@ -125,6 +125,17 @@ export class OrgPoller {
       this.finalDetail.add(id);
       this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
     }
+    // A live session with no complete detail yet (its first read was due or failing when
+    // the snapshot was saved) keeps its first detail compared across a restart, from its
+    // list's last read (or its start, if later), less the margin for the server's clock.
+    for (const part of Object.values(initial.sessions)) {
+      if (part.state !== 'complete') continue;
+      for (const s of part.value) {
+        if (!isLiveStatus(s.status) || getOwn(initial.details, s.id)?.state === 'complete') continue;
+        if (this.firstDetailSince.size >= MAX_FIRST_DETAILS) break;
+        this.firstDetailSince.set(s.id, Math.max(part.at, s.startedAt ?? part.at) - NOT_NEWS_BEFORE_MS);
+      }
+    }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
   }

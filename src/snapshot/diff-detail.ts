@@ -30,7 +30,8 @@ export function diffDetails(
   for (const id of sortedIds(Object.keys(next.details))) {
     const a = own(prev.details, id);
     const b = own(next.details, id);
-    const since = a === undefined ? firstDetails?.get(id) : undefined;
+    // No complete detail before (none read yet, or the reads so far failed).
+    const since = a?.state !== 'complete' ? firstDetails?.get(id) : undefined;
     if (since !== undefined && b?.state === 'complete') {
       const base = before(b.value, since);
       diffDetail(base, b.value, { at: b.at, since }, () => labeler.sessionById(id), id, sink);

@@ -3,6 +3,7 @@ import { diff } from '../../src/snapshot/diff.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import {
   emptySnapshot,
+  type OrgSnapshot,
   type Channel,
   type Session,
   type SessionsPart,
@@ -24,6 +25,8 @@ export class World {
   readonly detailReads: string[] = [];
   /** Sessions the lists leave out while their detail still shows them (a lagging replica). */
   readonly lagging = new Set<string>();
+  /** Sessions whose detail reads fail (a timeout). */
+  readonly failingDetails = new Set<string>();
   /** The AI status of each session's detail. */
   readonly ai = new Map<string, string>();
   /** Questions of each session's detail. */
@@ -50,6 +53,12 @@ export class World {
       },
       fetchSessionDetail: async (_o: unknown, id: string) => {
         this.detailReads.push(id);
+        if (this.failingDetails.has(id))
+          return {
+            state: 'failed' as const,
+            at: c.now(),
+            error: { reason: 'timeout', message: `GET /sessions/${id}: timed out` },
+          };
         const s = this.sessions.find((x) => x.id === id);
         if (s === undefined)
           return {
@@ -85,29 +94,34 @@ export function setup(filter?: ChannelFilter) {
   const world = new World(clock);
   const events: ChangeEvent[] = [];
   const signal = new AbortController().signal;
-  const p = new OrgPoller({ slug: 'demo', token: 't' }, filter, emptySnapshot('demo', clock.now()), {
-    fetcher: world.fetcher(),
-    clock,
-    logger: silentLogger(),
-    diff: (a, b, o) => diff(a, b, o),
-    window: { past: 86_400_000, future: 7 * 86_400_000 },
-    onUpdate: (_s, e) => events.push(...e),
-    perPage: 100,
-    signal,
-  });
-  const settle = async () => {
-    for (let i = 0; i < 6; i++) {
-      await p.settle();
-      await new Promise((r) => setImmediate(r));
-    }
-  };
-  return {
+  const poller = (initial: OrgSnapshot) =>
+    new OrgPoller({ slug: 'demo', token: 't' }, filter, initial, {
+      fetcher: world.fetcher(),
+      clock,
+      logger: silentLogger(),
+      diff: (a, b, o) => diff(a, b, o),
+      window: { past: 86_400_000, future: 7 * 86_400_000 },
+      onUpdate: (_s, e) => events.push(...e),
+      perPage: 100,
+      signal,
+    });
+  const t = {
     clock,
     world,
     events,
-    p,
+    p: poller(emptySnapshot('demo', clock.now())),
     signal,
-    settle,
+    settle: async () => {
+      for (let i = 0; i < 6; i++) {
+        await t.p.settle();
+        await new Promise((r) => setImmediate(r));
+      }
+    },
     kinds: () => events.map((e) => `${e.kind} ${e.entity.id}`),
+    /** A restart: a new poller from the current one's snapshot (as stored), on the same world. */
+    restart: () => {
+      t.p = poller(structuredClone(t.p.snapshot()));
+    },
   };
+  return t;
 }
