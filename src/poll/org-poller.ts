@@ -506,7 +506,7 @@ export class OrgPoller {
       const detail = await this.deps.fetcher.fetchSessionDetail(this.auth, id, { priority: 'high', signal });
       const now = detail.state === 'failed' ? undefined : detail.value.channelId;
       // The session is still there: its list may lag (removals.ts weighs this).
-      if (detail.state !== 'failed') this.removals.sawSession(id, detail.at, now);
+      if (detail.state !== 'failed') this.removals.sawSession(id, detail.at, now, detail.value.status);
       if (now !== undefined && now !== channelId && this.knowsChannel(now)) elsewhere.add(now);
     }
     for (const ch of elsewhere) await this.readSessions(ch, 'high', signal, true);

@@ -12,10 +12,12 @@
  * reported at once.
  *
  * A session's own detail outweighs its list: when a detail read after the first miss
- * still shows the session on that channel (a list served by a lagging replica), the
- * confirming read does not report the removal but starts the wait afresh, with no read
- * asked for at once; the list's own schedule reads it again, and the removal is reported
- * once a read misses it with no newer detail showing it (one that answers `404` does not).
+ * still shows the session on that channel, neither over nor of a status tally does not
+ * know (a list served by a lagging replica), the confirming read does not report the
+ * removal but starts the wait afresh, with no read asked for at once; the list's own
+ * schedule reads it again, and the removal is reported once a read misses it with no newer
+ * such detail (one that answers `404` or says `deleted` does not count), and at the latest
+ * {@link DETAIL_OUTWEIGHS_MS} after the first miss.
  *
  * A *suspect* read needs more: one that empties a list that held items, or that loses at
  * least `massShare` of a list and at least `massMin` items at once. Its removals are
@@ -24,6 +26,7 @@
  */
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
+import { statusClass } from '../snapshot/vocabulary.js';
 
 /** Which part of a snapshot a read or a removal is about: `team`, `channels` or `sessions:<channel id>`. */
 export type ListKey = 'team' | 'channels' | `sessions:${string}`;
@@ -69,7 +72,12 @@ interface Pending {
   since: number;
   /** Whether it came from a suspect read (and needs the stronger confirmation). */
   suspect: boolean;
+  /** When the first read that missed it was taken, kept when a detail starts the wait afresh. */
+  firstMiss: number;
 }
+
+/** How long after the first miss a session's detail may still outweigh its list. */
+export const DETAIL_OUTWEIGHS_MS = 10 * 60_000;
 
 /** When a session's detail last showed it, and on which channel (undefined: the detail names none). */
 interface Sighting {
@@ -115,7 +123,11 @@ export class RemovalCheck {
       if (p?.list === list) {
         p.reads += 1;
         p.suspect ||= suspectLists.has(list);
-        if (this.confirmed(p, now) && this.seenSince(e, p.since, next)) {
+        if (
+          this.confirmed(p, now) &&
+          now - p.firstMiss < DETAIL_OUTWEIGHS_MS &&
+          this.seenSince(e, p.since, next)
+        ) {
           // Its detail, read since the first miss, still shows it here: the list lags.
           p.reads = 1;
           p.since = now;
@@ -130,7 +142,7 @@ export class RemovalCheck {
         } else held.push(e);
         continue;
       }
-      this.pending.set(key, { list, reads: 1, since: now, suspect: suspectLists.has(list) });
+      this.pending.set(key, { list, reads: 1, since: now, suspect: suspectLists.has(list), firstMiss: now });
       held.push(e);
     }
     // Removals held after an earlier read of this list that this read did not repeat: the
@@ -181,7 +193,8 @@ export class RemovalCheck {
    * Notes a detail read while confirming a removal that showed the session, on the
    * channel it names (undefined: none). A detail the snapshot holds counts as well.
    */
-  sawSession(sessionId: string, at: number, channelId: string | undefined): void {
+  sawSession(sessionId: string, at: number, channelId: string | undefined, status: string | undefined): void {
+    if (!stillThere(status)) return;
     if (this.pending.has(`session.removed\0${sessionId}`)) this.sightings.set(sessionId, { at, channelId });
   }
 
@@ -201,7 +214,12 @@ export class RemovalCheck {
       return true;
     }
     const detail = Object.hasOwn(next.details, id) ? next.details[id] : undefined;
-    return detail?.state === 'complete' && detail.at > since && onChannel(detail.value.channelId);
+    return (
+      detail?.state === 'complete' &&
+      detail.at > since &&
+      onChannel(detail.value.channelId) &&
+      stillThere(detail.value.status)
+    );
   }
 
   private confirmed(p: Pending, now: number): boolean {
@@ -278,4 +296,15 @@ function withItem<T extends { id: string }>(
   const item = from.value.find((x) => x.id === id);
   if (item === undefined || into.value.some((x) => x.id === id)) return undefined;
   return { ...into, value: [...into.value, item] };
+}
+
+/**
+ * Whether a detail's status shows a session still there: live or not yet started (or no
+ * status at all, which a detail may leave to the list). Over, called off, failed, or a word
+ * tally does not know (`deleted`, `archived_by_admin`) is no evidence against its list.
+ */
+function stillThere(status: string | undefined): boolean {
+  if (status === undefined) return true;
+  const cls = statusClass(status);
+  return cls === 'live' || cls === 'scheduled';
 }

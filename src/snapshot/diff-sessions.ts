@@ -115,7 +115,7 @@ export function diffSessions(
       }
       // Listed before, not now: removed, unless it is listed elsewhere now (it moved).
       if (was === undefined || a === undefined || after.get(id) !== undefined) continue;
-      if (removed({ session: was, channelId, part: a }, b, next)) {
+      if (removed({ session: was, channelId, part: a }, b)) {
         const labels = labeler.session(id, channelId, was.title);
         sink.emit(
           { kind: 'session.removed', entity: sessionEntity(id), from: was.status, labels },
@@ -201,13 +201,13 @@ export const NOT_NEWS_BEFORE_MS = 15 * 60_000;
 
 /**
  * A session listed before and in no list now is removed only when the newer list is
- * complete, both windows cover it, and no detail read at or after that list still shows it.
+ * complete and both windows cover it. (Whether its own detail still shows it is weighed
+ * by the poller before a removal is confirmed, src/poll/removals.ts: a diff that dropped
+ * the event would drop the session from the snapshot too, with no removal ever reported.)
  */
-function removed(gone: Placement, after: SessionsPart | undefined, next: OrgSnapshot): boolean {
+function removed(gone: Placement, after: SessionsPart | undefined): boolean {
   if (gone.part.state !== 'complete' || after?.state !== 'complete') return false;
-  if (!inWindow(gone.session, gone.part.window) || !inWindow(gone.session, after.window)) return false;
-  const detail = own(next.details, gone.session.id);
-  return !(detail?.state === 'complete' && detail.at >= after.at);
+  return inWindow(gone.session, gone.part.window) && inWindow(gone.session, after.window);
 }
 
 function changed(a: Session, here: Placement, since: number, labeler: Labeler, sink: EventSink): void {

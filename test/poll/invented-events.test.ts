@@ -178,6 +178,57 @@ describe('no invented events', () => {
     expect(t.kinds()).toEqual(['session.renamed s1']);
   });
 
+  it('a session its list drops and its detail calls deleted is removed at the confirming read', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    const at = t.clock.now() - H;
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'live', startedAt: at },
+      ...[2, 3, 4, 5].map((i) => ({
+        id: `s${i}`,
+        channelId: 'a',
+        status: 'scheduled',
+        scheduledAt: at + 5 * H,
+      })),
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'normal', t.signal);
+    // Deleted softly: gone from the list, its detail still answers, saying so.
+    t.world.sessions[0]!.status = 'deleted';
+    t.world.lagging.add('s1');
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'normal', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['session.removed s1']);
+  });
+
+  it('a detail outweighs a list that keeps leaving a session out for ten minutes at most', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    const at = t.clock.now() - H;
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'live', startedAt: at },
+      ...[2, 3, 4, 5].map((i) => ({
+        id: `s${i}`,
+        channelId: 'a',
+        status: 'scheduled',
+        scheduledAt: at + 5 * H,
+      })),
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'normal', t.signal);
+    t.world.lagging.add('s1');
+    // The list is read every 30 s and the live detail every 15 s: a newer detail each time.
+    for (let s = 0; s < 12 * 60; s += 15) {
+      await t.clock.tick(15_000);
+      await t.p.readDetail('s1', 'normal', t.signal);
+      if (s % 30 === 0) await t.p.readSessions('a', 'normal', t.signal);
+      await t.settle();
+    }
+    expect(t.kinds()).toEqual(['session.removed s1']);
+    expect(t.p.heldRemovals()).toEqual([]);
+  });
+
   it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
     const t = setup({ include: ['team-*'] });
     t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));
