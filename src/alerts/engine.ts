@@ -77,6 +77,11 @@ export interface AlertEngineOptions {
   walletWindowMs?: number;
   /** Ids for API silences (default random UUIDs). */
   newId?: () => string;
+  /**
+   * Receivers that keep every alert they were told firing until told it resolved, muted
+   * or not (Alertmanager): they hear the resolve of a held alert (grouper.ts).
+   */
+  keepsTold?: (receiver: string) => boolean;
 }
 
 /** An alert as listed by the API: with its rule, receivers and what mutes it. */
@@ -281,6 +286,7 @@ export class AlertEngine {
       alert: (fp) => this.tracker.get(fp),
       muted: (a) => this.muting.of(a, now).muted,
       sendResolved: (a) => this.ruleByName.get(a.rule)?.sendResolved ?? true,
+      keepsTold: (receiver) => this.opts.keepsTold?.(receiver) ?? false,
       repeatInterval: (a) => this.ruleByName.get(a.rule)?.repeatInterval,
       externalURL: this.opts.externalURL,
     });

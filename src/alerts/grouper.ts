@@ -58,6 +58,11 @@ export interface FlushContext {
   /** Silenced, in a maintenance window or inhibited: tracked, not sent. */
   muted(a: TrackedAlert): boolean;
   sendResolved(a: TrackedAlert): boolean;
+  /**
+   * Whether a receiver keeps what it was told firing until told it resolved (Alertmanager):
+   * an alert held for it (told, then muted) that resolves is sent resolved, not left to expire.
+   */
+  keepsTold?(receiver: string): boolean;
   /** The rule's repeat interval override, if any. */
   repeatInterval(a: TrackedAlert): number | undefined;
   externalURL?: string | undefined;
@@ -179,7 +184,8 @@ export class AlertGrouper {
         if (!ctx.muted(a)) firing.push(a);
         else if (told.has(fp)) held.push(fp);
       } else if (a.state === 'resolved') {
-        if (lastFiring.has(fp) && ctx.sendResolved(a)) resolved.push(a);
+        const heldHere = told.has(fp) && ctx.keepsTold?.(g.receiver) === true;
+        if ((lastFiring.has(fp) || heldHere) && ctx.sendResolved(a)) resolved.push(a);
         g.alerts.delete(fp);
       }
     }
@@ -295,8 +301,9 @@ function needsUpdate(
   // A later event updated a firing event alert (its details and its end): receivers hear
   // of it at the group's next flush, so no event is lost and Alertmanager gets the new endsAt.
   if (firing.some((a) => a.updatedAt !== undefined && a.updatedAt > last.at)) return true;
-  // All cleared: say so once (when the receiver was told about any of them).
-  if (firing.length === 0) return last.firing.length > 0;
+  // All cleared: say so once (when the receiver was told about any of them, or holds one
+  // told firing and muted since that resolves now).
+  if (firing.length === 0) return last.firing.length > 0 || resolved.length > 0;
   if (resolved.some((a) => !last.resolved.includes(a.fingerprint))) return true;
   return last.at + repeat <= now;
 }

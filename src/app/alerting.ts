@@ -91,6 +91,7 @@ export class Alerting {
       orgs: config.orgs.map((o) => o.slug),
       orgLabels,
       onNotifications: (ns) => this.deliver(ns),
+      keepsTold: (receiver) => config.receivers.some((r) => r.name === receiver && r.type === 'alertmanager'),
     });
   }
 

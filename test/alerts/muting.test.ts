@@ -255,6 +255,29 @@ silences:
     expect(fingerprints(e).sort()).toEqual(['channel_down/c1', 'upstream_unreachable/globex']);
   });
 
+  it('tells Alertmanager an alert it holds resolved, also while tally mutes it; not other receivers', async () => {
+    const told = async (keepsTold: boolean) => {
+      const { engine: e, clock } = engine(amRules, { keepsTold: () => keepsTold });
+      e.evaluate([view('acme', { channels: [channel('c1', 'offline')] })]);
+      const first = summary(tickFor(e, clock, 40 * SEC, SEC));
+      await e.addSilence({
+        matchers: ['channel_id = "c1"'],
+        duration: '2h',
+        created_by: 'ops',
+        comment: 'known',
+      });
+      tickFor(e, clock, 6 * MIN, MIN);
+      // It resolves while silenced.
+      e.evaluate([view('acme', { channels: [channel('c1', 'live')] })]);
+      return [...first, ...summary(tickFor(e, clock, 10 * MIN, MIN))];
+    };
+    expect(await told(true)).toEqual([
+      'ops firing channel_down/c1:firing',
+      'ops resolved channel_down/c1:resolved',
+    ]);
+    expect(await told(false)).toEqual(['ops firing channel_down/c1:firing']);
+  });
+
   it('keeps re-sending an alert Alertmanager already has when tally mutes it later', async () => {
     const { engine: e, clock } = engine(amRules);
     e.evaluate([
