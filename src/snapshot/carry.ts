@@ -19,7 +19,14 @@
  * same list; a list with nothing to carry is returned as it is, so unchanged lists stay
  * shared between snapshots.
  */
-import type { AiFunding, Channel, Org, Session, Subscription } from './model.js';
+import {
+  type AiFunding,
+  type Channel,
+  inferredStatus,
+  type Org,
+  type Session,
+  type Subscription,
+} from './model.js';
 import { isEndedStatus, isScheduledStatus } from './status.js';
 
 /** The status a channel or session record without one is read as (normalize-channel.ts, normalize-session.ts). */
@@ -78,7 +85,13 @@ const SESSION_FIELDS = ['title', 'scheduledAt', 'startedAt', 'endedAt'] as const
 /** The session list `next` of a channel, with what each session left out taken from `prev`. */
 export function carrySessions(prev: readonly Session[], next: Session[]): Session[] {
   return carryList(prev, next, (was, now) => {
-    const status = now.status === UNKNOWN && was.status !== UNKNOWN;
+    // A status the record did not give: unknown, or guessed from its times. A guess stands
+    // only when a time the record did not have before implies it (an end: it ended).
+    const newTime =
+      (now.endedAt !== undefined && was.endedAt === undefined) ||
+      (now.startedAt !== undefined && was.startedAt === undefined);
+    const status =
+      was.status !== UNKNOWN && (now.status === UNKNOWN || (inferredStatus.has(now) && !newTime));
     const word = status ? was.status : now.status;
     // A time the status rules out is no time left out: a session back to scheduled has no
     // start, one not over has no end.

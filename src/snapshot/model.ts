@@ -154,3 +154,11 @@ export function emptySnapshot(org: string, takenAt: number): OrgSnapshot {
 export function completeValue<T>(part: Part<T> | undefined): T | undefined {
   return part?.state === 'complete' ? part.value : undefined;
 }
+
+/**
+ * Sessions whose status a read did not give but tally inferred from their times
+ * (normalize-session.ts): carry.ts keeps the last known status over such a guess unless a
+ * time new to the record implies it. A mark on the object, not a field: it costs nothing
+ * per session and never reaches a stored snapshot.
+ */
+export const inferredStatus = new WeakSet<Session>();

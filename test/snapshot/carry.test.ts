@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diff } from '../../src/snapshot/diff.js';
 import { carryChannels, carryProfile, carrySessions, carrySubscription } from '../../src/snapshot/carry.js';
 import type { OrgSnapshot, Subscription } from '../../src/snapshot/model.js';
+import { normalizeSession } from '../../src/upstream/shape/normalize-session.js';
 
 const AT = Date.UTC(2026, 10, 1);
 const FULL: Subscription = {
@@ -109,5 +110,29 @@ describe('lists: what a record leaves out keeps its last known value', () => {
       { id: 's2', channelId: 'c', title: 'Late', status: 'live', startedAt: T },
       { id: 's3', channelId: 'c', status: 'scheduled' },
     ]);
+  });
+});
+
+describe('a status guessed from the times', () => {
+  const T = AT;
+  const record = (over: Record<string, unknown>) =>
+    normalizeSession(
+      { id: 's1', title: 'Morning', scheduled_at: new Date(T).toISOString(), ...over },
+      'c',
+      {},
+    ).value!;
+
+  it('gives way to the status last known, unless a time new to the record implies it', () => {
+    const live = record({ status: 'live', started_at: new Date(T + 60_000).toISOString() });
+    // The next answer sends neither status nor start: the times alone say scheduled.
+    const lean = record({ status: null, started_at: null });
+    expect(lean.status).toBe('scheduled');
+    expect(carrySessions([live], [lean])).toEqual([live]);
+    // An end that was not there before: it ended, whatever was known.
+    const ended = record({ status: null, started_at: null, ended_at: new Date(T + 3_600_000).toISOString() });
+    expect(carrySessions([live], [ended])[0]).toMatchObject({ status: 'ended', startedAt: T + 60_000 });
+    // A status the record gives is taken as it is.
+    const said = record({ status: 'scheduled' });
+    expect(carrySessions([live], [said])[0]!.status).toBe('scheduled');
   });
 });

@@ -1,5 +1,5 @@
 /** Normalizes one session of a channel's session list (`GET /v1/{org}/channels/{channel}/sessions`). */
-import type { Session } from '../../snapshot/model.js';
+import { inferredStatus, type Session } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
@@ -81,7 +81,9 @@ export function normalizeSession(
   } else if (statusClass(status) === 'unknown') {
     drift.note('session.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
   }
-  return { value: sessionOf(id, channel, status, core), drift: drift.issues };
+  const session = sessionOf(id, channel, status, core);
+  if (core.status === undefined && status !== UNKNOWN_SESSION_STATUS) inferredStatus.add(session);
+  return { value: session, drift: drift.issues };
 }
 
 /**
