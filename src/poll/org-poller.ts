@@ -40,7 +40,11 @@ const PRUNE_EVERY_MS = 30_000;
 export type DiffFn = (
   prev: OrgSnapshot,
   next: OrgSnapshot,
-  opts?: { changedLists?: readonly string[]; firstDetails?: ReadonlyMap<string, number> },
+  opts?: {
+    changedLists?: readonly string[];
+    firstDetails?: ReadonlyMap<string, number>;
+    rebased?: readonly string[];
+  },
 ) => ChangeEvent[];
 
 /** Everything an {@link OrgPoller} needs. */
@@ -464,15 +468,18 @@ export class OrgPoller {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     if (!this.takes(prev, read)) return;
-    // What a record left out keeps its last known value (carry.ts).
-    let part = read;
-    if (read.state === 'complete' && prev?.state === 'complete') {
+    // A list read under a query that changed meaning is a baseline (SessionsPart.rebase),
+    // never stored as such; else what a record left out keeps its last known value.
+    const { rebase, ...rest } = read;
+    let part: SessionsPart = rebase ? (rest as SessionsPart) : read;
+    if (!rebase && read.state === 'complete' && prev?.state === 'complete') {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
+      rebase === true,
     );
   }
 
@@ -529,7 +536,7 @@ export class OrgPoller {
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
    * current snapshot, then applies the consequences of the events.
    */
-  private commit(candidate: OrgSnapshot, read: string): void {
+  private commit(candidate: OrgSnapshot, read: string, rebased = false): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
     const suspectBefore = new Set(
@@ -544,7 +551,10 @@ export class OrgPoller {
       this.current,
       taken,
       read.startsWith('sessions:')
-        ? { changedLists: [read.slice('sessions:'.length)] }
+        ? {
+            changedLists: [read.slice('sessions:'.length)],
+            ...(rebased ? { rebased: [read.slice('sessions:'.length)] } : {}),
+          }
         : since !== undefined
           ? { firstDetails: new Map([[detailOf!, since]]) }
           : {},

@@ -36,6 +36,8 @@ export function diffSessions(
   labeler: Labeler,
   sink: EventSink,
   candidates?: readonly string[],
+  /** Channels whose newer list is a baseline: compared with nothing before. */
+  rebased?: readonly string[],
 ): void {
   if (prev.sessions === next.sessions) return;
   // The poller shares an unchanged part between snapshots, and the very same part cannot
@@ -60,7 +62,7 @@ export function diffSessions(
   const wantedBefore = new Set<string>();
   const wantedAfter = new Set<string>();
   for (const channelId of sortedIds(changedChannels)) {
-    const a = own(prev.sessions, channelId);
+    const a = rebased?.includes(channelId) ? undefined : own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
     if (a?.state === 'complete' && b?.state === 'complete' && aligned(a.value, b.value)) {
       // The same sessions in the same order (a list read again): only changes are

@@ -126,7 +126,15 @@ export interface TimeWindow {
  * hint of the channel when it was read (when the server gives one): a later hint that
  * differs means the list is worth reading again, across restarts too.
  */
-export type SessionsPart = Part<Session[]> & { window: TimeWindow; hint?: string };
+export type SessionsPart = Part<Session[]> & {
+  window: TimeWindow;
+  hint?: string;
+  /**
+   * The list was read under a query that changed meaning (the server misread the window,
+   * which is no longer sent): compared with nothing before, a baseline. Never stored.
+   */
+  rebase?: true;
+};
 
 /** Everything tally knows about one organization at one moment, part by part. */
 export interface OrgSnapshot {

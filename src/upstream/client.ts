@@ -93,8 +93,9 @@ export interface UpstreamClientOptions {
 }
 
 /** Reads organizations from the API, safely and within one budget. */
-/** How often, at most, an org's empty windowed list is checked against one without the window. */
+/** An org's empty windowed lists are checked against one without the window {@link WINDOW_PROBES} times per this, at most. */
 const WINDOW_PROBE_EVERY_MS = 60 * 60_000;
+const WINDOW_PROBES = 3;
 
 export class UpstreamClient implements Fetcher {
   /** The process-wide request budget (for metrics and the planner). */
@@ -247,6 +248,12 @@ export class UpstreamClient implements Fetcher {
       (await this.misreadsWindow(org, channelId, window, o))
     )
       return this.fetchSessions(org, channelId, o);
+    // The first read of each list since the query changed meaning is a baseline.
+    const since = this.rebase.get(org.slug);
+    if (since !== undefined && !since.has(channelId)) {
+      since.add(channelId);
+      return { ...part, value, window, rebase: true };
+    }
     return { ...part, value, window };
   }
 
@@ -254,8 +261,11 @@ export class UpstreamClient implements Fetcher {
    * Whether the server misreads the window filter: it answered a channel's windowed list
    * with nothing, and the same list without `from`/`to` (one page) holds sessions inside
    * the window. Then the window is no longer sent to this org (tally keeps what lies in it
-   * itself) and the drift is reported, rather than the org sitting quiet with no sessions.
-   * Asked at most once an hour per org, only while the window is sent.
+   * itself) and the drift is reported, rather than the org sitting quiet with no sessions;
+   * every list's next read is then a baseline (`rebase`): its sessions were there before,
+   * only unseen. A check that finds nothing in the window proves nothing (the channel may
+   * hold old sessions only): at most {@link WINDOW_PROBES} such checks an hour per org, and
+   * none once the window is no longer sent.
    */
   private async misreadsWindow(
     org: OrgAuth,
@@ -267,9 +277,11 @@ export class UpstreamClient implements Fetcher {
     const learned = this.memory.get(org.slug, 'sessions') ?? {};
     if (learned.drop?.includes(f.from_param) || learned.drop?.includes(f.to_param)) return false;
     const now = this.clock.now();
-    const last = this.windowProbedAt.get(org.slug);
-    if (last !== undefined && now >= last && now - last < WINDOW_PROBE_EVERY_MS) return false;
-    this.windowProbedAt.set(org.slug, now);
+    const probes = (this.windowProbes.get(org.slug) ?? []).filter(
+      (t) => t <= now && now - t < WINDOW_PROBE_EVERY_MS,
+    );
+    if (probes.length >= WINDOW_PROBES) return false;
+    this.windowProbes.set(org.slug, [...probes, now]);
     const query = sessionQuery(f, window, o.statuses);
     delete query[f.from_param];
     delete query[f.to_param];
@@ -283,8 +295,14 @@ export class UpstreamClient implements Fetcher {
       undefined,
       { maxPages: 1 },
     );
-    if (probe.state === 'failed' || !probe.value.some((s: Session) => !outsideWindow(s, window)))
-      return false;
+    // Inside: a session whose own start (or planned start) lies in the window. A live one
+    // that began before it, or one with no time, says nothing of how the window is read.
+    const inside = (s: Session) => {
+      const t = s.startedAt ?? s.scheduledAt;
+      return t !== undefined && t >= window.from && t <= window.to;
+    };
+    if (probe.state === 'failed' || !probe.value.some(inside)) return false;
+    this.rebase.set(org.slug, new Set());
     const now2 = this.memory.get(org.slug, 'sessions') ?? {};
     this.memory.set(org.slug, 'sessions', {
       ...now2,
@@ -558,8 +576,10 @@ export class UpstreamClient implements Fetcher {
 
   /** `org endpoint` whose adaptation was logged at warn already. */
   private readonly adaptWarned = new Set<string>();
-  /** When each org's window filter was last checked against a list without it (see misreadsWindow). */
-  private readonly windowProbedAt = new Map<string, number>();
+  /** When each org's window filter was checked against a list without it, this last hour (see misreadsWindow). */
+  private readonly windowProbes = new Map<string, number[]>();
+  /** Orgs whose session query changed meaning, with the channels read since (see misreadsWindow). */
+  private readonly rebase = new Map<string, Set<string>>();
 }
 
 /**

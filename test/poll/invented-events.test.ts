@@ -229,6 +229,33 @@ describe('no invented events', () => {
     expect(t.p.heldRemovals()).toEqual([]);
   });
 
+  it('a list read under a query that changed meaning is a baseline: its sessions are not added', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal); // empty: the server misread the window
+    const at = t.clock.now() + H;
+    t.world.sessions = [1, 2].map((i) => ({
+      id: `s${i}`,
+      channelId: 'a',
+      status: 'scheduled',
+      scheduledAt: at,
+    }));
+    t.world.rebase.add('a'); // the window is no longer sent: the list shows what was there all along
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual([]);
+    const list = t.p.snapshot().sessions['a'];
+    expect(list?.state === 'complete' && list.value.map((s) => s.id)).toEqual(['s1', 's2']);
+    expect(list).not.toHaveProperty('rebase');
+    // From then on, lists compare as usual.
+    t.world.sessions.push({ id: 's3', channelId: 'a', status: 'scheduled', scheduledAt: at });
+    await t.clock.tick(30_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    expect(t.kinds()).toEqual(['session.added s3']);
+  });
+
   it('a channel renamed out of a name-based include filter is dropped, not removed', async () => {
     const t = setup({ include: ['team-*'] });
     t.world.channels = [1, 2, 3, 4, 5].map((i) => ({ id: `c${i}`, name: `team-${i}`, status: 'offline' }));

@@ -42,16 +42,50 @@ describe('a window filter the server misreads', () => {
     expect(s.received.at(-1)!.url).not.toContain('from=');
   });
 
-  it('is kept by a server that reads it: an empty list is checked once, and nothing is learned', async () => {
+  it('is kept by a server that reads it: empty lists are checked three times an hour at most', async () => {
     const s = await sessionsServer(false, () => []);
     const drift: DriftIssue[] = [];
     const c = client(s.origin, { observer: { onDrift: (i) => drift.push(i) } });
     for (let i = 0; i < 5; i++) expect((await c.fetchSessions(ACME, `c${i}`)).state).toBe('complete');
-    // Five windowed reads and one check without the window, for the whole org.
+    // Five windowed reads and three checks without the window, for the whole org.
     expect(s.received.filter((r) => r.url.includes('from='))).toHaveLength(5);
-    expect(s.received.filter((r) => !r.url.includes('from='))).toHaveLength(1);
+    expect(s.received.filter((r) => !r.url.includes('from='))).toHaveLength(3);
     expect(drift).toEqual([]);
     expect(c.memory.get('acme', 'sessions')).toBeUndefined();
+  });
+
+  it('takes a check that finds only old sessions for no proof, and goes on checking', async () => {
+    const now = Date.now();
+    const old = new Date(now - 90 * 86_400_000).toISOString();
+    const s = await serve((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.has('from') && !/^\d+$/.test(url.searchParams.get('from')!))
+        return json(res, 200, { data: [] });
+      // c1 holds only a session of three months ago; c2 one that started a minute ago.
+      const data = url.pathname.includes('/c1/')
+        ? [{ id: 'o1', status: 'ended', started_at: old, ended_at: old }]
+        : [{ id: 'n1', status: 'live', started_at: new Date(now - 60_000).toISOString() }];
+      json(res, 200, { data });
+    });
+    const c = client(s.origin);
+    expect((await c.fetchSessions(ACME, 'c1')).state).toBe('complete');
+    expect(c.memory.get('acme', 'sessions')?.drop ?? []).not.toContain('from');
+    const part = await c.fetchSessions(ACME, 'c2');
+    expect(part.state === 'complete' && part.value.map((x) => x.id)).toEqual(['n1']);
+    expect(c.memory.get('acme', 'sessions')?.drop).toEqual(expect.arrayContaining(['from', 'to']));
+    // Each list's first read since is a baseline.
+    expect(part).toMatchObject({ rebase: true });
+    const again = await c.fetchSessions(ACME, 'c2');
+    expect(again).not.toHaveProperty('rebase');
+    expect(await c.fetchSessions(ACME, 'c1')).toMatchObject({ rebase: true });
+  });
+
+  it('is kept when a live session began before the window: its start says nothing of how the window is read', async () => {
+    const twoDays = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const s = await sessionsServer(true, () => [{ id: 'stream', status: 'live', started_at: twoDays }]);
+    const c = client(s.origin);
+    await c.fetchSessions(ACME, 'c1');
+    expect(c.memory.get('acme', 'sessions')?.drop ?? []).not.toContain('from');
   });
 
   it('is kept when the sessions without it all lie outside the window', async () => {
