@@ -170,21 +170,23 @@ export class AlertGrouper {
     const last = g.lastSent;
     const lastFiring = new Set(last?.firing);
     const told = new Set([...lastFiring, ...(last?.held ?? [])]);
+    const keepsTold = ctx.keepsTold?.(g.receiver) === true;
     const held: string[] = [];
     for (const fp of [...g.alerts]) {
       const a = ctx.alert(fp);
       if (!a || a.state === 'pending') {
-        // Told as firing and now gone or pending again: it resolved in between, and the
-        // tracker no longer holds it as resolved. Its receivers still hear of the resolve.
-        const told = lastFiring.has(fp) ? g.reported?.get(fp) : undefined;
-        if (told && ctx.sendResolved(told))
-          resolved.push({ ...told, state: 'resolved', endsAt: a?.activeAt ?? now });
+        // Told as firing (held since, for a receiver that keeps it) and now gone or pending
+        // again: it resolved in between, and the tracker no longer holds it as resolved.
+        // Its receivers still hear of the resolve.
+        const was = lastFiring.has(fp) || (keepsTold && told.has(fp)) ? g.reported?.get(fp) : undefined;
+        if (was && ctx.sendResolved(was))
+          resolved.push({ ...was, state: 'resolved', endsAt: a?.activeAt ?? now });
         if (!a) g.alerts.delete(fp);
       } else if (a.state === 'firing') {
         if (!ctx.muted(a)) firing.push(a);
         else if (told.has(fp)) held.push(fp);
       } else if (a.state === 'resolved') {
-        const heldHere = told.has(fp) && ctx.keepsTold?.(g.receiver) === true;
+        const heldHere = told.has(fp) && keepsTold;
         if ((lastFiring.has(fp) || heldHere) && ctx.sendResolved(a)) resolved.push(a);
         g.alerts.delete(fp);
       }
@@ -202,7 +204,14 @@ export class AlertGrouper {
       resolved: resolved.map((a) => a.fingerprint),
     };
     setHeld(g.lastSent, held);
-    g.reported = new Map(firing.map((a) => [a.fingerprint, { ...a }]));
+    // What each alert still told was last told as: the firing ones as now, the held ones as
+    // they were told before the mute.
+    const reported = new Map(firing.map((a) => [a.fingerprint, { ...a }]));
+    for (const fp of held) {
+      const was = g.reported?.get(fp);
+      if (was) reported.set(fp, was);
+    }
+    g.reported = reported;
     if (firing.length === 0 && resolved.length === 0) return undefined;
     g.seq += 1;
     const byStart = (x: TrackedAlert, y: TrackedAlert) =>

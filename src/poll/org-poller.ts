@@ -43,7 +43,6 @@ export type DiffFn = (
   opts?: {
     changedLists?: readonly string[];
     firstDetails?: ReadonlyMap<string, number>;
-    rebased?: readonly string[];
   },
 ) => ChangeEvent[];
 
@@ -128,17 +127,6 @@ export class OrgPoller {
     for (const id of endedWithDetail(initial)) {
       this.finalDetail.add(id);
       this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
-    }
-    // A live session with no complete detail yet (its first read was due or failing when
-    // the snapshot was saved) keeps its first detail compared across a restart, from its
-    // list's last read (or its start, if later), less the margin for the server's clock.
-    for (const part of Object.values(initial.sessions)) {
-      if (part.state !== 'complete') continue;
-      for (const s of part.value) {
-        if (!isLiveStatus(s.status) || getOwn(initial.details, s.id)?.state === 'complete') continue;
-        if (this.firstDetailSince.size >= MAX_FIRST_DETAILS) break;
-        this.firstDetailSince.set(s.id, Math.max(part.at, s.startedAt ?? part.at) - NOT_NEWS_BEFORE_MS);
-      }
     }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
@@ -468,18 +456,15 @@ export class OrgPoller {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     if (!this.takes(prev, read)) return;
-    // A list read under a query that changed meaning is a baseline (SessionsPart.rebase),
-    // never stored as such; else what a record left out keeps its last known value.
-    const { rebase, ...rest } = read;
-    let part: SessionsPart = rebase ? (rest as SessionsPart) : read;
-    if (!rebase && read.state === 'complete' && prev?.state === 'complete') {
+    // What a record left out keeps its last known value (carry.ts).
+    let part = read;
+    if (read.state === 'complete' && prev?.state === 'complete') {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
-      rebase === true,
     );
   }
 
@@ -536,7 +521,7 @@ export class OrgPoller {
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
    * current snapshot, then applies the consequences of the events.
    */
-  private commit(candidate: OrgSnapshot, read: string, rebased = false): void {
+  private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
     const suspectBefore = new Set(
@@ -551,10 +536,7 @@ export class OrgPoller {
       this.current,
       taken,
       read.startsWith('sessions:')
-        ? {
-            changedLists: [read.slice('sessions:'.length)],
-            ...(rebased ? { rebased: [read.slice('sessions:'.length)] } : {}),
-          }
+        ? { changedLists: [read.slice('sessions:'.length)] }
         : since !== undefined
           ? { firstDetails: new Map([[detailOf!, since]]) }
           : {},

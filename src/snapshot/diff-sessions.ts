@@ -36,8 +36,6 @@ export function diffSessions(
   labeler: Labeler,
   sink: EventSink,
   candidates?: readonly string[],
-  /** Channels whose newer list is a baseline: compared with nothing before. */
-  rebased?: readonly string[],
 ): void {
   if (prev.sessions === next.sessions) return;
   // The poller shares an unchanged part between snapshots, and the very same part cannot
@@ -62,7 +60,7 @@ export function diffSessions(
   const wantedBefore = new Set<string>();
   const wantedAfter = new Set<string>();
   for (const channelId of sortedIds(changedChannels)) {
-    const a = rebased?.includes(channelId) ? undefined : own(prev.sessions, channelId);
+    const a = own(prev.sessions, channelId);
     const b = own(next.sessions, channelId);
     if (a?.state === 'complete' && b?.state === 'complete' && aligned(a.value, b.value)) {
       // The same sessions in the same order (a list read again): only changes are
@@ -107,10 +105,13 @@ export function diffSessions(
           if (a?.state === 'complete') changed(was, here, a.at, labeler, sink);
           continue;
         }
-        // Not in this channel's older list: new, or moved here from another channel.
+        // Not in this channel's older list: new, or moved here from another channel. Between
+        // a list read with the window and one without (SessionsPart.unwindowed), a session
+        // may be new only to tally: what the server got wrong of the window hid it.
         const elsewhere = before.get(id);
-        if (elsewhere === undefined) added(here, a, labeler, sink);
-        else if (elsewhere.part.state === 'complete') {
+        if (elsewhere === undefined) {
+          if ((a?.unwindowed === true) === (b.unwindowed === true)) added(here, a, labeler, sink);
+        } else if (elsewhere.part.state === 'complete') {
           changed(elsewhere.session, here, elsewhere.part.at, labeler, sink);
         }
         continue;

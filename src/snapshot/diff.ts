@@ -41,8 +41,6 @@ export interface DiffOptions {
    * instead of being a silent baseline: sessions tally watched start (diff-detail.ts).
    */
   firstDetails?: ReadonlyMap<string, number>;
-  /** Channels whose newer list is a baseline, compared with nothing before (SessionsPart.rebase). */
-  rebased?: readonly string[];
 }
 
 /** Two snapshots of different organizations were handed to `diff`. */
@@ -67,7 +65,7 @@ export function diff(prev: OrgSnapshot, next: OrgSnapshot, opts: DiffOptions = {
   diffTeam(prev, next, sink);
   diffSubscription(prev, next, sink);
   diffChannels(prev, next, labeler, sink);
-  diffSessions(prev, next, labeler, sink, opts.changedLists, opts.rebased);
+  diffSessions(prev, next, labeler, sink, opts.changedLists);
   diffDetails(prev, next, labeler, sink, opts.firstDetails);
   return sink.events;
 }

@@ -130,10 +130,12 @@ export type SessionsPart = Part<Session[]> & {
   window: TimeWindow;
   hint?: string;
   /**
-   * The list was read under a query that changed meaning (the server misread the window,
-   * which is no longer sent): compared with nothing before, a baseline. Never stored.
+   * The list was read without the window (`from`/`to`), which the server refused or
+   * misread (upstream/adapt.ts): tally kept what lies in the window itself. A list read
+   * with the window and one read without it may differ by what the server got wrong, so
+   * no session is `added` between them (diff-sessions.ts); removals and changes still are.
    */
-  rebase?: true;
+  unwindowed?: true;
 };
 
 /** Everything tally knows about one organization at one moment, part by part. */

@@ -248,12 +248,12 @@ export class UpstreamClient implements Fetcher {
       (await this.misreadsWindow(org, channelId, window, o))
     )
       return this.fetchSessions(org, channelId, o);
-    // The first read of each list since the query changed meaning is a baseline.
-    const since = this.rebase.get(org.slug);
-    if (since !== undefined && !since.has(channelId)) {
-      since.add(channelId);
-      return { ...part, value, window, rebase: true };
-    }
+    // Read without the window (refused or misread): marked, so that the diff does not take
+    // what the server got wrong before for sessions added (SessionsPart.unwindowed).
+    const f = this.opts.filters;
+    const drop = this.memory.get(org.slug, 'sessions')?.drop ?? [];
+    if (drop.includes(f.from_param) && drop.includes(f.to_param))
+      return { ...part, value, window, unwindowed: true };
     return { ...part, value, window };
   }
 
@@ -262,8 +262,8 @@ export class UpstreamClient implements Fetcher {
    * with nothing, and the same list without `from`/`to` (one page) holds sessions inside
    * the window. Then the window is no longer sent to this org (tally keeps what lies in it
    * itself) and the drift is reported, rather than the org sitting quiet with no sessions;
-   * every list's next read is then a baseline (`rebase`): its sessions were there before,
-   * only unseen. A check that finds nothing in the window proves nothing (the channel may
+   * lists read from then on are `unwindowed`, and the diff reports no session added between
+   * a list read with the window and one without. A check that finds nothing in the window proves nothing (the channel may
    * hold old sessions only): at most {@link WINDOW_PROBES} such checks an hour per org, and
    * none once the window is no longer sent.
    */
@@ -302,7 +302,6 @@ export class UpstreamClient implements Fetcher {
       return t !== undefined && t >= window.from && t <= window.to;
     };
     if (probe.state === 'failed' || !probe.value.some(inside)) return false;
-    this.rebase.set(org.slug, new Set());
     const now2 = this.memory.get(org.slug, 'sessions') ?? {};
     this.memory.set(org.slug, 'sessions', {
       ...now2,
@@ -578,8 +577,6 @@ export class UpstreamClient implements Fetcher {
   private readonly adaptWarned = new Set<string>();
   /** When each org's window filter was checked against a list without it, this last hour (see misreadsWindow). */
   private readonly windowProbes = new Map<string, number[]>();
-  /** Orgs whose session query changed meaning, with the channels read since (see misreadsWindow). */
-  private readonly rebase = new Map<string, Set<string>>();
 }
 
 /**

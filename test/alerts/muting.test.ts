@@ -278,6 +278,34 @@ silences:
     expect(await told(false)).toEqual(['ops firing channel_down/c1:firing']);
   });
 
+  it('tells Alertmanager the resolve of a held alert that came back pending before the flush', async () => {
+    const pendingFirst = rules.replace("when: '!channel.live'", "when: '!channel.live'\n    for: 2m");
+    const { engine: e, clock } = engine(pendingFirst.replace('group_wait: 0s', 'group_wait: 30s'), {
+      keepsTold: () => true,
+    });
+    const ev = (status: string) => e.evaluate([view('acme', { channels: [channel('c1', status)] })]);
+    const out: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      ev('offline');
+      out.push(...summary(tickFor(e, clock, MIN, SEC)));
+    }
+    await e.addSilence({
+      matchers: ['channel_id = "c1"'],
+      duration: '2h',
+      created_by: 'ops',
+      comment: 'known',
+    });
+    for (let i = 0; i < 3; i++) {
+      ev('offline');
+      out.push(...summary(tickFor(e, clock, MIN, SEC)));
+    }
+    expect(e.resendable('ops')).toHaveLength(1);
+    ev('live'); // resolves while silenced …
+    ev('offline'); // … and is down again (pending) before the group flushes
+    out.push(...summary(tickFor(e, clock, MIN, SEC)));
+    expect(out).toEqual(['ops firing channel_down/c1:firing', 'ops resolved channel_down/c1:resolved']);
+  });
+
   it('keeps re-sending an alert Alertmanager already has when tally mutes it later', async () => {
     const { engine: e, clock } = engine(amRules);
     e.evaluate([

@@ -25,8 +25,8 @@ export class World {
   readonly detailReads: string[] = [];
   /** Sessions the lists leave out while their detail still shows them (a lagging replica). */
   readonly lagging = new Set<string>();
-  /** Channels whose next list read comes as a baseline (`rebase`: the query changed meaning). */
-  readonly rebase = new Set<string>();
+  /** Whether lists are read without the window (`unwindowed`: the server refused or misread it). */
+  unwindowed = false;
   /** Sessions whose detail reads fail (a timeout). */
   readonly failingDetails = new Set<string>();
   /** The AI status of each session's detail. */
@@ -51,7 +51,7 @@ export class World {
         const value = this.sessions
           .filter((s) => s.channelId === ch && !outsideWindow(s, window) && !this.lagging.has(s.id))
           .map((s) => ({ ...s }));
-        if (this.rebase.delete(ch)) return { state: 'complete', at: c.now(), value, window, rebase: true };
+        if (this.unwindowed) return { state: 'complete', at: c.now(), value, window, unwindowed: true };
         return { state: 'complete', at: c.now(), value, window };
       },
       fetchSessionDetail: async (_o: unknown, id: string) => {
