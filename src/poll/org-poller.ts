@@ -16,6 +16,7 @@ import type {
   Org,
   OrgSnapshot,
   Part,
+  SessionDetail,
   SessionsPart,
   Subscription,
   TimeWindow,
@@ -128,6 +129,12 @@ export class OrgPoller {
       this.finalDetail.add(id);
       this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
     }
+    // Watched starts whose first detail read had only failed when the snapshot was saved.
+    for (const [id, d] of Object.entries(initial.details)) {
+      const since = (d as { firstSince?: unknown }).firstSince;
+      if (d.state === 'failed' && typeof since === 'number' && this.firstDetailSince.size < MAX_FIRST_DETAILS)
+        this.firstDetailSince.set(id, since);
+    }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
   }
@@ -226,8 +233,15 @@ export class OrgPoller {
         }
         this.record(`detail:${sessionId}`, part, ticket);
         if (!this.takes(this.current.details[sessionId], part)) return;
+        // A failed first read of a watched start keeps, stored with it, the time its first
+        // detail is compared from, so a restart before a whole read does not lose it.
+        const since = this.firstDetailSince.get(sessionId);
+        const kept =
+          part.state === 'failed' && since !== undefined
+            ? ({ ...part, firstSince: since } as Part<SessionDetail>)
+            : part;
         this.commit(
-          { ...this.current, details: { ...this.current.details, [sessionId]: part } },
+          { ...this.current, details: { ...this.current.details, [sessionId]: kept } },
           `detail:${sessionId}`,
         );
       },

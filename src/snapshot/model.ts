@@ -130,10 +130,11 @@ export type SessionsPart = Part<Session[]> & {
   window: TimeWindow;
   hint?: string;
   /**
-   * The list was read without the window (`from`/`to`), which the server refused or
-   * misread (upstream/adapt.ts): tally kept what lies in the window itself. A list read
-   * with the window and one read without it may differ by what the server got wrong, so
-   * no session is `added` between them (diff-sessions.ts); removals and changes still are.
+   * The list was read without the window (`from`/`to`), which the server misread
+   * (upstream/adapt.ts, `windowMisread`): tally kept what lies in the window itself. A list
+   * read with the misread window and one read without it differ by what the server got
+   * wrong, so no session is `added` between them (diff-sessions.ts); removals and changes
+   * still are.
    */
   unwindowed?: true;
 };

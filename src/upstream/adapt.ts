@@ -40,6 +40,12 @@ export interface Learned {
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
+   * The window was dropped because the server misread it (its windowed lists came back
+   * empty): lists read with it were wrong, not only lists read without it right
+   * (client.ts, misreadsWindow; SessionsPart.unwindowed).
+   */
+  windowMisread?: boolean;
+  /**
    * The query parameter list cursors go back in, when the server ignores `cursor` and
    * takes the name its cursor key suggests (`next_page_token` → `pageToken`).
    */
@@ -202,6 +208,7 @@ function sanitize(v: unknown): Learned | undefined {
   const out: Learned = {};
   if (o['refused'] === true) out.refused = true;
   if (o['cursorStuck'] === true) out.cursorStuck = true;
+  if (o['windowMisread'] === true) out.windowMisread = true;
   if (typeof o['cursorParam'] === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o['cursorParam']))
     out.cursorParam = o['cursorParam'];
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)

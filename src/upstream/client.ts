@@ -213,6 +213,14 @@ export class UpstreamClient implements Fetcher {
   /** Reads a channel's sessions in a time window (default: the configured window around now). */
   async fetchSessions(org: OrgAuth, channelId: string, o: SessionsOptions = {}): Promise<SessionsPart> {
     const window = o.window ?? defaultWindow(this.clock.now(), this.opts.window);
+    // Whether this read goes out without the window because the server misread it: known
+    // before it is sent, so a drop learned meanwhile (by another read) does not mark it.
+    const f = this.opts.filters;
+    const sent = this.memory.get(org.slug, 'sessions');
+    const unwindowed =
+      sent?.windowMisread === true &&
+      sent.drop?.includes(f.from_param) === true &&
+      sent.drop.includes(f.to_param);
     const query = sessionQuery(this.opts.filters, window, o.statuses);
     const part = await this.listPart(
       org,
@@ -248,12 +256,10 @@ export class UpstreamClient implements Fetcher {
       (await this.misreadsWindow(org, channelId, window, o))
     )
       return this.fetchSessions(org, channelId, o);
-    // Read without the window (refused or misread): marked, so that the diff does not take
-    // what the server got wrong before for sessions added (SessionsPart.unwindowed).
-    const f = this.opts.filters;
-    const drop = this.memory.get(org.slug, 'sessions')?.drop ?? [];
-    if (drop.includes(f.from_param) && drop.includes(f.to_param))
-      return { ...part, value, window, unwindowed: true };
+    // Read without a window the server misread: marked, so that the diff does not take
+    // what the server got wrong before for sessions added (SessionsPart.unwindowed). A
+    // window dropped after a refusal was read right while sent: nothing to mark.
+    if (unwindowed) return { ...part, value, window, unwindowed: true };
     return { ...part, value, window };
   }
 
@@ -306,6 +312,7 @@ export class UpstreamClient implements Fetcher {
     this.memory.set(org.slug, 'sessions', {
       ...now2,
       drop: [...new Set([...(now2.drop ?? []), f.from_param, f.to_param])],
+      windowMisread: true,
     });
     this.drift.report(org.slug, [
       {

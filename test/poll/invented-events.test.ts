@@ -419,6 +419,29 @@ describe('no missed events', () => {
     expect(t.kinds()).toEqual([]);
   });
 
+  it('reports a question of a watched start whose first detail came only after a restart', async () => {
+    const t = setup();
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    const planned = t.clock.now() + H;
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: planned }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(30_000);
+    t.world.channels = [{ id: 'a', status: 'live' }];
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'live', scheduledAt: planned, startedAt: t.clock.now() },
+    ];
+    t.world.questions.set('s1', [{ id: 'q1', text: 'first!', at: t.clock.now() }]);
+    t.world.failingDetails.add('s1'); // the first detail read fails, then tally restarts
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    t.restart();
+    t.world.failingDetails.clear();
+    await t.clock.tick(60_000);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    expect(t.kinds()).toContain('session.question_added s1');
+  });
+
   it('follows an ended session’s AI to its end, for an hour at most', async () => {
     const t = setup();
     t.world.channels = [{ id: 'a', status: 'live' }];
