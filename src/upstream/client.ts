@@ -221,16 +221,7 @@ export class UpstreamClient implements Fetcher {
       sent?.windowMisread === true &&
       sent.drop?.includes(f.from_param) === true &&
       sent.drop.includes(f.to_param);
-    const query = sessionQuery(this.opts.filters, window, o.statuses);
-    const part = await this.listPart(
-      org,
-      'sessions',
-      ['channels', channelId, 'sessions'],
-      query,
-      o,
-      (raw) => normalizeSession(raw, channelId, this.opts.shape),
-      `${org.slug}\0${channelId}`,
-    );
+    const part = await this.sessionList(org, channelId, sessionQuery(f, window, o.statuses), o);
     if (part.state === 'failed') return { ...part, window };
     // Whatever the server did with the filters (ignored them, or tally left them out after
     // a 400), what lies outside the window or the statuses asked for is not part of this
@@ -291,16 +282,7 @@ export class UpstreamClient implements Fetcher {
     const query = sessionQuery(f, window, o.statuses);
     delete query[f.from_param];
     delete query[f.to_param];
-    const probe = await this.listPart(
-      org,
-      'sessions',
-      ['channels', channelId, 'sessions'],
-      query,
-      o,
-      (raw) => normalizeSession(raw, channelId, this.opts.shape),
-      undefined,
-      { maxPages: 1 },
-    );
+    const probe = await this.sessionList(org, channelId, query, o, true);
     // Inside: a session whose own start (or planned start) lies in the window. A live one
     // that began before it, or one with no time, says nothing of how the window is read.
     const inside = (s: Session) => {
@@ -323,6 +305,29 @@ export class UpstreamClient implements Fetcher {
       },
     ]);
     return true;
+  }
+
+  /**
+   * One channel's session list as the server answers `query`. A `probe` (the window check)
+   * reads one page and keeps no copy for conditional requests: it is not the list.
+   */
+  private sessionList(
+    org: OrgAuth,
+    channelId: string,
+    query: Record<string, string>,
+    o: SessionsOptions,
+    probe = false,
+  ): Promise<Part<Session[]>> {
+    return this.listPart(
+      org,
+      'sessions',
+      ['channels', channelId, 'sessions'],
+      query,
+      o,
+      (raw) => normalizeSession(raw, channelId, this.opts.shape),
+      probe ? undefined : `${org.slug}\0${channelId}`,
+      probe ? { maxPages: 1 } : {},
+    );
   }
 
   /** Reads one session with its questions, announcements, reactions, speakers and ai. */

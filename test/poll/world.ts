@@ -92,14 +92,18 @@ export class World {
   }
 }
 
-export function setup(filter?: ChannelFilter) {
+/**
+ * A world, a poller on it, and helpers. `reads` replaces some of the world's reads (a real
+ * UpstreamClient's session lists, say).
+ */
+export function setup(filter?: ChannelFilter, reads: Partial<OrgPollerDeps['fetcher']> = {}) {
   const clock = new ManualClock();
   const world = new World(clock);
   const events: ChangeEvent[] = [];
   const signal = new AbortController().signal;
   const poller = (initial: OrgSnapshot) =>
     new OrgPoller({ slug: 'demo', token: 't' }, filter, initial, {
-      fetcher: world.fetcher(),
+      fetcher: { ...world.fetcher(), ...reads },
       clock,
       logger: silentLogger(),
       diff: (a, b, o) => diff(a, b, o),

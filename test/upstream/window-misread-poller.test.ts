@@ -3,75 +3,31 @@
  * server misread makes the diff hold back additions (SessionsPart.unwindowed), decided by
  * the query each read was sent with; a window dropped after a refusal was read right.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamClient } from '../../src/upstream/client.js';
-import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
-import { systemClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/log.js';
-import { World, setup } from '../poll/world.js';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { SessionsOptions } from '../../src/upstream/types.js';
+import type { OrgAuth } from '../../src/poll/fetcher.js';
+import { setup } from '../poll/world.js';
+import { json, loopbackSuite } from './loopback.js';
 
 type Raw = { id: string; status: string; scheduled_at: string };
-let closers: Array<() => void> = [];
-afterEach(() => {
-  for (const c of closers) c();
-  closers = [];
-});
+const { serve, client } = loopbackSuite();
 
-function send(res: ServerResponse, status: number, body: unknown) {
-  const t = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(t) });
-  res.end(t);
-}
-
-async function server(answer: (url: URL, res: ServerResponse) => void) {
-  const urls: string[] = [];
-  const s = createServer((req, res) => {
-    urls.push(req.url ?? '');
-    answer(new URL(req.url ?? '/', 'http://x'), res);
-  });
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  closers.push(() => {
-    s.closeAllConnections();
-    s.close();
-  });
-  return { origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, urls };
-}
-
-function realClient(origin: string) {
-  return new UpstreamClient({
-    baseUrl: origin,
-    budgetPerMinute: 600,
-    concurrency: 4,
-    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000 },
-    maxBodyBytes: 64 * 1024,
-    maxPages: 5,
-    retries: { attempts: 1, baseDelayMs: 5, maxDelayMs: 20, deadlineMs: 5000 },
-    shape: {},
-    filters: DEFAULT_FILTERS,
-    window: { pastMs: 86_400_000, futureMs: 7 * 86_400_000 },
-    clock: systemClock,
-    logger: silentLogger(),
-    rng: () => 0.5,
-  });
+/** A loopback server answering by the request's URL. */
+function server(answer: (url: URL, res: ServerResponse) => void) {
+  return serve((req, res) => answer(new URL(req.url ?? '/', 'http://x'), res));
 }
 
 /** setup() from world.ts, with the session lists read by a real UpstreamClient. */
-function setupWithClient(client: UpstreamClient) {
-  const orig = World.prototype.fetcher;
-  World.prototype.fetcher = function (this: World) {
-    const f = orig.call(this) as unknown as Record<string, unknown>;
-    return {
-      ...f,
-      fetchSessions: (o: never, ch: string, opts: never) => client.fetchSessions(o, ch, opts),
-    } as never;
-  };
-  try {
-    return setup();
-  } finally {
-    World.prototype.fetcher = orig;
-  }
+function setupWithClient(origin: string) {
+  const c = client(origin, {
+    budgetPerMinute: 600,
+    maxPages: 5,
+    retries: { attempts: 1, baseDelayMs: 5, maxDelayMs: 20, deadlineMs: 5000 },
+  });
+  return setup(undefined, {
+    fetchSessions: (o: OrgAuth, ch: string, opts?: SessionsOptions) => c.fetchSessions(o, ch, opts),
+  });
 }
 
 describe('lists read without a window the server misread', () => {
@@ -81,12 +37,12 @@ describe('lists read without a window the server misread', () => {
       const ch = url.pathname.split('/')[4]!;
       if (url.searchParams.has('from')) {
         // misreads the window: nothing; c1's answer is slow
-        setTimeout(() => send(res, 200, { data: [] }), ch === 'c1' ? 400 : 0);
+        setTimeout(() => json(res, 200, { data: [] }), ch === 'c1' ? 400 : 0);
         return;
       }
-      send(res, 200, { data: data[ch] ?? [] });
+      json(res, 200, { data: data[ch] ?? [] });
     });
-    const t = setupWithClient(realClient(srv.origin));
+    const t = setupWithClient(srv.origin);
     const at = new Date(t.clock.now() + 3_600_000).toISOString();
     // Both sessions exist all along, from before tally's first look.
     data = {
@@ -114,10 +70,10 @@ describe('lists read without a window the server misread', () => {
     let data: Raw[] = [];
     const srv = await server((url, res) => {
       if (refuse && url.searchParams.has('from'))
-        return send(res, 400, { error: { message: 'unknown query parameter: from, to' } });
-      send(res, 200, { data });
+        return json(res, 400, { error: { message: 'unknown query parameter: from, to' } });
+      json(res, 200, { data });
     });
-    const t = setupWithClient(realClient(srv.origin));
+    const t = setupWithClient(srv.origin);
     const at = (h: number) => new Date(t.clock.now() + h * 3_600_000).toISOString();
     data = [{ id: 's1', status: 'scheduled', scheduled_at: at(1) }];
     t.world.channels = [{ id: 'c1', status: 'offline' }] as never;
