@@ -589,6 +589,13 @@ export class OrgPoller {
     // that entered it are read at once; their first list is a silent baseline.
     for (const chId of left) this.forgetChannel(chId, sessions, details);
     for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
+    // While the first baseline is under way, the first reads come first (docs/polling.md,
+    // "The first baseline"): a session that starts gets its detail read with the other
+    // live details once the baseline is done (poller.ts), and a channel already read that
+    // changes is read again by the sweep right after the last first read (sweep-ledger.ts:
+    // a change since the last read ranks with a moved hint). At 1000 channels these
+    // follow-ups took a tenth of the budget the first reads needed.
+    const baseline = events.length > 0 && this.inBaseline();
     for (const e of events) {
       const chId = e.entity.id;
       if (e.kind === 'channel.added') {
@@ -599,10 +606,12 @@ export class OrgPoller {
       if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.sweep.changed(chId, now);
-        follow.push((priority) => this.readSessions(chId, priority, signal, true));
+        const read =
+          this.attempts.has(`sessions:${chId}`) || getOwn(this.current.sessions, chId) !== undefined;
+        if (!(baseline && read)) follow.push((priority) => this.readSessions(chId, priority, signal, true));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
-        follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
+        if (!baseline) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
         // Watched start: what its first detail shows since tally's look before is news.
         const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
         if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {

@@ -252,7 +252,7 @@ export interface SweepEntry {
   live?: boolean | undefined;
   /** When the channel last changed (an event of its own), if recently. */
   changedAt?: number | undefined;
-  /** The channel list's activity hint moved since its sessions were last read. */
+  /** The channel list's activity hint moved, or the channel changed in the list, since its sessions were last read. */
   hinted?: boolean | undefined;
   /** The planned start of its nearest scheduled session, when one is known. */
   dueAt?: number | undefined;

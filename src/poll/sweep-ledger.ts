@@ -82,16 +82,22 @@ export class SweepLedger {
       // A list read before a restart counts as read when it was (its age, its hint).
       const stored = getOwn(sessions, ch.id);
       const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
+      // From when the last read began: what it saw is at least that fresh, and the
+      // per-channel minimum then spaces reads, not the ends of reads.
+      const lastReadAt = this.begun.get(ch.id) ?? stored?.at;
+      const changedAt = this.changedAt.get(ch.id);
       return {
         org,
         channelId: ch.id,
-        // From when the last read began: what it saw is at least that fresh, and the
-        // per-channel minimum then spaces reads, not the ends of reads.
-        lastReadAt: this.begun.get(ch.id) ?? stored?.at,
+        lastReadAt,
         weight,
         live: isLiveStatus(ch.status),
-        changedAt: this.changedAt.get(ch.id),
-        hinted: hint !== undefined && seen !== undefined && seen !== hint,
+        changedAt,
+        // The list's hint moved, or the channel changed in the list since its last read
+        // began: its follow-up waited for the first baseline (org-poller.ts).
+        hinted:
+          (hint !== undefined && seen !== undefined && seen !== hint) ||
+          (changedAt !== undefined && lastReadAt !== undefined && changedAt > lastReadAt),
         dueAt: nextStart(stored, now),
       };
     });

@@ -111,6 +111,68 @@ describe('the first baseline comes first', () => {
   });
 });
 
+describe('the first baseline before follow-ups of channels already read', () => {
+  it('a change of a channel already read waits for the sweep, which takes it right after the first reads; a start waits for its detail', async () => {
+    const calls: [string, string][] = [];
+    const p = poller(recording(calls));
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const channels = sim.view('demo').channels as { id: string; status: string }[];
+    const [read, other] = channels.filter((c) => c.status !== 'live');
+    await p.readSessions(read!.id, 'low', signal);
+    clock.time += 20_000;
+    calls.length = 0;
+    // In the baseline: the read channel changes and a session starts on it; another,
+    // never read, changes too.
+    sim.trigger.channelStatus({ channel: read!.id, status: read!.status === 'offline' ? 'idle' : 'offline' });
+    sim.trigger.channelStatus({
+      channel: other!.id,
+      status: other!.status === 'offline' ? 'idle' : 'offline',
+    });
+    await p.refresh('channels', signal);
+    await p.settle();
+    // The never-read channel's follow-up is its first read; the read one waits.
+    expect(calls.filter(([k]) => k === 'fetchSessions')).toEqual([['fetchSessions', 'follow']]);
+    const entry = (id: string) => p.sweepEntries(clock.now()).find((e) => e.channelId === id)!;
+    expect(entry(read!.id).hinted).toBe(true);
+    expect(entry(other!.id).hinted).toBe(false);
+    const started = sim.trigger.startSession({ channel: read!.id, title: 'Started in the baseline' });
+    await p.readSessions(read!.id, 'low', signal);
+    await p.settle();
+    expect(calls.filter(([k]) => k === 'fetchSessionDetail')).toEqual([]);
+    expect(p.detailTargets()).toContain(started.id);
+    // Once read, it is no longer ahead of the rest.
+    expect(entry(read!.id).hinted).toBe(false);
+    // The first reads still come before it: never-read channels score above a hint.
+    clock.time += 20_000;
+    sim.trigger.channelStatus({ channel: read!.id, status: 'offline' });
+    await p.refresh('channels', signal);
+    await p.settle();
+    const policy = { now: clock.now(), minEveryMs: 15_000 };
+    const order = nextToSweep(p.sweepEntries(clock.now()), channels.length, policy).map((e) => e.channelId);
+    const unread = channels.filter((c) => c.id !== read!.id && c.id !== other!.id).length;
+    expect(order.indexOf(read!.id)).toBe(unread);
+  });
+
+  it('after the baseline a change gets its follow-up at once again, and leaves no hint behind', async () => {
+    const calls: [string, string][] = [];
+    const p = poller(recording(calls));
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const channels = sim.view('demo').channels as { id: string; status: string }[];
+    for (const c of channels) await p.readSessions(c.id, 'low', signal);
+    expect(p.inBaseline()).toBe(false);
+    clock.time += 60_000;
+    const ch = channels.find((c) => c.status !== 'live')!;
+    calls.length = 0;
+    sim.trigger.channelStatus({ channel: ch.id, status: ch.status === 'offline' ? 'idle' : 'offline' });
+    await p.refresh('channels', signal);
+    await p.settle();
+    expect(calls.filter(([k]) => k === 'fetchSessions')).toEqual([['fetchSessions', 'follow']]);
+    expect(p.sweepEntries(clock.now()).find((e) => e.channelId === ch.id)?.hinted).toBe(false);
+  });
+});
+
 describe('follow-ups while stopping', () => {
   /** The real client, except that every session read fails as a read aborted by a stop does. */
   function abortedSessions(): Fetcher {
