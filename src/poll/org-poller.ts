@@ -65,6 +65,11 @@ export interface OrgPollerDeps {
   onPoll?: (resource: string, durationMs: number) => void;
   /** When a read's removals are suspect and what confirms them (default: DEFAULT_REMOVAL_POLICY). */
   removals?: RemovalPolicy;
+  /**
+   * Whether the first baseline is due to end soon enough that a change of a channel
+   * already read may wait for it (poller.ts, `followUpsWait`); absent: it may.
+   */
+  followUpsWait?: () => boolean;
 }
 
 type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
@@ -254,8 +259,19 @@ export class OrgPoller {
    * read, neither by this process nor in the stored snapshot it resumed from.
    */
   inBaseline(): boolean {
-    return this.channels().some(
-      (ch) => !this.attempts.has(`sessions:${ch.id}`) && getOwn(this.current.sessions, ch.id) === undefined,
+    return this.channels().some((ch) => this.neverRead(ch.id));
+  }
+
+  /** How many listed channels' sessions were never read (see {@link inBaseline}). */
+  unreadChannels(): number {
+    let n = 0;
+    for (const ch of this.channels()) if (this.neverRead(ch.id)) n += 1;
+    return n;
+  }
+
+  private neverRead(channelId: string): boolean {
+    return (
+      !this.attempts.has(`sessions:${channelId}`) && getOwn(this.current.sessions, channelId) === undefined
     );
   }
 
@@ -590,12 +606,14 @@ export class OrgPoller {
     for (const chId of left) this.forgetChannel(chId, sessions, details);
     for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
     // While the first baseline is under way, the first reads come first (docs/polling.md,
-    // "The first baseline"): a session that starts gets its detail read with the other
-    // live details once the baseline is done (poller.ts), and a channel already read that
-    // changes is read again by the sweep right after the last first read (sweep-ledger.ts:
-    // a change since the last read ranks with a moved hint). At 1000 channels these
-    // follow-ups took a tenth of the budget the first reads needed.
+    // "Readiness and the first baseline"): a session that starts gets its detail read with
+    // the other live details once the baseline is done (poller.ts); and when the baseline
+    // is due to end within minutes, a channel already read that changes is read again by
+    // the sweep right after the last first read (sweep-ledger.ts: a change since the last
+    // read ranks with a moved hint). At 1000 channels these follow-ups took a tenth of the
+    // budget the first reads needed.
     const baseline = events.length > 0 && this.inBaseline();
+    const waits = baseline && (this.deps.followUpsWait?.() ?? true);
     for (const e of events) {
       const chId = e.entity.id;
       if (e.kind === 'channel.added') {
@@ -608,7 +626,7 @@ export class OrgPoller {
         this.sweep.changed(chId, now);
         const read =
           this.attempts.has(`sessions:${chId}`) || getOwn(this.current.sessions, chId) !== undefined;
-        if (!(baseline && read)) follow.push((priority) => this.readSessions(chId, priority, signal, true));
+        if (!(waits && read)) follow.push((priority) => this.readSessions(chId, priority, signal, true));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
         if (!baseline) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));

@@ -87,6 +87,16 @@ const LIST_MARGIN_MAX = 10;
  */
 const BASELINE_SLOWDOWN = 4;
 
+/**
+ * A change of a channel already read waits for the first baseline only while the first
+ * reads left take at most this long at {@link BASELINE_PACE} of the budget: a few minutes'
+ * delay of a session event on a channel already read buys a baseline that much sooner;
+ * a baseline of half an hour (5000 channels) would hold such events as long.
+ */
+const FOLLOW_UPS_WAIT_MS = 5 * 60_000;
+/** The share of the budget first reads are counted to get for {@link FOLLOW_UPS_WAIT_MS}. */
+const BASELINE_PACE = 0.85;
+
 /** Whether a periodic read of an org still in its first baseline is due. */
 function dueInBaseline(p: OrgPoller, key: string, now: number, intervalMs: number): boolean {
   const last = p.lastAttemptAt(key);
@@ -216,6 +226,7 @@ export class Poller {
         perPage: this.opts.perPage,
         signal: this.stopping.signal,
         ...(this.opts.removals ? { removals: this.opts.removals } : {}),
+        followUpsWait: () => this.followUpsWait(),
       },
     );
     poller.weight = org.weight ?? 1;
@@ -239,6 +250,18 @@ export class Poller {
     const margin = Math.max(LIST_MARGIN_MIN, Math.min(pages, LIST_MARGIN_MAX));
     this.opts.reserveForHigh?.(pages * readsPerMinute + margin);
     return next;
+  }
+
+  /**
+   * Whether the first reads every org still needs fit in {@link FOLLOW_UPS_WAIT_MS} at
+   * {@link BASELINE_PACE} of the budget, so that a change of a channel already read may
+   * wait for them (org-poller.ts).
+   */
+  private followUpsWait(): boolean {
+    let unread = 0;
+    for (const p of this.pollers.values()) unread += p.unreadChannels();
+    const perMinute = Math.max(1, this.opts.capacity() * BASELINE_PACE);
+    return (unread / perMinute) * 60_000 <= FOLLOW_UPS_WAIT_MS;
   }
 
   private replan(): void {

@@ -427,6 +427,48 @@ describe('the first baseline', () => {
   });
 });
 
+describe('follow-ups in the first baseline', () => {
+  it.each([
+    [240, 'waits for the sweep: the first reads left take under 5 minutes', 1],
+    [60, 'is read at once: the first reads left take longer', 2],
+  ])(
+    'at %i requests a minute, a change of a channel already read %s',
+    async (capacity, _what, readsAfter) => {
+      const channels: Channel[] = Array.from({ length: 400 }, (_, i) => ({
+        id: `ch-${String(i).padStart(3, '0')}`,
+        status: 'idle',
+      }));
+      const reads: string[] = [];
+      const inner = org(channels, reads);
+      // Each list read a copy, as a server's answer is.
+      const fetcher: Fetcher = {
+        ...inner,
+        fetchChannels: async () => ({
+          state: 'complete',
+          at: Date.now(),
+          value: channels.map((c) => ({ ...c })),
+        }),
+      };
+      const p = pollerOf(fetcher, {
+        capacity: () => capacity,
+        intervals: { channels: 30_000 },
+      });
+      p.start();
+      await vi.advanceTimersByTimeAsync(20_000);
+      const first = reads[0]!;
+      expect(new Set(reads).size).toBeLessThan(400);
+      channels[channels.findIndex((c) => c.id === first)] = { id: first, status: 'offline' };
+      // The next list read shows the change.
+      await vi.advanceTimersByTimeAsync(11_000);
+      expect(new Set(reads).size).toBeLessThan(400);
+      expect(reads.filter((r) => r === first)).toHaveLength(readsAfter);
+      const stopping = p.stop(1000);
+      await vi.advanceTimersByTimeAsync(2000);
+      await stopping;
+    },
+  );
+});
+
 describe('the bound the planner states', () => {
   it('holds for every channel while a third of them move their hint at every list read', async () => {
     // 100 idle channels; 30 of them show new activity in every channel list (read every
