@@ -193,6 +193,14 @@ function describeLearned(l: Learned): string {
   if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
   if (l.cursorStuck === true)
     parts.push('the server ignores the cursor under every name tried (lists incomplete)');
+  if (l.silentPages !== undefined)
+    parts.push(
+      `pages of ${l.silentPages.size} without paging signs, read on by ${l.silentPages.by === 'page' ? `page number (from ${l.silentPages.base ?? 1})` : 'offset'}`,
+    );
+  if (l.wholeUpTo !== undefined && l.silentPages === undefined)
+    parts.push(
+      `no page found after ${l.wholeUpTo} records without paging signs${l.ignoresPage ? ' (the page number ignored or refused)' : ''}`,
+    );
   if (l.refused) parts.push('no query answered yet (the server refused every one tried)');
   return parts.join('; ') || 'nothing';
 }

@@ -53,6 +53,24 @@ export interface Learned {
   /** The server ignored every name tried for its cursor: later reads try no other name. */
   cursorStuck?: boolean;
   /**
+   * The server pages this list without showing it (no next pointer, totals or "more"
+   * flag): pages of `size` records, the next one asked for by page number (counted from
+   * `base`, 1 unless the server counts from 0) or by offset (silent-pages.ts). A page
+   * shorter than `size` is the last.
+   */
+  silentPages?: { by: 'page' | 'offset'; size: number; base?: 0 };
+  /**
+   * The most records a first page without paging signs held when nothing was found after
+   * it: a later first page holding fewer is whole (silent-pages.ts).
+   */
+  wholeUpTo?: number;
+  /** Asked for page 2 of this list, the server answered page 1 again or refused: ask by offset. */
+  ignoresPage?: boolean;
+  /** Asked for page 1 after page 2, the server answered its first page: its pages count from 1. */
+  countsFrom1?: boolean;
+  /** The page size asked for (0: none) when `silentPages`, `wholeUpTo`, `ignoresPage` and `countsFrom1` were learned; they hold for it only. */
+  pagedAs?: number;
+  /**
    * No query with this was answered yet: it is the best known, but the server refused the
    * last one tried. The next read starts from it and adapts further when it is refused
    * too; once nothing safer is left, reads wait for {@link QueryMemory.refusal}. Cleared by
@@ -60,6 +78,15 @@ export interface Learned {
    */
   refused?: boolean;
 }
+
+/** Lists whose last first page at the most found whole is remembered (see QueryMemory.sameAtMost). */
+const MAX_AT_MOST_PAGES = 20_000;
+/** How often a first page holding as many records as the most found whole is asked after, per org and endpoint. */
+export const PROBE_AGAIN_MS = 10 * 60_000;
+/** After asking for a page a list does not show failed (a 5xx, a timeout): no read asks again for this long. */
+export const PROBE_BACKOFF_MS = 10 * 60_000;
+/** A read finding that out that never ended (aborted) stops holding others back after this long. */
+export const PROBE_OPEN_MS = 60_000;
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
@@ -113,6 +140,14 @@ export class QueryMemory {
   private readonly versions = new Map<string, number>();
   /** Lists whose every safer query was refused (not persisted: a restart asks once again). */
   private readonly refusals = new Map<string, Refusal>();
+  /** Reads finding out whether a list has a page it does not show, by start (not persisted). */
+  private readonly probing = new Map<string, number>();
+  /** When finding that out last failed (not persisted). */
+  private readonly probeFailed = new Map<string, number>();
+  /** When a read last began finding that out (not persisted). */
+  private readonly probed = new Map<string, number>();
+  /** Per list, the ids of the last first page that held as many records as the most found whole (a digest; not persisted). */
+  private readonly atMostPages = new Map<string, string>();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -166,6 +201,65 @@ export class QueryMemory {
     return true;
   }
 
+  /**
+   * Whether a read may ask for the page after a first page without paging signs now
+   * (silent-pages.ts), and if so notes that it does: not for {@link PROBE_BACKOFF_MS}
+   * after such a request failed without telling anything; while nothing is known of the
+   * list yet (`first`), one read of an org's endpoint at a time; for a first page holding
+   * exactly as many records as the most found whole (`atMost`), not within
+   * {@link PROBE_AGAIN_MS} of the endpoint's last such request. Ended by
+   * {@link endProbe}; one never ended stops counting after {@link PROBE_OPEN_MS}.
+   */
+  mayProbe(org: string, endpoint: string, now: number, o: { first: boolean; atMost: boolean }): boolean {
+    const k = key(org, endpoint);
+    if (!this.probeDue(k, now, o)) return false;
+    this.probing.set(k, now);
+    this.probed.set(k, now);
+    return true;
+  }
+
+  /**
+   * Whether `list`'s first page, holding as many records as the most found whole, holds
+   * the records (`digest` of their ids) its last such page held; notes it for next time.
+   * A page whose records changed at that length is asked after at once: a list that grew
+   * past the cut shows other records on its first page (records pushed off it would
+   * otherwise read as removed); the same records again are asked after only now and then.
+   */
+  sameAtMost(org: string, endpoint: string, list: string, digest: string): boolean {
+    const k = `${key(org, endpoint)} ${list}`;
+    const same = this.atMostPages.get(k) === digest;
+    this.atMostPages.delete(k);
+    this.atMostPages.set(k, digest);
+    if (this.atMostPages.size > MAX_AT_MOST_PAGES)
+      this.atMostPages.delete(this.atMostPages.keys().next().value!);
+    return same;
+  }
+
+  /**
+   * Whether a first page of a list of `org`'s `endpoint` holding as many records as the
+   * most found whole would be asked after now (see {@link mayProbe}): then a copy held for
+   * a 304 is not asked for, so the read can see the page.
+   */
+  atMostDue(org: string, endpoint: string, now: number): boolean {
+    return this.probeDue(key(org, endpoint), now, { first: false, atMost: true });
+  }
+
+  private probeDue(k: string, now: number, o: { first: boolean; atMost: boolean }): boolean {
+    const within = (at: number | undefined, ms: number) => at !== undefined && now >= at && now - at < ms;
+    if (within(this.probeFailed.get(k), PROBE_BACKOFF_MS)) return false;
+    if (o.first && within(this.probing.get(k), PROBE_OPEN_MS)) return false;
+    if (o.atMost && within(this.probed.get(k), PROBE_AGAIN_MS)) return false;
+    return true;
+  }
+
+  /** A read has found out (see {@link mayProbe}); `failed`: it could not tell. */
+  endProbe(org: string, endpoint: string, now: number, failed: boolean): void {
+    const k = key(org, endpoint);
+    this.probing.delete(k);
+    if (failed) this.probeFailed.set(k, now);
+    else this.probeFailed.delete(k);
+  }
+
   /** Records filters the server answered without applying (kept with what else was learned). */
   noteIgnored(org: string, endpoint: string, filters: readonly string[]): void {
     const l = this.get(org, endpoint) ?? {};
@@ -209,6 +303,22 @@ function sanitize(v: unknown): Learned | undefined {
   if (o['refused'] === true) out.refused = true;
   if (o['cursorStuck'] === true) out.cursorStuck = true;
   if (o['windowMisread'] === true) out.windowMisread = true;
+  if (o['ignoresPage'] === true) out.ignoresPage = true;
+  if (o['countsFrom1'] === true) out.countsFrom1 = true;
+  const sp = o['silentPages'] as Record<string, unknown> | null | undefined;
+  if (
+    sp !== null &&
+    typeof sp === 'object' &&
+    (sp['by'] === 'page' || sp['by'] === 'offset') &&
+    typeof sp['size'] === 'number' &&
+    Number.isInteger(sp['size']) &&
+    sp['size'] >= 1
+  )
+    out.silentPages = { by: sp['by'], size: sp['size'], ...(sp['base'] === 0 ? { base: 0 as const } : {}) };
+  for (const f of ['wholeUpTo', 'pagedAs'] as const) {
+    const n = o[f];
+    if (typeof n === 'number' && Number.isInteger(n) && n >= (f === 'pagedAs' ? 0 : 1)) out[f] = n;
+  }
   if (typeof o['cursorParam'] === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o['cursorParam']))
     out.cursorParam = o['cursorParam'];
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)

@@ -449,6 +449,7 @@ export class UpstreamClient implements Fetcher {
       const read = await readList(this.requester, {
         ...this.ctx(org, endpoint, o),
         validators: held?.validators,
+        heldCount: held?.items.length,
         endpoint,
         url,
         shape: this.opts.shape,

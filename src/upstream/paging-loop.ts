@@ -28,7 +28,18 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
+import { createHash } from 'node:crypto';
 import { fingerprint } from './fingerprint.js';
+import { pagingOptions } from './shape/options.js';
+import {
+  afterFirstPage,
+  type Answer,
+  type Blind,
+  silentKnowledge,
+  type Step,
+  step,
+  withFinding,
+} from './silent-pages.js';
 
 /** Page size asked for when the shape options do not say. */
 const DEFAULT_PER_PAGE = 100;
@@ -58,6 +69,8 @@ export interface ListRequest extends RequestContext {
   url: URL;
   shape: ShapeOptions;
   maxPages: number;
+  /** Records in the copy `validators` stand for (see silent-pages.ts): a list that may be cut is asked plainly when due. */
+  heldCount?: number | undefined;
   /** Adapts the first page's query to what the server takes (adapt.ts); absent: never. */
   adapt?: { memory: QueryMemory; ctx: AdaptContext; now: () => number } | undefined;
   /** Told of each safer query tried and of what was learned. */
@@ -124,6 +137,20 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     return { items: [], pages: 0, drift: [], notSent: true, error: waiting(`GET ${describePath(url)}`, r) };
   }
   const perPage = Number(url.searchParams.get(perPageParam)) || (req.shape.perPage ?? DEFAULT_PER_PAGE);
+  // A copy held for a 304 hides whether a list as long as the most found whole grew past
+  // its first page: when such a list is due to be asked after (silent-pages.ts), it is
+  // asked for plainly.
+  let conditional = req.validators !== undefined;
+  if (conditional && adapt && req.heldCount !== undefined) {
+    const k = silentKnowledge(remembered, Number(url.searchParams.get(perPageParam)) || 0);
+    const most = k.silentPages === undefined ? k.wholeUpTo : undefined;
+    if (
+      most !== undefined &&
+      req.heldCount >= most &&
+      adapt.memory.atMostDue(req.org, req.endpoint, adapt.now())
+    )
+      conditional = false;
+  }
   const items: unknown[] = [];
   const drift: DriftIssue[] = [];
   /** Exact URLs read, and the same with implicit parameters left out (page 1, offset 0, the page size). */
@@ -142,6 +169,80 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   /** The URL about to be read is a page already read, up to implicit parameters. */
   let again = false;
   let validators: Validators | undefined;
+  /**
+   * After a first page that shows no paging at all: how the read goes on, asking for
+   * pages the list does not show (silent-pages.ts); the ids of the page before, to tell a
+   * server answering its last page again.
+   */
+  let blind: Blind | undefined;
+  let before = new Set<string>();
+  /** The page size the answered first request asked for (0: none): what is learned of the list's paging holds for it. */
+  let asked = 0;
+  /** This read holds the claim to find out (QueryMemory.mayProbe). */
+  let probeOpen = false;
+  const blindUrl = (b: Blind): URL => {
+    if (b.by === 'page') return withParams(url, { [pageParam]: String(b.baseCheck ? 1 : b.nextPage) });
+    const next = new URL(url);
+    next.searchParams.delete(pageParam);
+    return withParams(next, { offset: String(seenIds.size + unidentified) });
+  };
+  /** How to go on after a first page of `count` records without paging signs; undefined: it is the whole list. */
+  const startBlind = (count: number): Blind | undefined => {
+    if (!adapt || pagingOptions(req.shape).paging !== 'auto' || req.maxPages < 2) return undefined;
+    asked = Number(url.searchParams.get(perPageParam)) || 0;
+    const next = afterFirstPage(silentKnowledge(adapt.memory.get(req.org, req.endpoint), asked), count);
+    if (next.whole) return undefined;
+    if (next.blind.probing) {
+      // At the most found whole, only the same records as last time wait their turn (the
+      // records are noted at any length asked after: a list found whole is that long).
+      const same = adapt.memory.sameAtMost(req.org, req.endpoint, url.pathname, digestOf(seenIds));
+      const atMost = next.atMost && same;
+      if (!adapt.memory.mayProbe(req.org, req.endpoint, adapt.now(), { first: next.first, atMost }))
+        return undefined;
+      probeOpen = true;
+    }
+    // A page read on past, or asked after, is not the copy a 304 stands for: its ETag
+    // would not change when the list grows past it.
+    validators = undefined;
+    return next.blind;
+  };
+  /**
+   * Applies a step of reading past the first page (silent-pages.ts `step`) to the answer
+   * at `what`: returns the read when it ends, else sets `url` to the next page.
+   */
+  const apply = (st: Step, what: string, take?: () => void): ListRead | undefined => {
+    if (st.take) take?.();
+    if (st.clearNote) note = undefined;
+    if (st.learn !== undefined && adapt) {
+      remember(withFinding(adapt.memory.get(req.org, req.endpoint) ?? {}, asked, st.learn));
+      if ('silentPages' in st.learn)
+        drift.push({
+          endpoint: req.endpoint,
+          field: 'paging',
+          problem:
+            `the list shows no paging, but a page of ${st.learn.silentPages.size} records has more after it ` +
+            `(asked for by ${st.learn.silentPages.by === 'page' ? 'page number' : 'offset'}); later pages are read that way`,
+          fatal: false,
+        });
+    }
+    const stop =
+      st.end === 'cut'
+        ? done(incomplete(what, st.why ?? 'the list is longer than read'))
+        : st.end !== undefined
+          ? done()
+          : pages >= req.maxPages
+            ? done(incomplete(what, `more than max_pages (${req.maxPages}) pages`))
+            : undefined;
+    if (stop !== undefined || st.learn !== undefined) {
+      if (probeOpen && adapt)
+        adapt.memory.endProbe(req.org, req.endpoint, adapt.now(), st.end === 'asBefore');
+      probeOpen = false;
+    }
+    if (stop !== undefined) return stop;
+    blind = st.next;
+    url = blindUrl(blind!);
+    return undefined;
+  };
   const done = (error?: UpstreamError): ListRead => ({
     items,
     pages,
@@ -200,7 +301,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       // Validators go with the first request only: they describe the whole (one-page) list.
       res = await requester.getJson(
         url,
-        pages === 0 && adaptations === 0 ? req : { ...req, validators: undefined },
+        pages === 0 && adaptations === 0 && conditional ? req : { ...req, validators: undefined },
       );
       if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true, drift: [] };
       if (pages === 0) validators = validatorsOf(res.headers);
@@ -208,6 +309,11 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
       const e = asUpstreamError(err, what);
+      if (blind !== undefined) {
+        const stop = apply(step(blind, { kind: 'error', status: e.status }), what);
+        if (stop !== undefined) return stop;
+        continue;
+      }
       // Another way of asking for a page, refused: as if it had answered the same page again.
       if (pages > 0 && via !== undefined && via.tried.length > 0 && (e.status === 400 || e.status === 422)) {
         const stop = notAdvancing(what, []);
@@ -256,6 +362,26 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     const fresh = freshRecords(page.items, ids, seenIds);
     const identified = ids.filter((id) => id !== undefined).length;
     const head = page.items.length > 0 ? fingerprint(page.items[0]) : undefined;
+    if (blind !== undefined) {
+      const pageIds = ids.filter((id): id is string => id !== undefined);
+      const answer: Answer = {
+        kind: 'page',
+        count: page.items.length,
+        fresh: fresh.count,
+        allIds: pageIds.length === page.items.length,
+        signs: page.style === 'none' ? 'none' : page.next === undefined ? 'end' : 'next',
+        samePageAgain: pageIds.length > 0 && pageIds.every((id) => before.has(id)),
+      };
+      const stop = apply(step(blind, answer), what, () => {
+        pages += 1;
+        for (const id of pageIds) seenIds.add(id);
+        items.push(...page.items);
+        state.seen += page.items.length;
+        before = new Set(pageIds);
+      });
+      if (stop !== undefined) return stop;
+      continue;
+    }
     const stuck =
       pages > 0 &&
       page.items.length > 0 &&
@@ -298,7 +424,16 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
         shortOfTotals(page, seenIds.size + unidentified, state.page) ??
         shortOfLastLink(res.headers, url, req.shape, state.page) ??
         (saysHasMore(res.body) ? 'the response says it has more but gives no next page' : undefined);
-      return done(short ? incomplete(what, short) : undefined);
+      if (short) return done(incomplete(what, short));
+      // Only a list whose records all have ids: pages are told apart by them.
+      blind =
+        pages === 1 && page.style === 'none' && identified === page.items.length
+          ? startBlind(page.items.length)
+          : undefined;
+      if (blind === undefined) return done();
+      before = new Set(seenIds);
+      url = blindUrl(blind);
+      continue;
     }
     if (pages >= req.maxPages) {
       return done(incomplete(what, `more than max_pages (${req.maxPages}) pages`));
@@ -366,6 +501,13 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     url = next;
     state.page += 1;
   }
+}
+
+/** A short digest of a set of record ids, in no particular order. */
+function digestOf(ids: ReadonlySet<string>): string {
+  return createHash('sha1')
+    .update([...ids].sort().join('\u0000'))
+    .digest('base64');
 }
 
 /** The records of a page whose ids were not read before (nor earlier on the page), and how many. */

@@ -90,8 +90,11 @@ describe('a server that refuses the window times one parameter at a time', () =>
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
-    const q = sessionQueries();
-    expect(q).toHaveLength(4);
+    const all = sessionQueries();
+    // Then the page after it (the list shows no paging), by number, refused, and by
+    // offset, refused: the list is whole as answered.
+    expect(all.slice(4).map((q) => q.replace(/.*&/, ''))).toEqual(['page=2', 'offset=3']);
+    const q = all.slice(0, 4);
     expect(q[0]).toMatch(/^from=\S+Z&to=\S+Z&per_page=100$/);
     expect(q[1]).toMatch(/^from=\S+Z&to=\S+Z$/);
     expect(q[2]).toMatch(/^from=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d&to=\S+Z$/);
@@ -100,6 +103,9 @@ describe('a server that refuses the window times one parameter at a time', () =>
       drop: ['per_page'],
       times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD HH:mm:ss' },
       ignored: ['window'],
+      pagedAs: 0,
+      wholeUpTo: 3,
+      ignoresPage: true,
     });
     // The next channel's read asks in the learned format at once: one request.
     const before = server.received.length;
@@ -114,8 +120,14 @@ describe('a server that refuses the window times one parameter at a time', () =>
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
-    expect(sessionQueries().at(-1)).toBe('');
-    expect(memory.get('acme', 'sessions')).toEqual({ drop: ['per_page', 'from', 'to'], ignored: ['window'] });
+    expect(sessionQueries().slice(-3)).toEqual(['', 'page=2', 'offset=3']);
+    expect(memory.get('acme', 'sessions')).toEqual({
+      drop: ['per_page', 'from', 'to'],
+      ignored: ['window'],
+      pagedAs: 0,
+      wholeUpTo: 3,
+      ignoresPage: true,
+    });
   });
 
   it('a server that applies a window given by dates is not taken for one that ignores it', async () => {

@@ -500,8 +500,17 @@ describe('JSON:API and problem errors that name the parameter', () => {
     expect(server.received.map((r) => r.url)).toEqual([
       '/v1/acme/channels?per_page=100',
       '/v1/acme/channels',
+      // Whether a page follows that the list does not show: the same records, by number
+      // and by offset, so the list is whole as answered.
+      '/v1/acme/channels?page=2',
+      '/v1/acme/channels?offset=5',
     ]);
-    expect(memory.get('acme', 'channels')).toEqual({ drop: ['per_page'] });
+    expect(memory.get('acme', 'channels')).toEqual({
+      drop: ['per_page'],
+      pagedAs: 0,
+      wholeUpTo: 5,
+      ignoresPage: true,
+    });
   });
 
   it('leaves out every parameter a JSON:API errors list names, in one step, however long the list', async () => {
@@ -574,12 +583,15 @@ describe('a server that refuses everything tally tries', () => {
     refuse = false;
     clock.time = CLOCK_START + 900_000;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
-    expect(server.received.length).toBe(ladder + 2);
+    // The list, and the page after it by number and by offset: the same records, so the
+    // list is whole.
+    expect(server.received.length).toBe(ladder + 4);
     expect(memory.get('acme', 'channels')?.refused).toBeUndefined();
+    expect(memory.get('acme', 'channels')?.wholeUpTo).toBe(3);
     expect(memory.refusal('acme', 'channels')).toBeUndefined();
     // Answered: the next read asks at once.
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
-    expect(server.received.length).toBe(ladder + 3);
+    expect(server.received.length).toBe(ladder + 5);
   });
 
   it('counts the refusal as drift when the server said it, not for reads that were not sent', async () => {
@@ -689,6 +701,8 @@ describe('filters the server refuses or ignores', () => {
     const memory = new QueryMemory();
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual(['s-in', 's-live']);
-    expect(memory.get('acme', 'sessions')).toBeUndefined();
+    // Nothing about its filters (that it shows no paging, and answers the same list for
+    // any page asked for, is all).
+    expect(memory.get('acme', 'sessions')).toEqual({ pagedAs: 100, wholeUpTo: 2, ignoresPage: true });
   });
 });

@@ -51,6 +51,15 @@ export async function startServer(
   };
 }
 
+/**
+ * The requests of `received` but those asking for a page the list did not show
+ * (`page=` or `offset=`: a list that shows no paging is checked once for a page after it,
+ * paging-loop.ts).
+ */
+export function withoutProbes(received: readonly Received[]): Received[] {
+  return received.filter((r) => !/[?&](page|offset)=/.test(r.url));
+}
+
 /** Sends a JSON body. */
 export function json(
   res: ServerResponse,

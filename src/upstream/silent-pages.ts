@@ -1,0 +1,266 @@
+/**
+ * Lists that show no paging (docs/upstream-shapes.md, "A list that shows no paging"): a
+ * first page with no next pointer, totals or "more" flag may still be all a server gives
+ * at once. What a read asks after such a page, and what it learns, is decided here, as
+ * pure steps; the loop that sends the requests is paging-loop.ts, and what is learned is
+ * kept per org and endpoint with the queries learned (adapt.ts, `Learned`).
+ *
+ * A first page is whole by what is known when it holds fewer records than a page the
+ * server is known to cut at, or than the most a list was found whole with (a page cut
+ * short holds as many records as the server cuts at, at least as many as any whole list
+ * it gave). A first page holding more is asked after; one holding as many, now and then
+ * (it may be a cut page of a list that grew, but a stable list is that long every time).
+ */
+import type { Learned } from './adapt.js';
+
+/**
+ * No server is taken to cut its pages at fewer records than this: a first page of one
+ * record is whole. (Every channel holding one session, read at every sweep, would
+ * otherwise cost two requests a read.)
+ */
+export const LEAST_CUT = 2;
+
+/** How a read goes on after a first page without paging signs. */
+export interface Blind {
+  /** How the next page is asked for. */
+  by: 'page' | 'offset';
+  /** Records on a full page: a page that holds fewer is the last. */
+  size: number;
+  /** Finding out whether there is a page after the first: nothing is learned yet in this read. */
+  probing: boolean;
+  /** The page number asked for next, by page. */
+  nextPage: number;
+  /** The server is known to count pages from 1: page 1 need not be asked for. */
+  from1?: boolean | undefined;
+  /**
+   * Page 1 is asked for once, since a server counting pages from 0 has its second page
+   * there: after page 2 brought records (`after: 'records'`, `lastWasShort`: page 2 was
+   * the last by its size), or after it was empty or missing (`after: 'end'`).
+   */
+  baseCheck?: { after: 'records' | 'end'; lastWasShort: boolean } | undefined;
+}
+
+/** What was learned of a list without paging signs, when it was learned under the page size asked now. */
+export type SilentKnowledge = Pick<Learned, 'silentPages' | 'wholeUpTo' | 'ignoresPage' | 'countsFrom1'>;
+
+/** The part of `l` that holds for reads asking `asked` records a page (0: no page size sent). */
+export function silentKnowledge(l: Learned | undefined, asked: number): SilentKnowledge {
+  if (l === undefined || (l.pagedAs ?? 0) !== asked) return {};
+  return {
+    ...(l.silentPages === undefined ? {} : { silentPages: l.silentPages }),
+    ...(l.wholeUpTo === undefined ? {} : { wholeUpTo: l.wholeUpTo }),
+    ...(l.ignoresPage === true ? { ignoresPage: true } : {}),
+    ...(l.countsFrom1 === true ? { countsFrom1: true } : {}),
+  };
+}
+
+/**
+ * What follows a first page of `count` records without paging signs: `whole` when the
+ * page is the whole list by what is known; else a {@link Blind} that reads on (the server
+ * is known to page without showing it) or finds out (`probing`); `first` when nothing is
+ * known of the list yet, `atMost` when the page holds exactly as many records as the
+ * most found whole.
+ */
+export function afterFirstPage(
+  k: SilentKnowledge,
+  count: number,
+): { whole: true } | { whole: false; blind: Blind; first: boolean; atMost: boolean } {
+  if (count < LEAST_CUT) return { whole: true };
+  const sp = k.silentPages;
+  if (sp !== undefined) {
+    if (count < sp.size) return { whole: true };
+    const blind: Blind = { by: sp.by, size: count, probing: false, nextPage: sp.base === 0 ? 1 : 2 };
+    return { whole: false, blind, first: false, atMost: false };
+  }
+  const most = k.wholeUpTo ?? 0;
+  if (count < most) return { whole: true };
+  const blind: Blind = {
+    by: k.ignoresPage ? 'offset' : 'page',
+    size: count,
+    probing: true,
+    nextPage: 2,
+    from1: k.countsFrom1 === true,
+  };
+  return {
+    whole: false,
+    blind,
+    first: k.wholeUpTo === undefined && k.ignoresPage !== true,
+    atMost: count === most,
+  };
+}
+
+/** A finding about a list's paging (see {@link withFinding}). */
+export type Finding = (
+  | { silentPages: NonNullable<Learned['silentPages']> }
+  | { wholeUpTo: number; ignoresPage: boolean }
+) & { countsFrom1?: boolean };
+
+/**
+ * What `learned` becomes with a finding under page size `asked`. A server found to cut
+ * pages stays so (a read finding a list whole at the same time does not undo it); whole
+ * lists raise `wholeUpTo`; what was learned under another page size is replaced.
+ */
+export function withFinding(learned: Learned, asked: number, finding: Finding): Learned {
+  const k = silentKnowledge(learned, asked);
+  const { silentPages: _s, wholeUpTo: _w, ignoresPage: _i, countsFrom1: _c, pagedAs: _p, ...base } = learned;
+  const rest = finding.countsFrom1 || k.countsFrom1 ? { ...base, countsFrom1: true } : base;
+  if ('silentPages' in finding) return { ...rest, pagedAs: asked, silentPages: finding.silentPages };
+  if (k.silentPages !== undefined) return learned;
+  return {
+    ...rest,
+    pagedAs: asked,
+    wholeUpTo: Math.max(finding.wholeUpTo, k.wholeUpTo ?? 0),
+    ...(finding.ignoresPage || k.ignoresPage ? { ignoresPage: true } : {}),
+  };
+}
+
+/** What the server answered to a page asked for (see {@link step}). */
+export type Answer =
+  | { kind: 'error'; status: number | undefined }
+  | {
+      kind: 'page';
+      /** Records on the page. */
+      count: number;
+      /** Of them, records with an id not read before in this list. */
+      fresh: number;
+      /** Every record has an id (pages are told apart by them). */
+      allIds: boolean;
+      /** The page shows paging of its own: a next pointer (`next`), or only signs (totals, prev/first/last links). */
+      signs: 'none' | 'next' | 'end';
+      /** The ids are those of the page read before, all of them. */
+      samePageAgain: boolean;
+    };
+
+/** What the loop does next (see {@link step}). */
+export interface Step {
+  /** Take the page's records into the list. */
+  take?: boolean;
+  /** Learn this (and end the read's finding out). */
+  learn?: Finding;
+  /** How the read ends: `whole`, `cut` (incomplete), or `asBefore` (the first page stands, and no read asks again for a while). */
+  end?: 'whole' | 'cut' | 'asBefore';
+  /** Why it is `cut`. */
+  why?: string;
+  /** Otherwise, the next request: the state to go on with. */
+  next?: Blind;
+  /** The page's doubt (a full page without paging) is answered. */
+  clearNote?: boolean;
+}
+
+const REPEATS = 'a page asked for past one that showed no paging repeats records read earlier';
+
+/**
+ * One step of reading past a first page without paging signs: what to make of `a`, the
+ * answer to the request `b` described.
+ */
+export function step(b: Blind, a: Answer): Step {
+  if (b.baseCheck !== undefined) return baseStep(b, b.baseCheck, a);
+  if (a.kind === 'error') {
+    const refused = a.status === 400 || a.status === 422;
+    if (b.probing) {
+      if (refused && b.by === 'page') return { next: { ...b, by: 'offset' } };
+      if (refused) return { learn: { wholeUpTo: b.size, ignoresPage: true }, end: 'whole' };
+      if (a.status === 404) return b.by === 'page' ? afterPage2(b, 'end', true) : wholeAfter(b);
+      return { end: 'asBefore' };
+    }
+    if (a.status === 404) return { end: 'whole', clearNote: true };
+    return { end: 'cut', why: `the page after a full one was refused (${a.status ?? 'no answer'})` };
+  }
+  if (a.count === 0 || (a.signs === 'end' && a.fresh === 0)) {
+    if (!b.probing) return { end: 'whole', clearNote: true };
+    return b.by === 'page' ? afterPage2(b, 'end', true) : wholeAfter(b);
+  }
+  if (!a.allIds)
+    return { end: 'cut', why: 'a page asked for past one that showed no paging has records without ids' };
+  // While finding out, the first page again says the parameter is ignored, whatever
+  // paging that page shows (a server may page only when asked to).
+  if (a.signs !== 'none' && !(b.probing && a.fresh === 0))
+    return {
+      end: 'cut',
+      why: 'a page asked for past one that showed no paging shows paging; set upstream.shape.paging',
+    };
+  if (a.fresh === 0) {
+    if (b.probing) {
+      // The first page again: the page number is ignored (ask by offset); by offset, the
+      // list has nothing after it.
+      if (b.by === 'page') return { next: { ...b, by: 'offset' } };
+      return { learn: { wholeUpTo: b.size, ignoresPage: true }, end: 'whole' };
+    }
+    // The last page answered again for a page past it.
+    if (a.samePageAgain) return { end: 'whole', clearNote: true };
+    return { end: 'cut', why: REPEATS };
+  }
+  if (a.fresh * 2 < a.count) return { end: 'cut', why: REPEATS };
+  const last = a.count < b.size;
+  if (b.probing && b.by === 'page') return { take: true, clearNote: true, ...afterPage2(b, 'records', last) };
+  const learn: Step = b.probing
+    ? { learn: { silentPages: { by: b.by, size: b.size } }, clearNote: true }
+    : {};
+  if (last) return { ...learn, take: true, end: 'whole', clearNote: true };
+  return { ...learn, take: true, next: { ...b, probing: false, nextPage: b.nextPage + 1 } };
+}
+
+function baseCheck(b: Blind, after: 'records' | 'end', lastWasShort: boolean): Blind {
+  return { ...b, baseCheck: { after, lastWasShort } };
+}
+
+/** After page 2 brought records (`records`) or was past the end: page 1 is asked for unless pages are known to count from 1. */
+function afterPage2(b: Blind, after: 'records' | 'end', lastWasShort: boolean): Step {
+  if (!b.from1) return { next: baseCheck(b, after, lastWasShort) };
+  if (after === 'end') return wholeAfter(b);
+  const learn: Finding = { silentPages: { by: 'page', size: b.size } };
+  if (lastWasShort) return { learn, end: 'whole', clearNote: true };
+  return { learn, clearNote: true, next: { ...b, probing: false, nextPage: 3 } };
+}
+
+function wholeAfter(b: Blind): Step {
+  return { learn: { wholeUpTo: b.size, ignoresPage: b.by === 'offset' }, end: 'whole', clearNote: true };
+}
+
+/**
+ * Page 1, asked for once: records mostly not read before mean the server counts pages
+ * from 0 (they are its second page, and page 2 was its third); the first page again, or
+ * a refusal, that it counts from 1.
+ */
+function baseStep(b: Blind, check: NonNullable<Blind['baseCheck']>, a: Answer): Step {
+  const rest: Blind = { ...b, baseCheck: undefined, probing: false, nextPage: 3 };
+  const found = (base0: boolean): Finding => ({
+    silentPages: { by: 'page', size: b.size, ...(base0 ? { base: 0 as const } : {}) },
+  });
+  const fromZero =
+    a.kind === 'page' &&
+    a.count > 0 &&
+    a.allIds &&
+    a.signs === 'none' &&
+    a.fresh * 2 >= a.count &&
+    a.fresh > 0;
+  if (a.kind === 'error' && !(a.status === 400 || a.status === 404 || a.status === 422)) {
+    // Nothing told: after records, the list is longer than read; after an end, the first
+    // page stands.
+    return check.after === 'records'
+      ? {
+          end: 'cut',
+          why: `page 1 asked for to tell how pages are counted failed (${a.status ?? 'no answer'})`,
+        }
+      : { end: 'asBefore' };
+  }
+  // The first page again says pages count from 1; an empty page 1 says nothing of it (a
+  // server counting from 0 whose list fits one page has none there either).
+  const answered = a.kind === 'page' && a.count > 0;
+  if (check.after === 'end') {
+    if (!fromZero)
+      return {
+        learn: { wholeUpTo: b.size, ignoresPage: false, countsFrom1: answered },
+        end: 'whole',
+        clearNote: true,
+      };
+    // Page 2 (its third) was past the end: page 1 was the last.
+    return { take: true, learn: found(true), end: 'whole', clearNote: true };
+  }
+  if (fromZero)
+    return { take: true, learn: found(true), ...(check.lastWasShort ? { end: 'whole' } : { next: rest }) };
+  return {
+    learn: { ...found(false), countsFrom1: answered },
+    ...(check.lastWasShort ? { end: 'whole' } : { next: rest }),
+  };
+}

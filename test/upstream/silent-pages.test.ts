@@ -1,0 +1,519 @@
+/**
+ * A list that shows no paging at all (no next pointer, totals or "more" flag) may still
+ * be a page the server cut short. tally asks for the page after it, by page number and
+ * then by offset, and learns what it found (silent-pages.ts): a server that pages without
+ * showing it is read page by page; a first page with fewer records than a list found
+ * whole is whole; one with as many or more is asked after every time.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { QueryMemory } from '../../src/upstream/adapt.js';
+import type { DriftIssue } from '../../src/upstream/shape/index.js';
+import { diff } from '../../src/snapshot/diff.js';
+import { emptySnapshot } from '../../src/snapshot/model.js';
+import { json, loopbackSuite } from './loopback.js';
+import { ManualClock } from '../helpers/clock.js';
+
+const ACME = { slug: 'acme', token: 'tok-silent-0001' };
+const { serve, client, logs } = loopbackSuite();
+
+type Rec = { id: string; status: string };
+const channels = (n: number, from = 0): Rec[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `c${String(from + i).padStart(3, '0')}`, status: 'offline' }));
+
+/**
+ * A server that answers at most `cap` records per page and says nothing of paging:
+ * `page` (from `base`) and `offset` as `by` allows, a page past the end `clamp`ed to the
+ * last one or empty; anything else it ignores.
+ */
+function capped(
+  list: () => Rec[],
+  cap: number,
+  by: { page?: boolean; offset?: boolean; base?: 0 | 1; clamp?: boolean },
+) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    const all = list();
+    const base = by.base ?? 1;
+    let from = 0;
+    if (by.offset && q.has('offset')) from = Number(q.get('offset'));
+    else if (by.page && q.has('page')) from = (Number(q.get('page')) - base) * cap;
+    if (by.clamp && from >= all.length) from = Math.max(0, Math.floor((all.length - 1) / cap) * cap);
+    json(res, 200, { data: all.slice(from, from + cap) });
+  };
+}
+
+const ids = (part: { state: string; value?: { id: string }[] }) => part.value?.map((c) => c.id) ?? [];
+const paths = (received: { url: string }[]) =>
+  received.map((r) =>
+    r.url.replace('/v1/acme/channels', '').replace('per_page=100&', '').replace('?per_page=100', ''),
+  );
+
+describe('a server that pages without showing it', () => {
+  it('is read page by page by page number, and known from then on', async () => {
+    const s = await serve(capped(() => channels(10), 4, { page: true }));
+    const drift: DriftIssue[] = [];
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory, observer: { onDrift: (i) => drift.push(i) } });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toEqual(channels(10).map((x) => x.id));
+    // Page 2 brought records, so page 1 once: the same records, pages count from 1.
+    expect(paths(s.received)).toEqual(['', '?page=2', '?page=1', '?page=3']);
+    expect(memory.get('acme', 'channels')).toEqual({
+      pagedAs: 100,
+      countsFrom1: true,
+      silentPages: { by: 'page', size: 4 },
+    });
+    expect(drift).toEqual([
+      expect.objectContaining({
+        endpoint: 'channels',
+        field: 'paging',
+        problem: expect.stringContaining('a page of 4 records has more after it (asked for by page number)'),
+        fatal: false,
+      }),
+    ]);
+    s.received.length = 0;
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(10);
+    expect(paths(s.received)).toEqual(['', '?page=2', '?page=3']);
+  });
+
+  it('counting pages from 0, every page is read, also of a list of three pages', async () => {
+    const s = await serve(capped(() => channels(12), 4, { page: true, base: 0 }));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    // Read as found: page 2 (its third) before page 1.
+    expect(ids(part as never).sort()).toEqual(channels(12).map((x) => x.id));
+    expect(memory.get('acme', 'channels')).toEqual({
+      pagedAs: 100,
+      silentPages: { by: 'page', size: 4, base: 0 },
+    });
+    s.received.length = 0;
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(12);
+    expect(paths(s.received)).toEqual(['', '?page=1', '?page=2', '?page=3']);
+  });
+
+  it('counting pages from 0, a list of two pages is read whole too', async () => {
+    const s = await serve(capped(() => channels(6), 4, { page: true, base: 0 }));
+    const memory = new QueryMemory();
+    const part = await client(s.origin, { memory }).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never).sort()).toEqual(channels(6).map((x) => x.id));
+    // Page 2 (its third) empty, page 1 its second.
+    expect(paths(s.received)).toEqual(['', '?page=2', '?page=1']);
+    expect(memory.get('acme', 'channels')).toEqual({
+      pagedAs: 100,
+      silentPages: { by: 'page', size: 4, base: 0 },
+    });
+  });
+
+  it('a failed page 1 leaves a list known to be longer incomplete, and teaches nothing', async () => {
+    let failed = false;
+    const paged = capped(() => channels(12), 4, { page: true, base: 0 });
+    const s = await serve((req, res) => {
+      if (!failed && /[?&]page=1\b/.test(req.url ?? '')) {
+        failed = true;
+        return json(res, 503, { error: 'unavailable' });
+      }
+      paged(req, res);
+    });
+    const memory = new QueryMemory();
+    const c = client(s.origin, {
+      memory,
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+    });
+    expect((await c.fetchChannels(ACME)).state).toBe('incomplete');
+    expect(memory.get('acme', 'channels')).toBeUndefined();
+    const again = await c.fetchChannels(ACME);
+    expect(again.state).toBe('complete');
+    expect(ids(again as never)).toHaveLength(12);
+  });
+
+  it('a record added while page 1 is asked for does not pass for pages counted from 0', async () => {
+    let list = channels(10);
+    const paged = capped(() => list, 4, { page: true });
+    const s = await serve((req, res) => {
+      if (/[?&]page=1\b/.test(req.url ?? '')) list = [...channels(1, 900), ...channels(10)];
+      paged(req, res);
+    });
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    await c.fetchChannels(ACME);
+    expect(memory.get('acme', 'channels')?.silentPages).toEqual({ by: 'page', size: 4 });
+    const again = await c.fetchChannels(ACME);
+    expect(again.state).toBe('complete');
+    expect(ids(again as never)).toHaveLength(11);
+  });
+
+  it('counting pages from 0 with a list of one page, an empty page 1 is not taken for counting from 1', async () => {
+    let n = 4;
+    const s = await serve(capped(() => channels(n), 4, { page: true, base: 0 }));
+    const memory = new QueryMemory();
+    const clock = new ManualClock();
+    const c = client(s.origin, { memory, clock });
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(4);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 4 });
+    n = 6;
+    clock.time += 11 * 60_000;
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(6);
+  });
+
+  it('a server that pages only when asked to (a next link then) reads whole, as before', async () => {
+    const all = channels(250);
+    const s = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      if (!q.has('page')) return json(res, 200, { data: all });
+      const page = Number(q.get('page'));
+      const next = `<http://x/v1/acme/channels?page=${page + 1}>; rel="next"`;
+      json(res, 200, { data: all.slice((page - 1) * 100, page * 100) }, { link: next });
+    });
+    const c = client(s.origin, { memory: new QueryMemory() });
+    for (let i = 0; i < 2; i++) {
+      const part = await c.fetchChannels(ACME);
+      expect(part.state).toBe('complete');
+      expect(ids(part as never)).toHaveLength(250);
+    }
+  });
+
+  it('a read stopped by max_pages leaves the next one free to find out', async () => {
+    const s = await serve(capped(() => channels(10), 4, { page: true }));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory, maxPages: 2 });
+    expect((await c.fetchChannels(ACME)).state).toBe('incomplete');
+    s.received.length = 0;
+    expect((await c.fetchChannels(ACME)).state).toBe('incomplete');
+    expect(paths(s.received)).toContain('?page=2');
+  });
+
+  it('is read by offset when the server ignores the page number', async () => {
+    const s = await serve(capped(() => channels(10), 4, { offset: true }));
+    const memory = new QueryMemory();
+    const part = await client(s.origin, { memory }).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toEqual(channels(10).map((x) => x.id));
+    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=4', '?offset=8']);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, silentPages: { by: 'offset', size: 4 } });
+  });
+
+  it('a full page without paging signs is read on too, and its doubt dropped once the rest is read', async () => {
+    const s = await serve(capped(() => channels(150), 100, { page: true }));
+    const from = logs.text().length;
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(150);
+    expect(logs.text().slice(from)).not.toContain('list may be longer than read');
+  });
+
+  it('what was learned under one page size does not hold for another', async () => {
+    const s = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      const size = Number(q.get('per_page') ?? '100');
+      const page = Number(q.get('page') ?? '1');
+      json(res, 200, { data: channels(40).slice((page - 1) * size, page * size) });
+    });
+    const memory = new QueryMemory();
+    expect(ids((await client(s.origin, { memory }).fetchChannels(ACME)) as never)).toHaveLength(40);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 40, countsFrom1: true });
+    const small = client(s.origin, { memory, shape: { perPage: 20 } });
+    const part = await small.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(40);
+  });
+});
+
+describe('a list found whole', () => {
+  it('when the page after it is empty: fewer records later are whole at once; as many or more are asked after', async () => {
+    let n = 3;
+    const s = await serve(capped(() => channels(n), 4, { page: true }));
+    const memory = new QueryMemory();
+    const clock = new ManualClock();
+    const c = client(s.origin, { memory, clock });
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(3);
+    // Page 2 empty, page 1 the first page again: pages count from 1, the list was whole.
+    expect(paths(s.received)).toEqual(['', '?page=2', '?page=1']);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3, countsFrom1: true });
+    const asked = async () => {
+      s.received.length = 0;
+      const part = await c.fetchChannels(ACME);
+      expect(part.state).toBe('complete');
+      return paths(s.received);
+    };
+    n = 2;
+    expect(await asked()).toEqual(['']);
+    // As many as the most found whole, the same records as last time: asked after only
+    // every 10 minutes.
+    n = 3;
+    expect(await asked()).toEqual(['']);
+    expect(await asked()).toEqual(['']);
+    clock.time += 11 * 60_000;
+    expect(await asked()).toEqual(['', '?page=2']);
+    n = 6;
+    expect(await asked()).toEqual(['', '?page=2']);
+    expect(memory.get('acme', 'channels')).toEqual({
+      pagedAs: 100,
+      countsFrom1: true,
+      silentPages: { by: 'page', size: 4 },
+    });
+  });
+
+  it('a list exactly at the cut that grows at its head is read whole at once: no channel is taken for removed', async () => {
+    let list = channels(3);
+    const s = await serve(capped(() => list, 3, { page: true }));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    const first = await c.fetchChannels(ACME);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3, countsFrom1: true });
+    // A channel added at the head: the first page now holds c003, c000, c001.
+    list = [...channels(1, 3), ...channels(3)];
+    const second = await c.fetchChannels(ACME);
+    expect(second.state).toBe('complete');
+    expect(ids(second as never).sort()).toEqual(['c000', 'c001', 'c002', 'c003']);
+    const before = { ...emptySnapshot('acme', 1), channels: first };
+    const after = { ...emptySnapshot('acme', 2), channels: second };
+    const events = diff(before, after).map((e) => `${e.kind} ${e.entity.id}`);
+    expect(events).toEqual(['channel.added c003']);
+  });
+
+  it('a list exactly at the cut that grows at its end: the same first page waits its turn, and no 304 hides it then', async () => {
+    let list = channels(4).map((x) => ({ ...x, status: 'scheduled' }));
+    const s = await serve((req, res) => {
+      const etag = `"${list
+        .slice(0, 4)
+        .map((x) => x.id)
+        .join(',')}"`;
+      if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      const from = (Number(q.get('page') ?? '1') - 1) * 4;
+      json(res, 200, { data: list.slice(from, from + 4) }, { etag });
+    });
+    const clock = new ManualClock();
+    const c = client(s.origin, { memory: new QueryMemory(), clock });
+    const read = async () => ids((await c.fetchSessions(ACME, 'ch-1')) as never);
+    const pages = () => s.received.map((r) => new URL(r.url, 'http://x').searchParams.get('page'));
+    expect(await read()).toHaveLength(4);
+    list = [...list, { id: 'c999', status: 'scheduled' }];
+    // Within 10 minutes: the same first page, taken as the list (nothing removed), and
+    // then its copy stands for a 304 …
+    expect(await read()).toHaveLength(4);
+    expect(await read()).toHaveLength(4);
+    expect(s.received.at(-1)?.headers['if-none-match']).toBeDefined();
+    // … then it is asked for plainly, and after.
+    clock.time += 11 * 60_000;
+    s.received.length = 0;
+    expect(await read()).toHaveLength(5);
+    expect(s.received[0]?.headers['if-none-match']).toBeUndefined();
+    expect(pages()).toEqual([null, '2']);
+  });
+
+  it('when the server answers its last page again for a page past it, and grows past a page later', async () => {
+    let n = 3;
+    const s = await serve(capped(() => channels(n), 4, { page: true, offset: true, clamp: true }));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(3);
+    // Page 2 and offset 3 answer the last page again: the list is whole.
+    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=3']);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3, ignoresPage: true });
+    n = 10;
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(10);
+  });
+
+  it('when the page after it is refused (400 by number and by offset) or missing (404)', async () => {
+    let n = 5;
+    const refusing = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      const from = q.has('offset') ? Number(q.get('offset')) : 0;
+      if (q.has('page') || from >= n) return json(res, 400, { error: 'out of range' });
+      json(res, 200, { data: channels(n).slice(from, from + 5) });
+    });
+    const memory = new QueryMemory();
+    const clock = new ManualClock();
+    const c = client(refusing.origin, { memory, clock });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(5);
+    expect(paths(refusing.received)).toEqual(['', '?page=2', '?offset=5']);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 5, ignoresPage: true });
+    // The list grows at its end: once due, asked after by offset, read on, whole at a short page.
+    n = 8;
+    clock.time += 11 * 60_000;
+    refusing.received.length = 0;
+    const grown = await c.fetchChannels(ACME);
+    expect(grown.state).toBe('complete');
+    expect(ids(grown as never)).toHaveLength(8);
+    expect(paths(refusing.received)).toEqual(['', '?offset=5']);
+    // A refusal after a full page cannot be told from a limit on how deep one may read:
+    // a list of exactly two pages reads as incomplete.
+    n = 10;
+    clock.time += 11 * 60_000;
+    expect((await c.fetchChannels(ACME)).state).toBe('incomplete');
+
+    const ending = await serve((req, res) => {
+      if (/[?&]page=/.test(req.url ?? '')) return json(res, 404, { error: 'no such page' });
+      json(res, 200, { data: channels(5) });
+    });
+    const m2 = new QueryMemory();
+    expect((await client(ending.origin, { memory: m2 }).fetchChannels(ACME)).state).toBe('complete');
+    // A 404 for page 2, and for page 1 (asked for in case pages count from 0).
+    expect(paths(ending.received)).toEqual(['', '?page=2', '?page=1']);
+    expect(m2.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 5 });
+  });
+});
+
+describe('a server that does not page', () => {
+  it('answers the same records for any page or offset: whole, asked after again only at the longest', async () => {
+    let n = 10;
+    const s = await serve(capped(() => channels(n), 100, {}));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(10);
+    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=10']);
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10, ignoresPage: true });
+    // As long as the longest found whole, the same records: one request.
+    s.received.length = 0;
+    await c.fetchChannels(ACME);
+    expect(paths(s.received)).toEqual(['']);
+    // Shorter: one request.
+    n = 9;
+    s.received.length = 0;
+    await c.fetchChannels(ACME);
+    expect(paths(s.received)).toEqual(['']);
+    const again = new QueryMemory();
+    again.load(JSON.parse(JSON.stringify(memory.toJSON())));
+    expect(again.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10, ignoresPage: true });
+  });
+
+  it('a full page from it keeps its doubt', async () => {
+    const s = await serve(capped(() => channels(150), 100, {}));
+    const from = logs.text().length;
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(100);
+    expect(logs.text().slice(from)).toContain('list may be longer than read');
+  });
+
+  it('a list of one record is not asked after', async () => {
+    const s = await serve(capped(() => channels(1), 100, {}));
+    await client(s.origin).fetchChannels(ACME);
+    expect(s.received).toHaveLength(1);
+  });
+});
+
+describe('what never makes a cut list complete, nor costs without end', () => {
+  it('a page asked for that repeats the first page among new records ends the list as incomplete', async () => {
+    // The server ignores the page number; a record is added at the head between requests.
+    let list = channels(10);
+    const s = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      if (q.has('page')) list = [...channels(1, 900), ...channels(10)];
+      const from = q.has('offset') ? Number(q.get('offset')) : 0;
+      json(res, 200, { data: list.slice(from, from + 4) });
+    });
+    const part = await client(s.origin).fetchChannels(ACME);
+    expect(part.state).toBe('incomplete');
+  });
+
+  it('records without an id, or two records under one id, on a page asked for make the list incomplete', async () => {
+    const noId = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      const all: object[] = [...channels(5), { status: 'offline', name: 'no id' }];
+      json(res, 200, { data: all.slice((page - 1) * 4, page * 4) });
+    });
+    expect((await client(noId.origin).fetchChannels(ACME)).state).toBe('incomplete');
+    const twice = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      const all = [...channels(4), { id: 'c001', status: 'live' }, ...channels(2, 4)];
+      json(res, 200, { data: all.slice((page - 1) * 4, page * 4) });
+    });
+    expect((await client(twice.origin).fetchChannels(ACME)).state).toBe('incomplete');
+  });
+
+  it('a page past the end that shows only links back (prev, first, last) ends a whole list', async () => {
+    const s = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      if (page === 1) return json(res, 200, channels(3));
+      json(res, 200, [], {
+        link: '<https://x/v1/acme/channels?page=1>; rel="first", <https://x/v1/acme/channels?page=1>; rel="prev"',
+      });
+    });
+    const c = client(s.origin, { memory: new QueryMemory() });
+    for (let i = 0; i < 2; i++) expect((await c.fetchChannels(ACME)).state).toBe('complete');
+  });
+
+  it('a page asked for whose records have no ids makes the list incomplete', async () => {
+    const s = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      json(res, 200, { data: page === 1 ? channels(4) : [{ name: 'x1' }, { name: 'x2' }] });
+    });
+    expect((await client(s.origin).fetchChannels(ACME)).state).toBe('incomplete');
+  });
+
+  it('a page asked for that shows paging after all ends the list as incomplete', async () => {
+    const s = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      if (page === 1) return json(res, 200, { data: channels(4) });
+      json(res, 200, { data: channels(3, 4), has_more: true, total: 12 });
+    });
+    expect((await client(s.origin).fetchChannels(ACME)).state).toBe('incomplete');
+  });
+
+  it('a page asked for that fails otherwise: the first page stands as before, and no read asks again for a while', async () => {
+    const s = await serve((req, res) => {
+      if (/[?&](page|offset)=/.test(req.url ?? '')) return json(res, 503, { error: 'unavailable' });
+      json(res, 200, { data: channels(5) });
+    });
+    const clock = new ManualClock();
+    const memory = new QueryMemory();
+    const c = client(s.origin, {
+      memory,
+      clock,
+      retries: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+    });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never)).toHaveLength(5);
+    expect(memory.get('acme', 'channels')).toBeUndefined();
+    s.received.length = 0;
+    clock.time += 5 * 60_000;
+    await c.fetchChannels(ACME);
+    expect(paths(s.received)).toEqual(['']);
+    clock.time += 6 * 60_000;
+    s.received.length = 0;
+    await c.fetchChannels(ACME);
+    expect(paths(s.received)).toEqual(['', '?page=2']);
+  });
+
+  it('reads at once of a list nothing is known of: one finds out, the others stand as before', async () => {
+    const s = await serve(capped(() => channels(3), 100, {}));
+    const c = client(s.origin, { memory: new QueryMemory() });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => c.fetchSessions(ACME, `ch-${i}`)));
+    const probes = s.received.filter((r) => /[?&](page|offset)=/.test(r.url));
+    expect(probes).toHaveLength(2);
+  });
+
+  it('a read of one page only (max_pages 1) never asks after it', async () => {
+    const s = await serve(capped(() => channels(10), 4, { page: true }));
+    const part = await client(s.origin, { maxPages: 1 }).fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(s.received).toHaveLength(1);
+  });
+
+  it('is never asked after when the config says the list has no paging, nor when it is empty', async () => {
+    const s = await serve(capped(() => channels(10), 4, { page: true }));
+    expect((await client(s.origin, { shape: { paging: 'none' } }).fetchChannels(ACME)).state).toBe(
+      'complete',
+    );
+    expect(s.received).toHaveLength(1);
+    const empty = await serve(capped(() => [], 4, { page: true }));
+    expect((await client(empty.origin).fetchChannels(ACME)).state).toBe('complete');
+    expect(empty.received).toHaveLength(1);
+  });
+});
