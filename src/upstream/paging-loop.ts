@@ -127,6 +127,16 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   const tried = new Map<string, Set<string>>();
   /** The version of the memory this read has taken into account (adapt.ts). */
   let known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
+  /**
+   * `l`, a query learned on the adaptation ladder, with what the memory holds now of the
+   * list's paging (silent-pages.ts): another read may have learned it meanwhile.
+   */
+  const withPaging = (l: Learned): Learned => {
+    const now = adapt?.memory.get(req.org, req.endpoint) ?? {};
+    const out: Learned = { ...l };
+    for (const k of PAGING_KEYS) delete out[k];
+    return { ...out, ...pickPaging(now) };
+  };
   const remember = (l: Learned) => {
     adapt?.memory.set(req.org, req.endpoint, l);
     known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
@@ -338,17 +348,17 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
           learned = next.learned;
           // Remembered before it is tried: a read that starts meanwhile, or after a restart,
           // starts from here instead of the top of the ladder.
-          remember({ ...learned, refused: true });
+          remember(withPaging({ ...learned, refused: true }));
           state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
           continue;
         }
         if (next) {
           // Out of tries for this read: the next read goes on from the next query.
-          remember({ ...next.learned, refused: true });
+          remember(withPaging({ ...next.learned, refused: true }));
         } else {
           // Nothing safer is left: the safest query is remembered as refused, and reads wait
           // before they ask again (one request, not the whole ladder).
-          remember({ ...learned, refused: true });
+          remember(withPaging({ ...learned, refused: true }));
           adapt.memory.refuse(req.org, req.endpoint, e, adapt.now());
         }
       }
@@ -356,7 +366,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     }
     if (pages === 0 && adapt && (adaptations > 0 || learned.refused === true)) {
       const { refused: _answered, ...works } = learned;
-      remember(works);
+      remember(withPaging(works));
     }
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, seenIds);
@@ -554,9 +564,21 @@ export function pageKey(url: URL, shape: ShapeOptions): string {
 
 /** Whether two things learned make the same query (whether it was answered aside). */
 function sameQuery(a: Learned, b: Learned): boolean {
-  const { refused: _a, ...x } = a;
-  const { refused: _b, ...y } = b;
-  return JSON.stringify(x) === JSON.stringify(y);
+  const strip = (l: Learned) => {
+    const { refused: _r, ...rest } = l;
+    for (const k of PAGING_KEYS) delete rest[k];
+    return JSON.stringify(rest);
+  };
+  return strip(a) === strip(b);
+}
+
+/** What `Learned` holds of a list that shows no paging (silent-pages.ts), not of its query. */
+const PAGING_KEYS = ['silentPages', 'wholeUpTo', 'ignoresPage', 'countsFrom1', 'pagedAs'] as const;
+
+function pickPaging(l: Learned): Learned {
+  const out: Learned = {};
+  for (const k of PAGING_KEYS) if (l[k] !== undefined) Object.assign(out, { [k]: l[k] });
+  return out;
 }
 
 /** The failure of a read not sent because every safer query of its list was refused. */

@@ -499,6 +499,27 @@ describe('what never makes a cut list complete, nor costs without end', () => {
     expect(probes).toHaveLength(2);
   });
 
+  it('what another read learns of the paging meanwhile is kept by a read adapting its query, at no extra request', async () => {
+    const memory = new QueryMemory();
+    const s = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      if (q.has('from')) {
+        // Another read of the endpoint learns meanwhile that the server cuts pages at 2.
+        memory.set('acme', 'sessions', { pagedAs: 100, silentPages: { by: 'page', size: 2 } });
+        return json(res, 400, { detail: 'unknown parameter: from' });
+      }
+      json(res, 200, { data: [{ id: 's1', status: 'scheduled' }] });
+    });
+    const part = await client(s.origin, { memory }).fetchSessions(ACME, 'ch-1');
+    expect(part.state).toBe('complete');
+    expect(s.received).toHaveLength(2);
+    expect(memory.get('acme', 'sessions')).toMatchObject({
+      drop: ['from'],
+      pagedAs: 100,
+      silentPages: { by: 'page', size: 2 },
+    });
+  });
+
   it('a read of one page only (max_pages 1) never asks after it', async () => {
     const s = await serve(capped(() => channels(10), 4, { page: true }));
     const part = await client(s.origin, { maxPages: 1 }).fetchChannels(ACME);
