@@ -198,9 +198,7 @@ function describeLearned(l: Learned): string {
       `pages of ${l.silentPages.size} without paging signs, read on by ${l.silentPages.by === 'page' ? `page number (from ${l.silentPages.base ?? 1})` : 'offset'}`,
     );
   if (l.wholeUpTo !== undefined && l.silentPages === undefined)
-    parts.push(
-      `no page found after ${l.wholeUpTo} records without paging signs${l.ignoresPage ? ' (the page number ignored or refused)' : ''}`,
-    );
+    parts.push(`no page found after ${l.wholeUpTo} records without paging signs`);
   if (l.refused) parts.push('no query answered yet (the server refused every one tried)');
   return parts.join('; ') || 'nothing';
 }

@@ -64,11 +64,9 @@ export interface Learned {
    * it: a later first page holding fewer is whole (silent-pages.ts).
    */
   wholeUpTo?: number;
-  /** Asked for page 2 of this list, the server answered page 1 again or refused: ask by offset. */
-  ignoresPage?: boolean;
   /** Asked for page 1 after page 2, the server answered its first page: its pages count from 1. */
   countsFrom1?: boolean;
-  /** The page size asked for (0: none) when `silentPages`, `wholeUpTo`, `ignoresPage` and `countsFrom1` were learned; they hold for it only. */
+  /** The page size asked for (0: none) when `silentPages`, `wholeUpTo` and `countsFrom1` were learned; they hold for it only. */
   pagedAs?: number;
   /**
    * No query with this was answered yet: it is the best known, but the server refused the
@@ -81,7 +79,7 @@ export interface Learned {
 
 /** Lists whose last first page at the most found whole is remembered (see QueryMemory.sameAtMost). */
 const MAX_AT_MOST_PAGES = 20_000;
-/** How often a first page holding as many records as the most found whole is asked after, per org and endpoint. */
+/** How often a list whose first page holds the same records at the most found whole is asked after. */
 export const PROBE_AGAIN_MS = 10 * 60_000;
 /** After asking for a page a list does not show failed (a 5xx, a timeout): no read asks again for this long. */
 export const PROBE_BACKOFF_MS = 10 * 60_000;
@@ -144,10 +142,11 @@ export class QueryMemory {
   private readonly probing = new Map<string, number>();
   /** When finding that out last failed (not persisted). */
   private readonly probeFailed = new Map<string, number>();
-  /** When a read last began finding that out (not persisted). */
-  private readonly probed = new Map<string, number>();
-  /** Per list, the ids of the last first page that held as many records as the most found whole (a digest; not persisted). */
-  private readonly atMostPages = new Map<string, string>();
+  /**
+   * Per list, the ids of its last first page asked after or at the most found whole (a
+   * digest), and when the page after it was last asked for (not persisted).
+   */
+  private readonly atMostPages = new Map<string, { digest: string; checkedAt: number | undefined }>();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -202,53 +201,69 @@ export class QueryMemory {
   }
 
   /**
-   * Whether a read may ask for the page after a first page without paging signs now
-   * (silent-pages.ts), and if so notes that it does: not for {@link PROBE_BACKOFF_MS}
-   * after such a request failed without telling anything; while nothing is known of the
-   * list yet (`first`), one read of an org's endpoint at a time; for a first page holding
-   * exactly as many records as the most found whole (`atMost`), not within
-   * {@link PROBE_AGAIN_MS} of the endpoint's last such request. Ended by
-   * {@link endProbe}; one never ended stops counting after {@link PROBE_OPEN_MS}.
-   */
-  mayProbe(org: string, endpoint: string, now: number, o: { first: boolean; atMost: boolean }): boolean {
-    const k = key(org, endpoint);
-    if (!this.probeDue(k, now, o)) return false;
-    this.probing.set(k, now);
-    this.probed.set(k, now);
-    return true;
-  }
-
-  /**
    * Whether `list`'s first page, holding as many records as the most found whole, holds
    * the records (`digest` of their ids) its last such page held; notes it for next time.
    * A page whose records changed at that length is asked after at once: a list that grew
    * past the cut shows other records on its first page (records pushed off it would
-   * otherwise read as removed); the same records again are asked after only now and then.
+   * otherwise read as removed); the same records again are asked after only now and then
+   * ({@link mayProbe}).
    */
   sameAtMost(org: string, endpoint: string, list: string, digest: string): boolean {
     const k = `${key(org, endpoint)} ${list}`;
-    const same = this.atMostPages.get(k) === digest;
+    const was = this.atMostPages.get(k);
     this.atMostPages.delete(k);
-    this.atMostPages.set(k, digest);
+    this.atMostPages.set(k, { digest, checkedAt: was?.checkedAt });
     if (this.atMostPages.size > MAX_AT_MOST_PAGES)
       this.atMostPages.delete(this.atMostPages.keys().next().value!);
-    return same;
+    return was?.digest === digest;
   }
 
   /**
-   * Whether a first page of a list of `org`'s `endpoint` holding as many records as the
-   * most found whole would be asked after now (see {@link mayProbe}): then a copy held for
-   * a 304 is not asked for, so the read can see the page.
+   * Whether a read of `list` may ask for the page after a first page without paging signs
+   * now (silent-pages.ts), and if so notes that it does: not for {@link PROBE_BACKOFF_MS}
+   * after such a request of the org's endpoint failed without telling anything; while
+   * nothing is known of the endpoint's lists yet (`first`), one read at a time; for a
+   * first page holding the same records as the list's last one at the most found whole
+   * (`atMost`), not within {@link PROBE_AGAIN_MS} of the list's last such request. Ended
+   * by {@link endProbe}; one never ended stops counting after {@link PROBE_OPEN_MS}.
    */
-  atMostDue(org: string, endpoint: string, now: number): boolean {
-    return this.probeDue(key(org, endpoint), now, { first: false, atMost: true });
+  mayProbe(
+    org: string,
+    endpoint: string,
+    list: string,
+    now: number,
+    o: { first: boolean; atMost: boolean },
+  ): boolean {
+    if (!this.probeDue(org, endpoint, list, now, o)) return false;
+    const k = key(org, endpoint);
+    this.probing.set(k, now);
+    const l = `${k} ${list}`;
+    const page = this.atMostPages.get(l);
+    if (page !== undefined) page.checkedAt = now;
+    return true;
   }
 
-  private probeDue(k: string, now: number, o: { first: boolean; atMost: boolean }): boolean {
+  /**
+   * Whether `list`'s first page, holding as many records as the most found whole, would
+   * be asked after now (see {@link mayProbe}): then a copy held for a 304 is not asked
+   * for, so the read can see the page.
+   */
+  atMostDue(org: string, endpoint: string, list: string, now: number): boolean {
+    return this.probeDue(org, endpoint, list, now, { first: false, atMost: true });
+  }
+
+  private probeDue(
+    org: string,
+    endpoint: string,
+    list: string,
+    now: number,
+    o: { first: boolean; atMost: boolean },
+  ): boolean {
+    const k = key(org, endpoint);
     const within = (at: number | undefined, ms: number) => at !== undefined && now >= at && now - at < ms;
     if (within(this.probeFailed.get(k), PROBE_BACKOFF_MS)) return false;
     if (o.first && within(this.probing.get(k), PROBE_OPEN_MS)) return false;
-    if (o.atMost && within(this.probed.get(k), PROBE_AGAIN_MS)) return false;
+    if (o.atMost && within(this.atMostPages.get(`${k} ${list}`)?.checkedAt, PROBE_AGAIN_MS)) return false;
     return true;
   }
 
@@ -303,7 +318,6 @@ function sanitize(v: unknown): Learned | undefined {
   if (o['refused'] === true) out.refused = true;
   if (o['cursorStuck'] === true) out.cursorStuck = true;
   if (o['windowMisread'] === true) out.windowMisread = true;
-  if (o['ignoresPage'] === true) out.ignoresPage = true;
   if (o['countsFrom1'] === true) out.countsFrom1 = true;
   const sp = o['silentPages'] as Record<string, unknown> | null | undefined;
   if (

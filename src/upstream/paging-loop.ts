@@ -157,7 +157,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     if (
       most !== undefined &&
       req.heldCount >= most &&
-      adapt.memory.atMostDue(req.org, req.endpoint, adapt.now())
+      adapt.memory.atMostDue(req.org, req.endpoint, url.pathname, adapt.now())
     )
       conditional = false;
   }
@@ -207,7 +207,12 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       // records are noted at any length asked after: a list found whole is that long).
       const same = adapt.memory.sameAtMost(req.org, req.endpoint, url.pathname, digestOf(seenIds));
       const atMost = next.atMost && same;
-      if (!adapt.memory.mayProbe(req.org, req.endpoint, adapt.now(), { first: next.first, atMost }))
+      if (
+        !adapt.memory.mayProbe(req.org, req.endpoint, url.pathname, adapt.now(), {
+          first: next.first,
+          atMost,
+        })
+      )
         return undefined;
       probeOpen = true;
     }
@@ -573,7 +578,7 @@ function sameQuery(a: Learned, b: Learned): boolean {
 }
 
 /** What `Learned` holds of a list that shows no paging (silent-pages.ts), not of its query. */
-const PAGING_KEYS = ['silentPages', 'wholeUpTo', 'ignoresPage', 'countsFrom1', 'pagedAs'] as const;
+const PAGING_KEYS = ['silentPages', 'wholeUpTo', 'countsFrom1', 'pagedAs'] as const;
 
 function pickPaging(l: Learned): Learned {
   const out: Learned = {};

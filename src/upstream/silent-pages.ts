@@ -32,6 +32,8 @@ export interface Blind {
   nextPage: number;
   /** The server is known to count pages from 1: page 1 need not be asked for. */
   from1?: boolean | undefined;
+  /** Reading on by what was learned, the next page is the one after the first. */
+  afterFirst?: boolean | undefined;
   /**
    * Page 1 is asked for once, since a server counting pages from 0 has its second page
    * there: after page 2 brought records (`after: 'records'`, `lastWasShort`: page 2 was
@@ -41,7 +43,7 @@ export interface Blind {
 }
 
 /** What was learned of a list without paging signs, when it was learned under the page size asked now. */
-export type SilentKnowledge = Pick<Learned, 'silentPages' | 'wholeUpTo' | 'ignoresPage' | 'countsFrom1'>;
+export type SilentKnowledge = Pick<Learned, 'silentPages' | 'wholeUpTo' | 'countsFrom1'>;
 
 /** The part of `l` that holds for reads asking `asked` records a page (0: no page size sent). */
 export function silentKnowledge(l: Learned | undefined, asked: number): SilentKnowledge {
@@ -49,7 +51,6 @@ export function silentKnowledge(l: Learned | undefined, asked: number): SilentKn
   return {
     ...(l.silentPages === undefined ? {} : { silentPages: l.silentPages }),
     ...(l.wholeUpTo === undefined ? {} : { wholeUpTo: l.wholeUpTo }),
-    ...(l.ignoresPage === true ? { ignoresPage: true } : {}),
     ...(l.countsFrom1 === true ? { countsFrom1: true } : {}),
   };
 }
@@ -69,13 +70,19 @@ export function afterFirstPage(
   const sp = k.silentPages;
   if (sp !== undefined) {
     if (count < sp.size) return { whole: true };
-    const blind: Blind = { by: sp.by, size: count, probing: false, nextPage: sp.base === 0 ? 1 : 2 };
+    const blind: Blind = {
+      by: sp.by,
+      size: count,
+      probing: false,
+      nextPage: sp.base === 0 ? 1 : 2,
+      afterFirst: true,
+    };
     return { whole: false, blind, first: false, atMost: false };
   }
   const most = k.wholeUpTo ?? 0;
   if (count < most) return { whole: true };
   const blind: Blind = {
-    by: k.ignoresPage ? 'offset' : 'page',
+    by: 'page',
     size: count,
     probing: true,
     nextPage: 2,
@@ -84,7 +91,7 @@ export function afterFirstPage(
   return {
     whole: false,
     blind,
-    first: k.wholeUpTo === undefined && k.ignoresPage !== true,
+    first: k.wholeUpTo === undefined,
     atMost: count === most,
   };
 }
@@ -92,25 +99,28 @@ export function afterFirstPage(
 /** A finding about a list's paging (see {@link withFinding}). */
 export type Finding = (
   | { silentPages: NonNullable<Learned['silentPages']> }
-  | { wholeUpTo: number; ignoresPage: boolean }
+  | { wholeUpTo: number }
+  | { forget: true }
 ) & { countsFrom1?: boolean };
 
 /**
  * What `learned` becomes with a finding under page size `asked`. A server found to cut
- * pages stays so (a read finding a list whole at the same time does not undo it); whole
- * lists raise `wholeUpTo`; what was learned under another page size is replaced.
+ * pages stays so (a read finding a list whole at the same time does not undo it) until a
+ * read finds otherwise (`forget`: everything learned of the list's paging is dropped, to
+ * be found out afresh); whole lists raise `wholeUpTo`; what was learned under another
+ * page size is replaced.
  */
 export function withFinding(learned: Learned, asked: number, finding: Finding): Learned {
   const k = silentKnowledge(learned, asked);
-  const { silentPages: _s, wholeUpTo: _w, ignoresPage: _i, countsFrom1: _c, pagedAs: _p, ...base } = learned;
+  const { silentPages: _s, wholeUpTo: _w, countsFrom1: _c, pagedAs: _p, ...base } = learned;
   const rest = finding.countsFrom1 || k.countsFrom1 ? { ...base, countsFrom1: true } : base;
+  if ('forget' in finding) return base;
   if ('silentPages' in finding) return { ...rest, pagedAs: asked, silentPages: finding.silentPages };
   if (k.silentPages !== undefined) return learned;
   return {
     ...rest,
     pagedAs: asked,
     wholeUpTo: Math.max(finding.wholeUpTo, k.wholeUpTo ?? 0),
-    ...(finding.ignoresPage || k.ignoresPage ? { ignoresPage: true } : {}),
   };
 }
 
@@ -159,7 +169,7 @@ export function step(b: Blind, a: Answer): Step {
     const refused = a.status === 400 || a.status === 422;
     if (b.probing) {
       if (refused && b.by === 'page') return { next: { ...b, by: 'offset' } };
-      if (refused) return { learn: { wholeUpTo: b.size, ignoresPage: true }, end: 'whole' };
+      if (refused) return { learn: { wholeUpTo: b.size }, end: 'whole' };
       if (a.status === 404) return b.by === 'page' ? afterPage2(b, 'end', true) : wholeAfter(b);
       return { end: 'asBefore' };
     }
@@ -184,20 +194,30 @@ export function step(b: Blind, a: Answer): Step {
       // The first page again: the page number is ignored (ask by offset); by offset, the
       // list has nothing after it.
       if (b.by === 'page') return { next: { ...b, by: 'offset' } };
-      return { learn: { wholeUpTo: b.size, ignoresPage: true }, end: 'whole' };
+      return { learn: { wholeUpTo: b.size }, end: 'whole' };
     }
-    // The last page answered again for a page past it.
-    if (a.samePageAgain) return { end: 'whole', clearNote: true };
+    // The last page answered again for a page past it. Right after the first page, the
+    // server may no longer page as it did: what was learned is found out afresh.
+    if (a.samePageAgain)
+      return { end: 'whole', clearNote: true, ...(b.afterFirst ? { learn: { forget: true } } : {}) };
     return { end: 'cut', why: REPEATS };
   }
   if (a.fresh * 2 < a.count) return { end: 'cut', why: REPEATS };
+  // A page after the first that holds more records than it: the first was not cut at
+  // its length (a server that answered short once): nothing to learn, read again later.
+  if (b.probing && a.count > b.size)
+    return { end: 'cut', why: 'the page after the first holds more records than it: the first was short' };
   const last = a.count < b.size;
   if (b.probing && b.by === 'page') return { take: true, clearNote: true, ...afterPage2(b, 'records', last) };
   const learn: Step = b.probing
     ? { learn: { silentPages: { by: b.by, size: b.size } }, clearNote: true }
     : {};
   if (last) return { ...learn, take: true, end: 'whole', clearNote: true };
-  return { ...learn, take: true, next: { ...b, probing: false, nextPage: b.nextPage + 1 } };
+  return {
+    ...learn,
+    take: true,
+    next: { ...b, probing: false, afterFirst: false, nextPage: b.nextPage + 1 },
+  };
 }
 
 function baseCheck(b: Blind, after: 'records' | 'end', lastWasShort: boolean): Blind {
@@ -214,7 +234,7 @@ function afterPage2(b: Blind, after: 'records' | 'end', lastWasShort: boolean): 
 }
 
 function wholeAfter(b: Blind): Step {
-  return { learn: { wholeUpTo: b.size, ignoresPage: b.by === 'offset' }, end: 'whole', clearNote: true };
+  return { learn: { wholeUpTo: b.size }, end: 'whole', clearNote: true };
 }
 
 /**
@@ -250,7 +270,7 @@ function baseStep(b: Blind, check: NonNullable<Blind['baseCheck']>, a: Answer): 
   if (check.after === 'end') {
     if (!fromZero)
       return {
-        learn: { wholeUpTo: b.size, ignoresPage: false, countsFrom1: answered },
+        learn: { wholeUpTo: b.size, countsFrom1: answered },
         end: 'whole',
         clearNote: true,
       };

@@ -105,7 +105,6 @@ describe('a server that refuses the window times one parameter at a time', () =>
       ignored: ['window'],
       pagedAs: 0,
       wholeUpTo: 3,
-      ignoresPage: true,
     });
     // The next channel's read asks in the learned format at once: one request.
     const before = server.received.length;
@@ -126,7 +125,6 @@ describe('a server that refuses the window times one parameter at a time', () =>
       ignored: ['window'],
       pagedAs: 0,
       wholeUpTo: 3,
-      ignoresPage: true,
     });
   });
 

@@ -509,7 +509,6 @@ describe('JSON:API and problem errors that name the parameter', () => {
       drop: ['per_page'],
       pagedAs: 0,
       wholeUpTo: 5,
-      ignoresPage: true,
     });
   });
 
@@ -703,6 +702,6 @@ describe('filters the server refuses or ignores', () => {
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual(['s-in', 's-live']);
     // Nothing about its filters (that it shows no paging, and answers the same list for
     // any page asked for, is all).
-    expect(memory.get('acme', 'sessions')).toEqual({ pagedAs: 100, wholeUpTo: 2, ignoresPage: true });
+    expect(memory.get('acme', 'sessions')).toEqual({ pagedAs: 100, wholeUpTo: 2 });
   });
 });

@@ -309,6 +309,82 @@ describe('a list found whole', () => {
     expect(pages()).toEqual([null, '2']);
   });
 
+  it('every list at the longest found whole gets its turn: each is asked after every 10 minutes', async () => {
+    const lists: Record<string, Rec[]> = {
+      a: channels(4, 100),
+      b: channels(4, 200),
+      c: channels(4, 300),
+    };
+    const s = await serve((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      const ch = u.pathname.split('/').at(-2) ?? '';
+      const page = Number(u.searchParams.get('page') ?? '1');
+      json(res, 200, { data: (lists[ch] ?? []).slice((page - 1) * 4, page * 4) });
+    });
+    const clock = new ManualClock();
+    const c = client(s.origin, { memory: new QueryMemory(), clock });
+    for (const ch of ['a', 'b', 'c']) await c.fetchSessions(ACME, ch);
+    lists['c'] = [...lists['c']!, { id: 'c-new', status: 'scheduled' }];
+    clock.time += 11 * 60_000;
+    const counts: number[] = [];
+    for (const ch of ['a', 'b', 'c']) counts.push(ids((await c.fetchSessions(ACME, ch)) as never).length);
+    expect(counts).toEqual([4, 4, 5]);
+  });
+
+  it('a list of one page whose page 2 is refused or answered again teaches nothing of how longer lists page', async () => {
+    // A server that refuses a page past the end, and any offset.
+    const lists: Record<string, Rec[]> = { a: channels(3, 100), b: channels(10, 200) };
+    const s = await serve((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      const list = lists[u.pathname.split('/').at(-2) ?? ''] ?? [];
+      const page = Number(u.searchParams.get('page') ?? '1');
+      if (u.searchParams.has('offset') || (page - 1) * 4 >= list.length)
+        return json(res, 400, { error: 'out of range' });
+      json(res, 200, { data: list.slice((page - 1) * 4, page * 4) });
+    });
+    const c = client(s.origin, { memory: new QueryMemory() });
+    expect(ids((await c.fetchSessions(ACME, 'a')) as never)).toHaveLength(3);
+    const b = await c.fetchSessions(ACME, 'b');
+    expect(b.state).toBe('complete');
+    expect(ids(b as never)).toHaveLength(10);
+  });
+
+  it('a first page short once (the page after holds more) teaches nothing, and the list reads whole next time', async () => {
+    let short = true;
+    const s = await serve((req, res) => {
+      const all = channels(8);
+      const first = !/[?&](page|offset)=/.test(req.url ?? '');
+      if (first && short) {
+        short = false;
+        return json(res, 200, { data: all.slice(0, 4) });
+      }
+      json(res, 200, { data: all });
+    });
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    expect((await c.fetchChannels(ACME)).state).toBe('incomplete');
+    expect(memory.get('acme', 'channels')?.silentPages).toBeUndefined();
+    const again = await c.fetchChannels(ACME);
+    expect(again.state).toBe('complete');
+    expect(ids(again as never)).toHaveLength(8);
+  });
+
+  it('a known silent pager that answers page 1 again for page 2 is found out afresh', async () => {
+    let paging = true;
+    const s = await serve((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+      const all = channels(8);
+      json(res, 200, { data: paging ? all.slice((page - 1) * 4, page * 4) : all.slice(0, 4) });
+    });
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(8);
+    expect(memory.get('acme', 'channels')?.silentPages).toBeDefined();
+    paging = false;
+    await c.fetchChannels(ACME);
+    expect(memory.get('acme', 'channels')?.silentPages).toBeUndefined();
+  });
+
   it('when the server answers its last page again for a page past it, and grows past a page later', async () => {
     let n = 3;
     const s = await serve(capped(() => channels(n), 4, { page: true, offset: true, clamp: true }));
@@ -317,7 +393,7 @@ describe('a list found whole', () => {
     expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(3);
     // Page 2 and offset 3 answer the last page again: the list is whole.
     expect(paths(s.received)).toEqual(['', '?page=2', '?offset=3']);
-    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3, ignoresPage: true });
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3 });
     n = 10;
     const part = await c.fetchChannels(ACME);
     expect(part.state).toBe('complete');
@@ -339,7 +415,7 @@ describe('a list found whole', () => {
     expect(part.state).toBe('complete');
     expect(ids(part as never)).toHaveLength(5);
     expect(paths(refusing.received)).toEqual(['', '?page=2', '?offset=5']);
-    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 5, ignoresPage: true });
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 5 });
     // The list grows at its end: once due, asked after by offset, read on, whole at a short page.
     n = 8;
     clock.time += 11 * 60_000;
@@ -347,7 +423,8 @@ describe('a list found whole', () => {
     const grown = await c.fetchChannels(ACME);
     expect(grown.state).toBe('complete');
     expect(ids(grown as never)).toHaveLength(8);
-    expect(paths(refusing.received)).toEqual(['', '?offset=5']);
+    // Page 2 first: a refusal of it on a list of one page says nothing of the server.
+    expect(paths(refusing.received)).toEqual(['', '?page=2', '?offset=5']);
     // A refusal after a full page cannot be told from a limit on how deep one may read:
     // a list of exactly two pages reads as incomplete.
     n = 10;
@@ -376,7 +453,7 @@ describe('a server that does not page', () => {
     expect(part.state).toBe('complete');
     expect(ids(part as never)).toHaveLength(10);
     expect(paths(s.received)).toEqual(['', '?page=2', '?offset=10']);
-    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10, ignoresPage: true });
+    expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10 });
     // As long as the longest found whole, the same records: one request.
     s.received.length = 0;
     await c.fetchChannels(ACME);
@@ -388,7 +465,7 @@ describe('a server that does not page', () => {
     expect(paths(s.received)).toEqual(['']);
     const again = new QueryMemory();
     again.load(JSON.parse(JSON.stringify(memory.toJSON())));
-    expect(again.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10, ignoresPage: true });
+    expect(again.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10 });
   });
 
   it('a full page from it keeps its doubt', async () => {
