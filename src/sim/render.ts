@@ -96,6 +96,20 @@ export function renderList<T extends { ord: number }>(
   let links: string[] = [];
   if (paging === 'none') {
     page = items;
+  } else if (paging === 'silent') {
+    // A server that cuts pages at its page size, whatever is asked, and says nothing of it:
+    // `page` and `offset` are honoured, no total, link or flag shows there is more.
+    const asked = positiveInt(
+      'per_page',
+      query.get('per_page') ?? query.get('perPage'),
+      style.pageSize,
+      MAX_PAGE_SIZE,
+    );
+    const size = Math.min(asked, style.pageSize);
+    const from = query.has('offset')
+      ? Number(query.get('offset')) || 0
+      : (positiveInt('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER) - 1) * size;
+    page = items.slice(from, from + size);
   } else if (paging === 'offset') {
     const limit = positiveInt(
       'limit',

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 /** How lists and single objects are wrapped. */
 export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key' | 'hal';
 /** How long lists are cut into pages. */
-export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next' | 'hal';
+export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next' | 'hal' | 'silent';
 /** Spelling of field names in bodies. */
 export type FieldCase = 'snake' | 'camel';
 
@@ -22,6 +22,7 @@ export const PAGING_STYLES: readonly PagingStyle[] = [
   'offset',
   'next',
   'hal',
+  'silent',
 ];
 /** Every field case. */
 export const FIELD_CASES: readonly FieldCase[] = ['snake', 'camel'];

@@ -6,7 +6,7 @@ import {
   type Simulator,
   startSimulator,
 } from '../../src/sim/index.js';
-import { get, ManualClock, nextLink, objectOf, readAll } from './helpers.js';
+import { get, listOf, ManualClock, nextLink, objectOf, readAll } from './helpers.js';
 
 type Body = Record<string, unknown>;
 
@@ -21,8 +21,11 @@ function camel(value: unknown): unknown {
   );
 }
 
+// `silent` shows no way on by design: it has its own test below.
 const combos = ENVELOPE_STYLES.flatMap((envelope) =>
-  PAGING_STYLES.flatMap((paging) => FIELD_CASES.map((fieldCase) => ({ envelope, paging, fieldCase }))),
+  PAGING_STYLES.filter((p) => p !== 'silent').flatMap((paging) =>
+    FIELD_CASES.map((fieldCase) => ({ envelope, paging, fieldCase })),
+  ),
 );
 
 describe('simulator response styles', () => {
@@ -83,6 +86,23 @@ describe('simulator response styles', () => {
       if (style.fieldCase === 'camel') expect(objectOf(sub)).toHaveProperty('aiFunding');
     },
   );
+
+  it('silent paging cuts every page at the page size and shows no way on; page and offset reach the rest', async () => {
+    sim.setStyle({ envelope: 'data', paging: 'silent', fieldCase: 'snake' });
+    const view = sim.view('demo');
+    const first = await get(sim, '/v1/demo/channels?per_page=100');
+    const body = (await first.json()) as Body;
+    expect(Object.keys(body)).toEqual(['data']);
+    expect(first.headers.get('link')).toBeNull();
+    expect(first.headers.get('x-total-count')).toBeNull();
+    expect(listOf(body)).toEqual(view.channels.slice(0, 7));
+    const second = (await (await get(sim, '/v1/demo/channels?per_page=100&page=2')).json()) as Body;
+    expect(listOf(second)).toEqual(view.channels.slice(7, 14));
+    const byOffset = (await (await get(sim, '/v1/demo/channels?offset=20')).json()) as Body;
+    expect(listOf(byOffset)).toEqual(view.channels.slice(20, 27));
+    const past = (await (await get(sim, '/v1/demo/channels?page=9')).json()) as Body;
+    expect(listOf(past)).toEqual([]);
+  });
 
   it('carries the documented paging fields and headers', async () => {
     sim.setStyle({ envelope: 'data', paging: 'cursor', fieldCase: 'snake' });
@@ -263,8 +283,11 @@ describe('simulator session filters in every envelope and paging style', () => {
     return q.toString();
   }
 
+  // These lists are read by the signs each style shows: `silent` shows none.
   const rows = ENVELOPE_STYLES.flatMap((envelope) =>
-    PAGING_STYLES.flatMap((paging) => FILTERS.map((filter) => ({ envelope, paging, filter }))),
+    PAGING_STYLES.filter((p) => p !== 'silent').flatMap((paging) =>
+      FILTERS.map((filter) => ({ envelope, paging, filter })),
+    ),
   );
   it.each(rows)('$filter.name in $envelope / $paging', async ({ envelope, paging, filter }) => {
     sim.setStyle({ envelope, paging, fieldCase: 'snake' });
