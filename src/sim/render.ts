@@ -94,18 +94,14 @@ export function renderList<T extends { ord: number }>(
   const extra: Record<string, unknown> = {};
   let page: readonly T[];
   let links: string[] = [];
+  const perPageAsked = () =>
+    positiveInt('per_page', query.get('per_page') ?? query.get('perPage'), style.pageSize, MAX_PAGE_SIZE);
   if (paging === 'none') {
     page = items;
   } else if (paging === 'silent') {
     // A server that cuts pages at its page size, whatever is asked, and says nothing of it:
     // `page` and `offset` are honoured, no total, link or flag shows there is more.
-    const asked = positiveInt(
-      'per_page',
-      query.get('per_page') ?? query.get('perPage'),
-      style.pageSize,
-      MAX_PAGE_SIZE,
-    );
-    const size = Math.min(asked, style.pageSize);
+    const size = Math.min(perPageAsked(), style.pageSize);
     const from = query.has('offset')
       ? Number(query.get('offset')) || 0
       : (positiveInt('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER) - 1) * size;
@@ -160,12 +156,7 @@ export function renderList<T extends { ord: number }>(
     extra.next_cursor = hasMore && page.length > 0 ? encodeCursor(page[page.length - 1]!.ord) : null;
     extra.has_more = hasMore;
   } else {
-    const perPage = positiveInt(
-      'per_page',
-      query.get('per_page') ?? query.get('perPage'),
-      style.pageSize,
-      MAX_PAGE_SIZE,
-    );
+    const perPage = perPageAsked();
     const pageNo = positiveInt('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER);
     const total = items.length;
     const totalPages = Math.max(1, Math.ceil(total / perPage));

@@ -16,6 +16,7 @@
  * changed. 401 and 403 never adapt anything.
  */
 import type { UpstreamError } from './errors.js';
+import { ProbeLedger } from './silent-pages.js';
 import {
   formatTime,
   granularityMs,
@@ -77,15 +78,6 @@ export interface Learned {
   refused?: boolean;
 }
 
-/** Lists whose last first page at the most found whole is remembered (see QueryMemory.sameAtMost). */
-const MAX_AT_MOST_PAGES = 20_000;
-/** How often a list whose first page holds the same records at the most found whole is asked after. */
-export const PROBE_AGAIN_MS = 10 * 60_000;
-/** After asking for a page a list does not show failed (a 5xx, a timeout): no read asks again for this long. */
-export const PROBE_BACKOFF_MS = 10 * 60_000;
-/** A read finding that out that never ended (aborted) stops holding others back after this long. */
-export const PROBE_OPEN_MS = 60_000;
-
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
 /**
@@ -138,15 +130,8 @@ export class QueryMemory {
   private readonly versions = new Map<string, number>();
   /** Lists whose every safer query was refused (not persisted: a restart asks once again). */
   private readonly refusals = new Map<string, Refusal>();
-  /** Reads finding out whether a list has a page it does not show, by start (not persisted). */
-  private readonly probing = new Map<string, number>();
-  /** When finding that out last failed (not persisted). */
-  private readonly probeFailed = new Map<string, number>();
-  /**
-   * Per list, the ids of its last first page asked after or at the most found whole (a
-   * digest), and when the page after it was last asked for (not persisted).
-   */
-  private readonly atMostPages = new Map<string, { digest: string; checkedAt: number | undefined }>();
+  /** What reads asking after lists that show no paging noted (silent-pages.ts; not persisted). */
+  readonly probes = new ProbeLedger();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -198,81 +183,6 @@ export class QueryMemory {
     if (now < r.retryAt) return false;
     r.retryAt = now + Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(r.times - 1, 20));
     return true;
-  }
-
-  /**
-   * Whether `list`'s first page, holding as many records as the most found whole, holds
-   * the records (`digest` of their ids) its last such page held; notes it for next time.
-   * A page whose records changed at that length is asked after at once: a list that grew
-   * past the cut shows other records on its first page (records pushed off it would
-   * otherwise read as removed); the same records again are asked after only now and then
-   * ({@link mayProbe}).
-   */
-  sameAtMost(org: string, endpoint: string, list: string, digest: string): boolean {
-    const k = `${key(org, endpoint)} ${list}`;
-    const was = this.atMostPages.get(k);
-    this.atMostPages.delete(k);
-    this.atMostPages.set(k, { digest, checkedAt: was?.checkedAt });
-    if (this.atMostPages.size > MAX_AT_MOST_PAGES)
-      this.atMostPages.delete(this.atMostPages.keys().next().value!);
-    return was?.digest === digest;
-  }
-
-  /**
-   * Whether a read of `list` may ask for the page after a first page without paging signs
-   * now (silent-pages.ts), and if so notes that it does: not for {@link PROBE_BACKOFF_MS}
-   * after such a request of the org's endpoint failed without telling anything; while
-   * nothing is known of the endpoint's lists yet (`first`), one read at a time; for a
-   * first page holding the same records as the list's last one at the most found whole
-   * (`atMost`), not within {@link PROBE_AGAIN_MS} of the list's last such request. Ended
-   * by {@link endProbe}; one never ended stops counting after {@link PROBE_OPEN_MS}.
-   */
-  mayProbe(
-    org: string,
-    endpoint: string,
-    list: string,
-    now: number,
-    o: { first: boolean; atMost: boolean },
-  ): boolean {
-    if (!this.probeDue(org, endpoint, list, now, o)) return false;
-    const k = key(org, endpoint);
-    this.probing.set(k, now);
-    const l = `${k} ${list}`;
-    const page = this.atMostPages.get(l);
-    if (page !== undefined) page.checkedAt = now;
-    return true;
-  }
-
-  /**
-   * Whether `list`'s first page, holding as many records as the most found whole, would
-   * be asked after now (see {@link mayProbe}): then a copy held for a 304 is not asked
-   * for, so the read can see the page.
-   */
-  atMostDue(org: string, endpoint: string, list: string, now: number): boolean {
-    return this.probeDue(org, endpoint, list, now, { first: false, atMost: true });
-  }
-
-  private probeDue(
-    org: string,
-    endpoint: string,
-    list: string,
-    now: number,
-    o: { first: boolean; atMost: boolean },
-  ): boolean {
-    const k = key(org, endpoint);
-    const within = (at: number | undefined, ms: number) => at !== undefined && now >= at && now - at < ms;
-    if (within(this.probeFailed.get(k), PROBE_BACKOFF_MS)) return false;
-    if (o.first && within(this.probing.get(k), PROBE_OPEN_MS)) return false;
-    if (o.atMost && within(this.atMostPages.get(`${k} ${list}`)?.checkedAt, PROBE_AGAIN_MS)) return false;
-    return true;
-  }
-
-  /** A read has found out (see {@link mayProbe}); `failed`: it could not tell. */
-  endProbe(org: string, endpoint: string, now: number, failed: boolean): void {
-    const k = key(org, endpoint);
-    this.probing.delete(k);
-    if (failed) this.probeFailed.set(k, now);
-    else this.probeFailed.delete(k);
   }
 
   /** Records filters the server answered without applying (kept with what else was learned). */

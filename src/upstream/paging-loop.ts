@@ -28,13 +28,16 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
-import { createHash } from 'node:crypto';
 import { fingerprint } from './fingerprint.js';
 import { pagingOptions } from './shape/options.js';
 import {
   afterFirstPage,
   type Answer,
   type Blind,
+  digestOf,
+  type ListAt,
+  PAGING_KEYS,
+  pickPaging,
   silentKnowledge,
   type Step,
   step,
@@ -150,15 +153,13 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   // A copy held for a 304 hides whether a list as long as the most found whole grew past
   // its first page: when such a list is due to be asked after (silent-pages.ts), it is
   // asked for plainly.
+  /** This list, as what is noted of lists that show no paging tells them apart. */
+  const list: ListAt = { org: req.org, endpoint: req.endpoint, path: url.pathname };
   let conditional = req.validators !== undefined;
   if (conditional && adapt && req.heldCount !== undefined) {
     const k = silentKnowledge(remembered, Number(url.searchParams.get(perPageParam)) || 0);
     const most = k.silentPages === undefined ? k.wholeUpTo : undefined;
-    if (
-      most !== undefined &&
-      req.heldCount >= most &&
-      adapt.memory.atMostDue(req.org, req.endpoint, url.pathname, adapt.now())
-    )
+    if (most !== undefined && req.heldCount >= most && adapt.memory.probes.atMostDue(list, adapt.now()))
       conditional = false;
   }
   const items: unknown[] = [];
@@ -188,7 +189,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   let before = new Set<string>();
   /** The page size the answered first request asked for (0: none): what is learned of the list's paging holds for it. */
   let asked = 0;
-  /** This read holds the claim to find out (QueryMemory.mayProbe). */
+  /** This read holds the claim to find out (ProbeLedger.mayProbe, silent-pages.ts). */
   let probeOpen = false;
   const blindUrl = (b: Blind): URL => {
     if (b.by === 'page') return withParams(url, { [pageParam]: String(b.baseCheck ? 1 : b.nextPage) });
@@ -205,15 +206,9 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     if (next.blind.probing) {
       // At the most found whole, only the same records as last time wait their turn (the
       // records are noted at any length asked after: a list found whole is that long).
-      const same = adapt.memory.sameAtMost(req.org, req.endpoint, url.pathname, digestOf(seenIds));
+      const same = adapt.memory.probes.sameAtMost(list, digestOf(seenIds));
       const atMost = next.atMost && same;
-      if (
-        !adapt.memory.mayProbe(req.org, req.endpoint, url.pathname, adapt.now(), {
-          first: next.first,
-          atMost,
-        })
-      )
-        return undefined;
+      if (!adapt.memory.probes.mayProbe(list, adapt.now(), { first: next.first, atMost })) return undefined;
       probeOpen = true;
     }
     // A page read on past, or asked after, is not the copy a 304 stands for: its ETag
@@ -249,8 +244,7 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
             ? done(incomplete(what, `more than max_pages (${req.maxPages}) pages`))
             : undefined;
     if (stop !== undefined || st.learn !== undefined) {
-      if (probeOpen && adapt)
-        adapt.memory.endProbe(req.org, req.endpoint, adapt.now(), st.end === 'asBefore');
+      if (probeOpen && adapt) adapt.memory.probes.endProbe(list, adapt.now(), st.end === 'asBefore');
       probeOpen = false;
     }
     if (stop !== undefined) return stop;
@@ -518,13 +512,6 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   }
 }
 
-/** A short digest of a set of record ids, in no particular order. */
-function digestOf(ids: ReadonlySet<string>): string {
-  return createHash('sha1')
-    .update([...ids].sort().join('\u0000'))
-    .digest('base64');
-}
-
 /** The records of a page whose ids were not read before (nor earlier on the page), and how many. */
 function freshRecords(
   page: readonly unknown[],
@@ -575,15 +562,6 @@ function sameQuery(a: Learned, b: Learned): boolean {
     return JSON.stringify(rest);
   };
   return strip(a) === strip(b);
-}
-
-/** What `Learned` holds of a list that shows no paging (silent-pages.ts), not of its query. */
-const PAGING_KEYS = ['silentPages', 'wholeUpTo', 'countsFrom1', 'pagedAs'] as const;
-
-function pickPaging(l: Learned): Learned {
-  const out: Learned = {};
-  for (const k of PAGING_KEYS) if (l[k] !== undefined) Object.assign(out, { [k]: l[k] });
-  return out;
 }
 
 /** The failure of a read not sent because every safer query of its list was refused. */

@@ -11,6 +11,7 @@
  * it gave). A first page holding more is asked after; one holding as many, now and then
  * (it may be a cut page of a list that grew, but a stable list is that long every time).
  */
+import { createHash } from 'node:crypto';
 import type { Learned } from './adapt.js';
 
 /**
@@ -283,4 +284,117 @@ function baseStep(b: Blind, check: NonNullable<Blind['baseCheck']>, a: Answer): 
     learn: { ...found(false), countsFrom1: answered },
     ...(check.lastWasShort ? { end: 'whole' } : { next: rest }),
   };
+}
+
+/** A list as the {@link ProbeLedger} tells lists apart: its org, endpoint and path. */
+export interface ListAt {
+  org: string;
+  endpoint: string;
+  path: string;
+}
+
+/** Lists whose last first page at the most found whole is remembered (see {@link ProbeLedger.sameAtMost}). */
+const MAX_AT_MOST_PAGES = 20_000;
+/** How often a list whose first page holds the same records at the most found whole is asked after. */
+export const PROBE_AGAIN_MS = 10 * 60_000;
+/** After asking for a page a list does not show failed (a 5xx, a timeout): no read asks again for this long. */
+export const PROBE_BACKOFF_MS = 10 * 60_000;
+/** A read finding that out that never ended (aborted) stops holding others back after this long. */
+export const PROBE_OPEN_MS = 60_000;
+
+/**
+ * What reads asking after lists that show no paging note, in memory only (a restart asks
+ * afresh): which org's endpoint a read is finding out for, when that last failed, and per
+ * list the records of its last first page at the most found whole. Held by QueryMemory.
+ */
+export class ProbeLedger {
+  /** Reads finding out, by org and endpoint, by start. */
+  private readonly probing = new Map<string, number>();
+  /** When finding out last failed, by org and endpoint. */
+  private readonly failed = new Map<string, number>();
+  /**
+   * Per list, the ids of its last first page asked after or at the most found whole (a
+   * digest), and when the page after it was last asked for.
+   */
+  private readonly atMostPages = new Map<string, { digest: string; checkedAt: number | undefined }>();
+
+  /**
+   * Whether the list's first page, holding as many records as the most found whole, holds
+   * the records (`digest` of their ids) its last such page held; notes it for next time.
+   * A page whose records changed at that length is asked after at once: a list that grew
+   * past the cut shows other records on its first page (records pushed off it would
+   * otherwise read as removed); the same records again are asked after only now and then
+   * ({@link mayProbe}).
+   */
+  sameAtMost(at: ListAt, digest: string): boolean {
+    const k = listKey(at);
+    const was = this.atMostPages.get(k);
+    this.atMostPages.delete(k);
+    this.atMostPages.set(k, { digest, checkedAt: was?.checkedAt });
+    if (this.atMostPages.size > MAX_AT_MOST_PAGES)
+      this.atMostPages.delete(this.atMostPages.keys().next().value!);
+    return was?.digest === digest;
+  }
+
+  /**
+   * Whether a read of the list may ask for the page after a first page without paging
+   * signs now, and if so notes that it does: not for {@link PROBE_BACKOFF_MS} after such a
+   * request of the org's endpoint failed without telling anything; while nothing is known
+   * of the endpoint's lists yet (`first`), one read at a time; for a first page holding
+   * the same records as the list's last one at the most found whole (`atMost`), not
+   * within {@link PROBE_AGAIN_MS} of the list's last such request. Ended by
+   * {@link endProbe}; one never ended stops counting after {@link PROBE_OPEN_MS}.
+   */
+  mayProbe(at: ListAt, now: number, o: { first: boolean; atMost: boolean }): boolean {
+    if (!this.due(at, now, o)) return false;
+    this.probing.set(endpointKey(at), now);
+    const page = this.atMostPages.get(listKey(at));
+    if (page !== undefined) page.checkedAt = now;
+    return true;
+  }
+
+  /**
+   * Whether the list's first page, holding as many records as the most found whole, would
+   * be asked after now (see {@link mayProbe}): then a copy held for a 304 is not asked
+   * for, so the read can see the page.
+   */
+  atMostDue(at: ListAt, now: number): boolean {
+    return this.due(at, now, { first: false, atMost: true });
+  }
+
+  /** A read has found out (see {@link mayProbe}); `failed`: it could not tell. */
+  endProbe(at: ListAt, now: number, failed: boolean): void {
+    const k = endpointKey(at);
+    this.probing.delete(k);
+    if (failed) this.failed.set(k, now);
+    else this.failed.delete(k);
+  }
+
+  private due(at: ListAt, now: number, o: { first: boolean; atMost: boolean }): boolean {
+    const k = endpointKey(at);
+    const within = (t: number | undefined, ms: number) => t !== undefined && now >= t && now - t < ms;
+    if (within(this.failed.get(k), PROBE_BACKOFF_MS)) return false;
+    if (o.first && within(this.probing.get(k), PROBE_OPEN_MS)) return false;
+    return !(o.atMost && within(this.atMostPages.get(listKey(at))?.checkedAt, PROBE_AGAIN_MS));
+  }
+}
+
+const endpointKey = (at: ListAt) => `${at.org} ${at.endpoint}`;
+const listKey = (at: ListAt) => `${at.org} ${at.endpoint} ${at.path}`;
+
+/** A short digest of a set of record ids, in no particular order. */
+export function digestOf(ids: ReadonlySet<string>): string {
+  return createHash('sha1')
+    .update([...ids].sort().join('\u0000'))
+    .digest('base64');
+}
+
+/** What `Learned` holds of a list that shows no paging, not of its query. */
+export const PAGING_KEYS = ['silentPages', 'wholeUpTo', 'countsFrom1', 'pagedAs'] as const;
+
+/** The part of `l` about a list that shows no paging ({@link PAGING_KEYS}). */
+export function pickPaging(l: Learned): Learned {
+  const out: Learned = {};
+  for (const k of PAGING_KEYS) if (l[k] !== undefined) Object.assign(out, { [k]: l[k] });
+  return out;
 }
