@@ -624,9 +624,8 @@ export class OrgPoller {
       if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.sweep.changed(chId, now);
-        const read =
-          this.attempts.has(`sessions:${chId}`) || getOwn(this.current.sessions, chId) !== undefined;
-        if (!(waits && read)) follow.push((priority) => this.readSessions(chId, priority, signal, true));
+        if (!(waits && !this.neverRead(chId)))
+          follow.push((priority) => this.readSessions(chId, priority, signal, true));
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
         if (!baseline) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
