@@ -2,12 +2,8 @@
  * `/metrics`: the Prometheus text format, or OpenMetrics when the `Accept` header asks for
  * it; gzip when the scraper accepts it (a few thousand channels make a large page).
  */
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-import type { ExpositionFormat } from '../metrics/negotiate.js';
+import { type ExpositionFormat, gzipPage } from '../metrics/negotiate.js';
 import type { Router } from './router.js';
-
-const gzipAsync = promisify(gzip);
 
 /** Below this size compressing costs more than it saves. */
 const GZIP_MIN_BYTES = 1024;
@@ -34,7 +30,7 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
     const headers: Record<string, string> = { 'content-type': contentType, vary: 'Accept, Accept-Encoding' };
     if (Buffer.byteLength(body) >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
       headers['content-encoding'] = 'gzip';
-      return { status: 200, headers, body: await (page.gzip ? page.gzip() : gzipAsync(body)) };
+      return { status: 200, headers, body: await (page.gzip ? page.gzip() : gzipPage(body)) };
     }
     return { status: 200, headers, body };
   });

@@ -4,8 +4,6 @@
  * (changes, polls, upstream requests, state writes, reloads) are fed by the app through
  * the methods here and the upstream observer.
  */
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
@@ -18,7 +16,7 @@ import { resolveCaps, type SeriesCaps } from './cardinality.js';
 import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';
 import { renderBytes } from './exposition.js';
-import { type ExpositionFormat, negotiate } from './negotiate.js';
+import { type ExpositionFormat, gzipPage, negotiate } from './negotiate.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
 import {
@@ -65,8 +63,6 @@ export interface MetricsPage {
   /** The body gzipped; made once per page. */
   gzip(): Promise<Buffer>;
 }
-
-const gzipAsync = promisify(gzip);
 
 /** A page and what it was rendered from. */
 interface CachedPage {
@@ -297,7 +293,7 @@ export class TallyMetrics {
       contentType,
       body,
       text: () => body.toString('utf8'),
-      gzip: () => (zipped ??= gzipAsync(body)),
+      gzip: () => (zipped ??= gzipPage(body)),
     };
     if (this.pageMaxAgeMs > 0) this.pages.set(format, { page, at, snapshots });
     return page;

@@ -200,6 +200,7 @@ describe('/metrics', () => {
     });
     expect(res.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
     expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.body[8]).toBe(4); // XFL: zlib's fastest level (RFC 1952)
     const text = gunzipSync(res.body).toString('utf8');
     expect(text).toContain('# TYPE tally_build info\n');
     expect(text.endsWith('# EOF\n')).toBe(true);

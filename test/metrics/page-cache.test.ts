@@ -61,6 +61,8 @@ describe('/metrics page cache', () => {
     const zipped = await text.gzip();
     expect(await text.gzip()).toBe(zipped);
     expect(gunzipSync(zipped).toString()).toBe(text.text());
+    // zlib's fastest level, which the gzip header's XFL byte says (RFC 1952: 4).
+    expect(zipped[8]).toBe(4);
   });
 
   it('shares one render between scrapes that arrive while it runs', async () => {
