@@ -8,6 +8,7 @@
  *   npm run bench -- latency --channels 100,1000   # some sizes only
  *   npm run bench -- metrics-render     # the /metrics render bench (bench/metrics-render.ts)
  *   npm run bench -- heap               # where the heap goes (bench/heap.ts)
+ *   BENCH_AB='{"name":{"flags":[…]}}' npm run bench -- footprint-ab   # RSS of node flags, interleaved
  *   npm run bench -- alloc              # what is allocated, by where (bench/alloc.ts)
  */
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { allocBench } from './alloc.js';
 import { footprintBench } from './footprint.js';
+import { footprintAbBench } from './footprint-ab.js';
 import { heapBench } from './heap.js';
 import { statusPageBench } from './status-page.js';
 import {
@@ -24,7 +26,7 @@ import {
   latencyLivelyBench,
   latencyTunedBench,
 } from './latency.js';
-import { type Bench, type BenchResult, writeResult } from './lib/report.js';
+import { type Bench, type BenchResult, BenchUsageError, writeResult } from './lib/report.js';
 import { soakBench } from './soak.js';
 import { stormBench } from './storm.js';
 
@@ -58,6 +60,7 @@ const BENCHES: Bench[] = [
   latencyColdBench,
   statusPageBench,
   footprintBench,
+  footprintAbBench,
   heapBench,
   allocBench,
   stormBench,
@@ -90,11 +93,21 @@ async function main(argv: string[]): Promise<number> {
     console.error(`--channels takes a comma list of channel counts, got '${values.channels}'`);
     return 2;
   }
-  const chosen = positionals.length === 0 ? BENCHES : BENCHES.filter((b) => positionals.includes(b.name));
+  const chosen =
+    positionals.length === 0
+      ? BENCHES.filter((b) => !b.onlyNamed)
+      : BENCHES.filter((b) => positionals.includes(b.name));
   for (const bench of chosen) {
     console.log(`\n== ${bench.name}: ${bench.description}${values.quick ? ' (quick)' : ''}`);
     const started = Date.now();
-    const result: BenchResult = await bench.run({ quick: values.quick, channels });
+    let result: BenchResult;
+    try {
+      result = await bench.run({ quick: values.quick, channels });
+    } catch (err) {
+      if (!(err instanceof BenchUsageError)) throw err;
+      console.error(`${bench.name}: ${err.message}`);
+      return 2;
+    }
     for (const t of result.tables) console.log(`\n${t}`);
     const file = await writeResult(RESULTS, result, {
       quick: values.quick,

@@ -23,10 +23,15 @@ export interface BenchResult {
   data: Record<string, unknown>;
 }
 
+/** A bench asked for wrongly (a missing or bad setting): its message is all there is to say. */
+export class BenchUsageError extends Error {}
+
 /** One bench: a name and its run function. */
 export interface Bench {
   name: string;
   description: string;
+  /** Runs only when named (it needs settings of its own), not in `npm run bench`. */
+  onlyNamed?: boolean;
   run(opts: BenchOptions): Promise<BenchResult>;
 }
 
