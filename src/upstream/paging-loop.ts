@@ -182,8 +182,8 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   let validators: Validators | undefined;
   /**
    * After a first page that shows no paging at all: how the read goes on, asking for
-   * pages the list does not show (silent-pages.ts); the ids of the page before, to tell a
-   * server answering its last page again.
+   * pages the list does not show (silent-pages.ts); the ids of the page before (the last
+   * of the list read so far), to tell a server answering its last page again.
    */
   let blind: Blind | undefined;
   let before = new Set<string>();
@@ -381,12 +381,13 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
         signs: page.style === 'none' ? 'none' : page.next === undefined ? 'end' : 'next',
         samePageAgain: pageIds.length > 0 && pageIds.every((id) => before.has(id)),
       };
-      const stop = apply(step(blind, answer), what, () => {
+      const st = step(blind, answer);
+      const stop = apply(st, what, () => {
         pages += 1;
         for (const id of pageIds) seenIds.add(id);
         items.push(...page.items);
         state.seen += page.items.length;
-        before = new Set(pageIds);
+        if (!st.earlier) before = new Set(pageIds);
       });
       if (stop !== undefined) return stop;
       continue;

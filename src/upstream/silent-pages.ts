@@ -156,6 +156,12 @@ export interface Step {
   next?: Blind;
   /** The page's doubt (a full page without paging) is answered. */
   clearNote?: boolean;
+  /**
+   * The page taken lies before the page taken before it (page 1 of a server counting from
+   * 0, read after its third page): that one stays the last of the list read so far, the
+   * page a server answers again for a page past its end.
+   */
+  earlier?: boolean;
 }
 
 const REPEATS = 'a page asked for past one that showed no paging repeats records read earlier';
@@ -240,8 +246,10 @@ function wholeAfter(b: Blind): Step {
 
 /**
  * Page 1, asked for once: records mostly not read before mean the server counts pages
- * from 0 (they are its second page, and page 2 was its third); the first page again, or
- * a refusal, that it counts from 1.
+ * from 0 (they are its second page, and page 2 was its third); the records page 2
+ * brought, again, that it counts from 0 and answered its last page, page 1, for page 2
+ * past its end (the list is whole); the first page again, or a refusal, that it counts
+ * from 1.
  */
 function baseStep(b: Blind, check: NonNullable<Blind['baseCheck']>, a: Answer): Step {
   const rest: Blind = { ...b, baseCheck: undefined, probing: false, nextPage: 3 };
@@ -279,7 +287,16 @@ function baseStep(b: Blind, check: NonNullable<Blind['baseCheck']>, a: Answer): 
     return { take: true, learn: found(true), end: 'whole', clearNote: true };
   }
   if (fromZero)
-    return { take: true, learn: found(true), ...(check.lastWasShort ? { end: 'whole' } : { next: rest }) };
+    return {
+      take: true,
+      earlier: true,
+      learn: found(true),
+      ...(check.lastWasShort ? { end: 'whole' } : { next: rest }),
+    };
+  // The records page 2 brought, again: they are the server's second page and its last,
+  // which it also answered for page 2, past its end.
+  if (a.kind === 'page' && a.count > 0 && a.allIds && a.signs === 'none' && a.fresh === 0 && a.samePageAgain)
+    return { learn: found(true), end: 'whole', clearNote: true };
   return {
     learn: { ...found(false), countsFrom1: answered },
     ...(check.lastWasShort ? { end: 'whole' } : { next: rest }),

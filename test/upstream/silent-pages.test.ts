@@ -109,6 +109,55 @@ describe('a server that pages without showing it', () => {
     });
   });
 
+  it('counting pages from 0 and answering its last page for any page past the end, a list of three full pages is read whole the first time', async () => {
+    const s = await serve(capped(() => channels(12), 4, { page: true, base: 0, clamp: true }));
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    const part = await c.fetchChannels(ACME);
+    expect(part.state).toBe('complete');
+    expect(ids(part as never).sort()).toEqual(channels(12).map((x) => x.id));
+    expect(memory.get('acme', 'channels')).toEqual({
+      pagedAs: 100,
+      silentPages: { by: 'page', size: 4, base: 0 },
+    });
+    s.received.length = 0;
+    const again = await c.fetchChannels(ACME);
+    expect(again.state).toBe('complete');
+    expect(ids(again as never)).toEqual(channels(12).map((x) => x.id));
+    expect(paths(s.received)).toEqual(['', '?page=1', '?page=2', '?page=3']);
+  });
+
+  it('answering its last page for a page past the end, every list is read whole, counting from 0 or 1', async () => {
+    const expected = (n: number) => channels(n).map((x) => x.id);
+    for (const base of [0, 1] as const)
+      for (const offset of [false, true]) {
+        let n = 0;
+        const s = await serve(capped(() => channels(n), 4, { page: true, offset, base, clamp: true }));
+        // Each length read first by a client that knows nothing, then read again.
+        for (n of [6, 8, 10, 12, 14, 16]) {
+          const memory = new QueryMemory();
+          const c = client(s.origin, { memory });
+          for (const read of ['first', 'again']) {
+            const part = await c.fetchChannels(ACME);
+            expect([base, offset, n, read, part.state]).toEqual([base, offset, n, read, 'complete']);
+            expect(ids(part as never).sort()).toEqual(expected(n));
+          }
+          expect(memory.get('acme', 'channels')?.silentPages).toEqual({
+            by: 'page',
+            size: 4,
+            ...(base === 0 ? { base: 0 } : {}),
+          });
+        }
+        // One client, as the list grows and shrinks: what the first reads learned holds.
+        const c = client(s.origin, { memory: new QueryMemory() });
+        for (n of [6, 12, 8, 16, 10, 12, 6]) {
+          const part = await c.fetchChannels(ACME);
+          expect([base, offset, n, part.state]).toEqual([base, offset, n, 'complete']);
+          expect(ids(part as never).sort()).toEqual(expected(n));
+        }
+      }
+  });
+
   it('a failed page 1 leaves a list known to be longer incomplete, and teaches nothing', async () => {
     let failed = false;
     const paged = capped(() => channels(12), 4, { page: true, base: 0 });
