@@ -597,7 +597,7 @@ export class OrgPoller {
     // 5000 keys, and most reads change one list and yield no event.
     const reshapes =
       left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
-    const sessions = reshapes ? { ...next.sessions } : next.sessions;
+    let sessions = reshapes ? { ...next.sessions } : next.sessions;
     const details = reshapes ? { ...next.details } : next.details;
     const follow: Array<(priority: Priority) => Promise<void>> = [];
     const signal = this.deps.signal;
@@ -605,15 +605,16 @@ export class OrgPoller {
     // that entered it are read at once; their first list is a silent baseline.
     for (const chId of left) this.forgetChannel(chId, sessions, details);
     for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
-    // While the first baseline is under way, the first reads come first (docs/polling.md,
-    // "Readiness and the first baseline"): a session that starts gets its detail read with
-    // the other live details once the baseline is done (poller.ts); and when the baseline
-    // is due to end within minutes, a channel already read that changes is read again by
-    // the sweep right after the last first read (sweep-ledger.ts: a change since the last
-    // read ranks with a moved hint). At 1000 channels these follow-ups took a tenth of the
-    // budget the first reads needed.
-    const baseline = events.length > 0 && this.inBaseline();
-    const waits = baseline && (this.deps.followUpsWait?.() ?? true);
+    // When the first baseline is due to end within minutes, the first reads come first
+    // (docs/polling.md, "Readiness and the first baseline"): a session that starts gets its
+    // detail read with the other live details once the baseline is done (poller.ts), and a
+    // channel already read that changes is read again by the sweep right after the last
+    // first read, or once it has waited 5 minutes (sweep-ledger.ts and planner.ts: a change
+    // since the last read ranks with a moved hint, and above first reads once it waited
+    // CHANGE_WAITS_AT_MOST_MS). At 1000 channels these follow-ups took a tenth of the budget
+    // the first reads needed. The change is kept on the channel's stored list, so that a
+    // restart meanwhile does not lose its place.
+    const waits = events.length > 0 && this.inBaseline() && (this.deps.followUpsWait?.() ?? true);
     for (const e of events) {
       const chId = e.entity.id;
       if (e.kind === 'channel.added') {
@@ -624,11 +625,16 @@ export class OrgPoller {
       if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.sweep.changed(chId, now);
-        if (!(waits && !this.neverRead(chId)))
+        const part = getOwn(sessions, chId);
+        if (!waits || this.neverRead(chId) || part === undefined) {
           follow.push((priority) => this.readSessions(chId, priority, signal, true));
+        } else {
+          if (sessions === next.sessions) sessions = { ...sessions };
+          setOwn(sessions, chId, { ...part, changedAt: now });
+        }
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
-        if (!baseline) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
+        if (!waits) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
         // Watched start: what its first detail shows since tally's look before is news.
         const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
         if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {

@@ -282,6 +282,15 @@ export const DUE_AFTER_MS = 120_000;
 /** A channel that changed this recently is more likely to change again. */
 export const RECENT_CHANGE_MS = 10 * 60_000;
 
+/**
+ * A channel already read that changed in the channel list while the first baseline was
+ * ending waits for the sweep (org-poller.ts), but never longer than this: then it is read
+ * before the first reads left, whatever holds them up (a slow upstream, a long channel
+ * list, another org's baseline starting).
+ */
+export const CHANGE_WAITS_AT_MOST_MS = 5 * 60_000;
+
+const WAITED = 1e16;
 const NEVER = 1e15;
 const AT_RISK = 1e14;
 const HINTED = 1e13;
@@ -289,7 +298,8 @@ const DUE = 1e12;
 
 /**
  * The expected value of reading a channel's sessions now (docs/polling.md, "What the
- * sweep reads first"): never-read channels first (the baseline; live ones before the
+ * sweep reads first"): channels whose change has waited {@link CHANGE_WAITS_AT_MOST_MS}
+ * since their last read, then never-read channels (the baseline; live ones before the
  * rest), then channels close to the stated bound (stalest first, so the bound holds
  * whatever else asks to be read first), then channels whose list hint moved, then
  * channels with a planned start at hand, then staleness × the org's weight × how likely a
@@ -303,6 +313,8 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   if (last === undefined) return NEVER + (e.live ? NEVER / 10 : 0) + weight;
   const age = p.now - last;
   if (age < p.minEveryMs) return Number.NEGATIVE_INFINITY;
+  if (e.changedAt !== undefined && e.changedAt > last && p.now - e.changedAt >= CHANGE_WAITS_AT_MOST_MS)
+    return WAITED + age;
   if (p.boundMs !== undefined && p.boundMs > 0 && age >= riskAfter(p.boundMs, p.leadMs)) return AT_RISK + age;
   if (e.hinted) return HINTED + age * weight;
   if (

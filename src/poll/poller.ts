@@ -11,7 +11,7 @@ import { emptySnapshot, type OrgSnapshot } from '../snapshot/model.js';
 import type { Fetcher, OrgAuth } from './fetcher.js';
 import type { ChannelFilter } from './channel-filter.js';
 import { type DiffFn, OrgPoller } from './org-poller.js';
-import { nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
+import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
 import { Scheduler } from './scheduler.js';
 import { SpendMeter } from './spend.js';
 import type { RemovalPolicy } from './removals.js';
@@ -93,7 +93,7 @@ const BASELINE_SLOWDOWN = 4;
  * delay of a session event on a channel already read buys a baseline that much sooner;
  * a baseline of half an hour (5000 channels) would hold such events as long.
  */
-const FOLLOW_UPS_WAIT_MS = 5 * 60_000;
+const FOLLOW_UPS_WAIT_MS = CHANGE_WAITS_AT_MOST_MS;
 /** The share of the budget first reads are counted to get for {@link FOLLOW_UPS_WAIT_MS}. */
 const BASELINE_PACE = 0.85;
 

@@ -85,7 +85,9 @@ export class SweepLedger {
       // From when the last read began: what it saw is at least that fresh, and the
       // per-channel minimum then spaces reads, not the ends of reads.
       const lastReadAt = this.begun.get(ch.id) ?? stored?.at;
-      const changedAt = this.changedAt.get(ch.id);
+      // A change kept on the stored list: the read it waited for did not happen before a restart.
+      const kept = stored?.changedAt;
+      const changedAt = this.changedAt.get(ch.id) ?? (typeof kept === 'number' ? kept : undefined);
       return {
         org,
         channelId: ch.id,

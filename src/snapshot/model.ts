@@ -137,6 +137,12 @@ export type SessionsPart = Part<Session[]> & {
    * still are.
    */
   unwindowed?: true;
+  /**
+   * When the channel changed in the channel list (went live or offline) after this list
+   * was read, while its read again waited for the first baseline (poll/org-poller.ts): the
+   * sweep ranks the channel ahead, across a restart too. A list read again has none.
+   */
+  changedAt?: number;
 };
 
 /** Everything tally knows about one organization at one moment, part by part. */

@@ -94,9 +94,13 @@ export class World {
 
 /**
  * A world, a poller on it, and helpers. `reads` replaces some of the world's reads (a real
- * UpstreamClient's session lists, say).
+ * UpstreamClient's session lists, say); `deps` sets some of the poller's other dependencies.
  */
-export function setup(filter?: ChannelFilter, reads: Partial<OrgPollerDeps['fetcher']> = {}) {
+export function setup(
+  filter?: ChannelFilter,
+  reads: Partial<OrgPollerDeps['fetcher']> = {},
+  deps: Partial<Pick<OrgPollerDeps, 'followUpsWait'>> = {},
+) {
   const clock = new ManualClock();
   const world = new World(clock);
   const events: ChangeEvent[] = [];
@@ -111,6 +115,7 @@ export function setup(filter?: ChannelFilter, reads: Partial<OrgPollerDeps['fetc
       onUpdate: (_s, e) => events.push(...e),
       perPage: 100,
       signal,
+      ...deps,
     });
   const t = {
     clock,

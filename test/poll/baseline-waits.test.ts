@@ -1,0 +1,129 @@
+/**
+ * What waits for the first baseline, and for how long (docs/polling.md, "Readiness and the
+ * first baseline"): a change of a channel already read waits for the sweep only in the
+ * baseline's last minutes, keeps its place across a restart, and never waits longer than
+ * CHANGE_WAITS_AT_MOST_MS; the detail of a session that starts waits only in those last
+ * minutes too.
+ */
+import { describe, expect, it } from 'vitest';
+import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
+import { setup } from './world.js';
+
+const H = 3_600_000;
+
+/** Four channels; `a` and `d` read, `b` and `c` not: a first baseline under way; `a` then ends its session and goes offline. */
+async function waitedChange(t: ReturnType<typeof setup>) {
+  t.world.channels = [
+    { id: 'a', status: 'live' },
+    { id: 'b', status: 'offline' },
+    { id: 'c', status: 'offline' },
+    { id: 'd', status: 'offline' },
+  ];
+  t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() - 60_000 }];
+  await t.p.refresh('channels', t.signal);
+  await t.p.readSessions('d', 'low', t.signal);
+  await t.clock.tick(10_000);
+  await t.p.readSessions('a', 'low', t.signal);
+  await t.clock.tick(30_000);
+  t.world.sessions = [
+    { id: 's1', channelId: 'a', status: 'ended', startedAt: t.clock.now() - 90_000, endedAt: t.clock.now() },
+  ];
+  t.world.channels[0] = { id: 'a', status: 'offline' };
+  await t.p.refresh('channels', t.signal);
+  await t.settle();
+  expect(t.kinds()).toEqual(['channel.status_changed a']);
+}
+
+describe('a change that waits for the first baseline', () => {
+  it.each([false, true])(
+    'keeps its place in the sweep (restart: %s) until the channel is read again',
+    async (restart) => {
+      const t = setup();
+      await waitedChange(t);
+      const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
+      expect(entry().hinted).toBe(true);
+      if (restart) t.restart();
+      await t.clock.tick(30_000);
+      await t.p.refresh('channels', t.signal); // the stored list already shows the change: no event
+      expect(t.kinds()).toEqual(['channel.status_changed a']);
+      await t.p.readSessions('b', 'low', t.signal);
+      await t.p.readSessions('c', 'low', t.signal);
+      expect(t.p.inBaseline()).toBe(false);
+      await t.clock.tick(60_000);
+      const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 3, {
+        now: t.clock.now(),
+        minEveryMs: 15_000,
+      });
+      expect(order.map((e) => e.channelId)).toEqual(['a', 'd', 'b']);
+      expect(entry().hinted).toBe(true);
+      // Read again: the session's end is seen, and the channel is no longer ahead.
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.settle();
+      expect(t.kinds()).toContain('session.ended s1');
+      expect(entry().hinted).toBe(false);
+      t.restart();
+      expect(entry().hinted).toBe(false);
+    },
+  );
+
+  it('is read before the first reads left once it has waited CHANGE_WAITS_AT_MOST_MS', () => {
+    const now = 10 * H;
+    const policy = { now, minEveryMs: 15_000 };
+    const never: SweepEntry = { org: 'o', channelId: 'n', lastReadAt: undefined, live: true };
+    const waited = (ms: number): SweepEntry => ({
+      org: 'o',
+      channelId: 'w',
+      lastReadAt: now - ms - 60_000,
+      changedAt: now - ms,
+      hinted: true,
+    });
+    expect(sweepScore(waited(CHANGE_WAITS_AT_MOST_MS - 1_000), policy)).toBeLessThan(
+      sweepScore(never, policy),
+    );
+    expect(sweepScore(waited(CHANGE_WAITS_AT_MOST_MS), policy)).toBeGreaterThan(sweepScore(never, policy));
+    expect(nextToSweep([never, waited(CHANGE_WAITS_AT_MOST_MS)], 1, policy)[0]?.channelId).toBe('w');
+    // A change older than the last read is no wait.
+    const readSince: SweepEntry = { org: 'o', channelId: 'r', lastReadAt: now - 60_000, changedAt: now - H };
+    expect(sweepScore(readSince, policy)).toBeLessThan(sweepScore(never, policy));
+  });
+});
+
+describe('the detail of a session that starts in the first baseline', () => {
+  async function startInBaseline(t: ReturnType<typeof setup>) {
+    t.world.channels = [
+      { id: 'a', status: 'offline' },
+      { id: 'b', status: 'offline' },
+    ];
+    const planned = t.clock.now() + H;
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: planned }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal); // b never read: the first baseline
+    await t.clock.tick(30_000);
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'live', scheduledAt: planned, startedAt: t.clock.now() },
+    ];
+    t.world.questions.set('s1', [{ id: 'q1', text: 'first!', at: t.clock.now() }]);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.started s1');
+  }
+
+  it('is read at once while the baseline has long to go, and its first questions are news', async () => {
+    const t = setup(undefined, {}, { followUpsWait: () => false });
+    await startInBaseline(t);
+    expect(t.world.detailReads).toEqual(['s1']);
+    expect(t.kinds()).toContain('session.question_added s1');
+  });
+
+  it('waits in the baseline’s last minutes, and is read with the live details once it is done', async () => {
+    const t = setup(undefined, {}, { followUpsWait: () => true });
+    await startInBaseline(t);
+    expect(t.world.detailReads).toEqual([]);
+    expect(t.p.detailTargets()).toContain('s1');
+    await t.p.readSessions('b', 'low', t.signal);
+    expect(t.p.inBaseline()).toBe(false);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.question_added s1');
+  });
+});
