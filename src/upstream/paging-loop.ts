@@ -308,9 +308,13 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     let res: JsonResponse;
     try {
       // Validators go with the first request only: they describe the whole (one-page) list.
+      // A page asked for to find out whether there is one is asked once: a failure only
+      // puts the question off (silent-pages.ts), and retries would hold up this read.
       res = await requester.getJson(
         url,
-        pages === 0 && adaptations === 0 && conditional ? req : { ...req, validators: undefined },
+        pages === 0 && adaptations === 0 && conditional
+          ? req
+          : { ...req, validators: undefined, ...(probeOpen ? { once: true } : {}) },
       );
       if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true, drift: [] };
       if (pages === 0) validators = validatorsOf(res.headers);

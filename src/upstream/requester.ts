@@ -24,6 +24,8 @@ export interface RequestContext {
   signal?: AbortSignal | undefined;
   /** Validators of a copy held (first page of a list only): a 304 means it is current. */
   validators?: Validators | undefined;
+  /** One attempt, no retries: for a request whose failure only puts something off. */
+  once?: boolean | undefined;
 }
 
 /** Everything a {@link Requester} uses. */
@@ -59,7 +61,7 @@ export class Requester {
   getJson(url: URL, ctx: RequestContext): Promise<JsonResponse> {
     const { deps } = this;
     return withRetries(() => this.attempt(url, ctx), {
-      policy: deps.policy,
+      policy: ctx.once ? { ...deps.policy, attempts: 1 } : deps.policy,
       clock: deps.clock,
       rng: deps.rng,
       signal: ctx.signal,

@@ -617,6 +617,26 @@ describe('what never makes a cut list complete, nor costs without end', () => {
     expect(paths(s.received)).toEqual(['', '?page=2']);
   });
 
+  it('a page asked for to find out is asked once, where a page of a list known to page silently is retried', async () => {
+    let known = false;
+    const s = await serve((req, res) => {
+      if (/[?&](page|offset)=/.test(req.url ?? '')) return json(res, 503, { error: 'unavailable' });
+      json(res, 200, { data: channels(known ? 4 : 5) });
+    });
+    const retries = { attempts: 3, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 };
+    const probing = client(s.origin, { memory: new QueryMemory(), retries });
+    expect((await probing.fetchChannels(ACME)).state).toBe('complete');
+    expect(paths(s.received)).toEqual(['', '?page=2']);
+    // Known to cut its pages at 4: page 2 is part of the list, and a failure is retried.
+    known = true;
+    s.received.length = 0;
+    const memory = new QueryMemory();
+    memory.set('acme', 'channels', { pagedAs: 100, silentPages: { by: 'page', size: 4 } });
+    const part = await client(s.origin, { memory, retries }).fetchChannels(ACME);
+    expect(part.state).toBe('incomplete');
+    expect(paths(s.received)).toEqual(['', '?page=2', '?page=2', '?page=2']);
+  });
+
   it('reads at once of a list nothing is known of: one finds out, the others stand as before', async () => {
     const s = await serve(capped(() => channels(3), 100, {}));
     const c = client(s.origin, { memory: new QueryMemory() });
