@@ -598,7 +598,7 @@ export class OrgPoller {
     const reshapes =
       left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
     let sessions = reshapes ? { ...next.sessions } : next.sessions;
-    const details = reshapes ? { ...next.details } : next.details;
+    let details = reshapes ? { ...next.details } : next.details;
     const follow: Array<(priority: Priority) => Promise<void>> = [];
     const signal = this.deps.signal;
     // Channels that left the filter are no longer watched: dropped without a word. Those
@@ -638,9 +638,21 @@ export class OrgPoller {
         // Watched start: what its first detail shows since tally's look before is news.
         const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
         if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {
-          this.firstDetailSince.set(e.entity.id, lookedAt - NOT_NEWS_BEFORE_MS);
+          const since = lookedAt - NOT_NEWS_BEFORE_MS;
+          this.firstDetailSince.set(e.entity.id, since);
           if (this.firstDetailSince.size > MAX_FIRST_DETAILS)
             this.firstDetailSince.delete(this.firstDetailSince.keys().next().value!);
+          // Put off: stored as a read not made yet, with that time, as a failed first read
+          // is, so that a restart before the read does not lose it (see the constructor).
+          if (waits) {
+            if (details === next.details) details = { ...details };
+            setOwn(details, e.entity.id, {
+              state: 'failed',
+              at: now,
+              error: { reason: 'deferred', message: 'read once the first baseline is done' },
+              firstSince: since,
+            } as Part<SessionDetail>);
+          }
         }
       }
       if (e.kind === 'session.ended') {

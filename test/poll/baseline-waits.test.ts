@@ -3,7 +3,7 @@
  * first baseline"): a change of a channel already read waits for the sweep only in the
  * baseline's last minutes, keeps its place across a restart, and never waits longer than
  * CHANGE_WAITS_AT_MOST_MS; the detail of a session that starts waits only in those last
- * minutes too.
+ * minutes too, and what makes its first questions news survives a restart meanwhile.
  */
 import { describe, expect, it } from 'vitest';
 import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
@@ -125,5 +125,19 @@ describe('the detail of a session that starts in the first baseline', () => {
     await t.p.readDetail('s1', 'normal', t.signal);
     await t.settle();
     expect(t.kinds()).toContain('session.question_added s1');
+  });
+
+  it('waiting in those minutes, its first questions are news across a restart too', async () => {
+    const t = setup(undefined, {}, { followUpsWait: () => true });
+    await startInBaseline(t);
+    expect(t.world.detailReads).toEqual([]);
+    t.restart();
+    await t.p.readSessions('b', 'low', t.signal);
+    expect(t.p.inBaseline()).toBe(false);
+    await t.clock.tick(60_000);
+    await t.p.readDetail('s1', 'normal', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.question_added s1');
+    expect(t.p.snapshot().details['s1']?.state).toBe('complete');
   });
 });
