@@ -202,6 +202,7 @@ export class OrgPoller {
         // that failed, came back incomplete or was cut off may not have seen what moved it:
         // the hint stays unanswered.
         const hint = this.hintOf(channelId);
+        const began = this.deps.clock.now();
         const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
           urgency,
           signal,
@@ -210,7 +211,12 @@ export class OrgPoller {
         if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
         const answered = part.state === 'complete';
         if (answered) this.sweep.answered(channelId, hint);
-        this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
+        this.foldSessions(
+          channelId,
+          hint === undefined || !answered ? part : { ...part, hint },
+          ticket,
+          began,
+        );
       },
       fresh,
     );
@@ -482,7 +488,8 @@ export class OrgPoller {
     return value;
   }
 
-  private foldSessions(channelId: string, read: SessionsPart, ticket: number): void {
+  /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
+  private foldSessions(channelId: string, read: SessionsPart, ticket: number, began: number): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     if (!this.takes(prev, read)) return;
@@ -492,6 +499,10 @@ export class OrgPoller {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
+    // A read that began before the channel changed may not show the change: the read it
+    // waits for is still to come, across a restart too (commit).
+    if (prev?.changedAt !== undefined && began <= prev.changedAt)
+      part = { ...part, changedAt: prev.changedAt };
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
@@ -625,8 +636,10 @@ export class OrgPoller {
       if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
       if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
         this.sweep.changed(chId, now);
+        // A channel listed (again) starts from an empty list, which no read made: its
+        // read is due at once, as a channel never read.
         const part = getOwn(sessions, chId);
-        if (!waits || this.neverRead(chId) || part === undefined) {
+        if (!waits || e.kind === 'channel.added' || this.neverRead(chId) || part === undefined) {
           follow.push((priority) => this.readSessions(chId, priority, signal, true));
         } else {
           if (sessions === next.sessions) sessions = { ...sessions };

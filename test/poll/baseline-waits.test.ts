@@ -66,6 +66,96 @@ describe('a change that waits for the first baseline', () => {
     },
   );
 
+  it('made while a read of the channel is in flight, keeps its place across a restart after that read', async () => {
+    let gate: (() => void) | undefined;
+    let gated = false;
+    const t = setup(undefined, {
+      fetchSessions: async (auth, ch, opts) => {
+        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
+        return part;
+      },
+    });
+    t.world.channels = [
+      { id: 'a', status: 'live' },
+      { id: 'b', status: 'offline' },
+      { id: 'c', status: 'offline' },
+      { id: 'd', status: 'offline' },
+    ];
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() - 60_000 }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('d', 'low', t.signal);
+    await t.clock.tick(10_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(30_000);
+    // A read of a begins, answered only after the channel went offline and its session ended.
+    gated = true;
+    const inflight = t.p.readSessions('a', 'normal', t.signal);
+    await new Promise((r) => setImmediate(r));
+    await t.clock.tick(1_000);
+    t.world.sessions = [
+      {
+        id: 's1',
+        channelId: 'a',
+        status: 'ended',
+        startedAt: t.clock.now() - 90_000,
+        endedAt: t.clock.now(),
+      },
+    ];
+    t.world.channels[0] = { id: 'a', status: 'offline' };
+    await t.p.refresh('channels', t.signal);
+    gated = false;
+    gate!();
+    await inflight;
+    await t.settle();
+    expect(t.kinds()).toEqual(['channel.status_changed a']);
+    const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
+    expect(entry().hinted).toBe(true);
+    t.restart();
+    expect(entry().hinted).toBe(true);
+    await t.p.readSessions('b', 'low', t.signal);
+    await t.p.readSessions('c', 'low', t.signal);
+    await t.clock.tick(6 * 60_000);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order.map((e) => e.channelId)).toEqual(['a']);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.ended s1');
+  });
+
+  it('does not hold a channel listed again: its read is due at once', async () => {
+    const t = setup(
+      undefined,
+      {},
+      {
+        followUpsWait: () => true,
+        removals: { massShare: 1, massMin: 1000, confirmReads: 1, confirmAfterMs: 0 },
+      },
+    );
+    t.world.channels = ['a', 'b', 'c', 'd'].map((id) => ({ id, status: 'offline' }));
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.p.readSessions('d', 'low', t.signal);
+    await t.clock.tick(30_000);
+    t.world.channels = t.world.channels.filter((c) => c.id !== 'a');
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    await t.clock.tick(1_000);
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('channel.removed a');
+    await t.clock.tick(30_000);
+    t.world.channels.unshift({ id: 'a', status: 'offline' });
+    const ended = t.clock.now() - 60_000;
+    t.world.sessions = [
+      { id: 's1', channelId: 'a', status: 'ended', startedAt: ended - 600_000, endedAt: ended },
+    ];
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('channel.added a');
+    expect(t.kinds()).toContain('session.added s1');
+  });
+
   it('is read before the first reads left once it has waited CHANGE_WAITS_AT_MOST_MS', () => {
     const now = 10 * H;
     const policy = { now, minEveryMs: 15_000 };

@@ -99,7 +99,7 @@ export class World {
 export function setup(
   filter?: ChannelFilter,
   reads: Partial<OrgPollerDeps['fetcher']> = {},
-  deps: Partial<Pick<OrgPollerDeps, 'followUpsWait'>> = {},
+  deps: Partial<Pick<OrgPollerDeps, 'followUpsWait' | 'removals'>> = {},
 ) {
   const clock = new ManualClock();
   const world = new World(clock);
