@@ -79,6 +79,8 @@ const AI_FOLLOW_MS = 60 * 60_000;
 
 /** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
 const MAX_FIRST_DETAILS = 10_000;
+/** The reason a detail read put off for the first baseline is stored with (commit). */
+const DEFERRED = 'deferred';
 
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
@@ -320,6 +322,20 @@ export class OrgPoller {
   }
 
   /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
+  /**
+   * Sessions whose detail read was put off for the first baseline (commit) at least
+   * `waitedMs` ago: read even while a baseline is still under way, so that nothing holds
+   * them longer (another org's first reads, say).
+   */
+  waitedDetails(now: number, waitedMs: number): string[] {
+    const out: string[] = [];
+    for (const [id, part] of Object.entries(this.current.details)) {
+      if (part.state === 'failed' && part.error.reason === DEFERRED && now - part.at >= waitedMs)
+        out.push(id);
+    }
+    return out;
+  }
+
   detailTargets(): string[] {
     const out = new Set(this.finalDetail);
     for (const part of Object.values(this.current.sessions)) {
@@ -662,7 +678,7 @@ export class OrgPoller {
             setOwn(details, e.entity.id, {
               state: 'failed',
               at: now,
-              error: { reason: 'deferred', message: 'read once the first baseline is done' },
+              error: { reason: DEFERRED, message: 'read once the first baseline is done' },
               firstSince: since,
             } as Part<SessionDetail>);
           }

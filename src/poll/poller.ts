@@ -314,8 +314,12 @@ export class Poller {
         // While an org's first baseline is under way its live details wait (a session
         // that starts meanwhile still gets its follow-up): at 1000 channels they were
         // a tenth of the budget the first reads of every channel need.
+        // A session's detail put off for the baseline waits at most as long as a change.
+        const now = this.deps.clock.now();
         const reads = [...this.pollers.values()].flatMap((p) =>
-          p.inBaseline() ? [] : p.detailTargets().map((id) => () => p.readDetail(id, 'normal', signal)),
+          (p.inBaseline() ? p.waitedDetails(now, CHANGE_WAITS_AT_MOST_MS) : p.detailTargets()).map(
+            (id) => () => p.readDetail(id, 'normal', signal),
+          ),
         );
         await this.spread(reads, iv.live_detail, signal);
       },

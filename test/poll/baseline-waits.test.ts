@@ -210,6 +210,11 @@ describe('the detail of a session that starts in the first baseline', () => {
     await startInBaseline(t);
     expect(t.world.detailReads).toEqual([]);
     expect(t.p.detailTargets()).toContain('s1');
+    // Put off at most CHANGE_WAITS_AT_MOST_MS, also while the baseline lasts longer.
+    expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual([]);
+    await t.clock.tick(CHANGE_WAITS_AT_MOST_MS);
+    expect(t.p.inBaseline()).toBe(true);
+    expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual(['s1']);
     await t.p.readSessions('b', 'low', t.signal);
     expect(t.p.inBaseline()).toBe(false);
     await t.p.readDetail('s1', 'normal', t.signal);

@@ -469,6 +469,67 @@ describe('follow-ups in the first baseline', () => {
   );
 });
 
+describe('what waits for the first baseline waits at most 5 minutes', () => {
+  it('a waited change and a put-off detail are read while a slow baseline still goes on', async () => {
+    // 600 channels, a budget that says the first reads left take 3 minutes, but an upstream
+    // that answers in 10 s: the baseline takes some 12 minutes.
+    const channels: Channel[] = Array.from({ length: 600 }, (_, i) => ({
+      id: `ch-${String(i).padStart(3, '0')}`,
+      status: i === 0 ? 'live' : 'idle',
+    }));
+    const reads: string[] = [];
+    const details: string[] = [];
+    const start = Date.now();
+    // A session on the live channel starts 15 s in, after its first read.
+    const sessions = (ch: string): Session[] =>
+      ch === 'ch-000' && Date.now() - start >= 15_000
+        ? [{ id: 's-new', channelId: ch, status: 'live', startedAt: start + 15_000 }]
+        : ch === 'ch-000'
+          ? [{ id: 's-new', channelId: ch, status: 'scheduled', scheduledAt: start + 15_000 }]
+          : [];
+    const inner = org(channels, reads, sessions);
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async () => ({
+        state: 'complete',
+        at: Date.now(),
+        value: channels.map((c) => ({ ...c })),
+      }),
+      // A slow upstream: ten seconds a list, so the sweep's reads in flight hold it to a few a second.
+      fetchSessions: async (a, ch, o) => {
+        await new Promise((r) => setTimeout(r, 10_000));
+        return inner.fetchSessions(a, ch, o);
+      },
+      fetchSessionDetail: async (a, id, o) => {
+        details.push(id);
+        return inner.fetchSessionDetail(a, id, o);
+      },
+    };
+    const p = pollerOf(fetcher, { capacity: () => 240, spare: () => 0, intervals: { channels: 30_000 } });
+    p.start();
+    await vi.advanceTimersByTimeAsync(20_000);
+    const changed = reads.find((r) => r !== 'ch-000')!;
+    channels[channels.findIndex((c) => c.id === changed)] = { id: changed, status: 'offline' };
+    await vi.advanceTimersByTimeAsync(11_000);
+    const changedAt = reads.length;
+    const unread = () => p.orgs().get('demo')!.unreadChannels();
+    // It waits for the sweep, and the session that starts meanwhile for its detail.
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(reads.slice(changedAt)).not.toContain(changed);
+    expect(details).toEqual([]);
+    // Five minutes on (the start is seen at the live channel's next read, 2 minutes in, and
+    // details are read every minute), the baseline still under way, both are read.
+    await vi.advanceTimersByTimeAsync(5.5 * 60_000);
+    expect(unread()).toBeGreaterThan(0);
+    expect(reads.slice(changedAt)).toContain(changed);
+    expect(details).toContain('s-new');
+    // Reads in flight take their 10 s.
+    const stopping = p.stop(20_000);
+    await vi.advanceTimersByTimeAsync(15_000);
+    await stopping;
+  });
+});
+
 describe('the bound the planner states', () => {
   it('holds for every channel while a third of them move their hint at every list read', async () => {
     // 100 idle channels; 30 of them show new activity in every channel list (read every
