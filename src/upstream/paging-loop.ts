@@ -191,11 +191,6 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   let asked = 0;
   /** This read holds the claim to find out (ProbeLedger.mayProbe, silent-pages.ts). */
   let probeOpen = false;
-  /**
-   * The next request is the routine check of a first page as long as the most found whole,
-   * with the same records: its failure only puts the check off, so it gets one attempt.
-   */
-  let askOnce = false;
   const blindUrl = (b: Blind): URL => {
     if (b.by === 'page') return withParams(url, { [pageParam]: String(b.baseCheck ? 1 : b.nextPage) });
     const next = new URL(url);
@@ -215,7 +210,6 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       const atMost = next.atMost && same;
       if (!adapt.memory.probes.mayProbe(list, adapt.now(), { first: next.first, atMost })) return undefined;
       probeOpen = true;
-      askOnce = atMost;
     }
     // A page read on past, or asked after, is not the copy a 304 stands for: its ETag
     // would not change when the list grows past it.
@@ -314,16 +308,9 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
     let res: JsonResponse;
     try {
       // Validators go with the first request only: they describe the whole (one-page) list.
-      // The routine check whether a list as long as the most found whole grew is asked
-      // once: a failure only puts it off, and retries would hold up this read. Every other
-      // page asked for may be part of the list, and keeps its retries.
-      const once = askOnce;
-      askOnce = false;
       res = await requester.getJson(
         url,
-        pages === 0 && adaptations === 0 && conditional
-          ? req
-          : { ...req, validators: undefined, ...(once ? { once: true } : {}) },
+        pages === 0 && adaptations === 0 && conditional ? req : { ...req, validators: undefined },
       );
       if (res.status === 304 && pages === 0) return { items: [], pages: 0, notModified: true, drift: [] };
       if (pages === 0) validators = validatorsOf(res.headers);

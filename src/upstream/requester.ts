@@ -24,8 +24,6 @@ export interface RequestContext {
   signal?: AbortSignal | undefined;
   /** Validators of a copy held (first page of a list only): a 304 means it is current. */
   validators?: Validators | undefined;
-  /** One attempt, no retries: for a request whose failure only puts something off. */
-  once?: boolean | undefined;
 }
 
 /** Everything a {@link Requester} uses. */
@@ -61,7 +59,7 @@ export class Requester {
   getJson(url: URL, ctx: RequestContext): Promise<JsonResponse> {
     const { deps } = this;
     return withRetries(() => this.attempt(url, ctx), {
-      policy: ctx.once ? { ...deps.policy, attempts: 1 } : deps.policy,
+      policy: deps.policy,
       clock: deps.clock,
       rng: deps.rng,
       signal: ctx.signal,

@@ -617,54 +617,10 @@ describe('what never makes a cut list complete, nor costs without end', () => {
     expect(paths(s.received)).toEqual(['', '?page=2']);
   });
 
-  it('the routine check of a list as long as the most found whole is asked once; every other page keeps its retries', async () => {
-    let fail: string | undefined;
-    const s = await serve((req, res) => {
-      const page = new URL(req.url ?? '/', 'http://x').searchParams.get('page');
-      if (page !== null && page === fail) {
-        fail = undefined; // one failure, then answers
-        return json(res, 503, { error: 'unavailable' });
-      }
-      json(res, 200, { data: page === null ? channels(5) : [] });
-    });
-    const clock = new ManualClock();
-    const memory = new QueryMemory();
-    const retries = { attempts: 3, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 };
-    const c = client(s.origin, { memory, clock, retries });
-    // Found whole at 5; ten minutes later the same five records are checked again, and that
-    // check fails once: it is not retried, and the first page stands as before.
-    expect((await c.fetchChannels(ACME)).state).toBe('complete');
-    expect(memory.get('acme', 'channels')?.wholeUpTo).toBe(5);
-    clock.time += 11 * 60_000;
-    s.received.length = 0;
-    fail = '2';
-    const checked = await c.fetchChannels(ACME);
-    expect(checked.state).toBe('complete');
-    expect(paths(s.received)).toEqual(['', '?page=2']);
-    // The first time a list is asked after, a failure is retried.
-    s.received.length = 0;
-    fail = '2';
-    const fresh = await client(s.origin, { memory: new QueryMemory(), clock, retries }).fetchChannels(ACME);
-    expect(fresh.state).toBe('complete');
-    expect(paths(s.received)).toEqual(['', '?page=2', '?page=2', '?page=1']);
-  });
-
-  it('a page of a list known to page silently is retried', async () => {
-    const s = await serve((req, res) => {
-      if (/[?&](page|offset)=/.test(req.url ?? '')) return json(res, 503, { error: 'unavailable' });
-      json(res, 200, { data: channels(4) });
-    });
-    const memory = new QueryMemory();
-    memory.set('acme', 'channels', { pagedAs: 100, silentPages: { by: 'page', size: 4 } });
-    const retries = { attempts: 3, baseDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 };
-    const part = await client(s.origin, { memory, retries }).fetchChannels(ACME);
-    expect(part.state).toBe('incomplete');
-    expect(paths(s.received)).toEqual(['', '?page=2', '?page=2', '?page=2']);
-  });
-
   it.each([
     ['page 1, asked after page 2 brought records', 10, '1', undefined],
     ['page 2 of a list grown past the most found whole', 6, '2', 3],
+    ['page 2 of a list as long as the most found whole', 5, '2', 4],
   ] as const)(
     '%s: one 503 is retried, and the list is read whole',
     async (_what, n, flakyPage, wholeUpTo) => {
