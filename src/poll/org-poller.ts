@@ -321,21 +321,21 @@ export class OrgPoller {
     return out;
   }
 
-  /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
   /**
-   * Sessions whose detail read was put off for the first baseline (commit) at least
-   * `waitedMs` ago: read even while a baseline is still under way, so that nothing holds
-   * them longer (another org's first reads, say).
+   * Watched starts whose first detail read was put off for the first baseline (commit), or
+   * failed, at least `waitedMs` ago: read even while a baseline is still under way, so that
+   * nothing holds them longer (another org's first reads, say).
    */
   waitedDetails(now: number, waitedMs: number): string[] {
     const out: string[] = [];
     for (const [id, part] of Object.entries(this.current.details)) {
-      if (part.state === 'failed' && part.error.reason === DEFERRED && now - part.at >= waitedMs)
-        out.push(id);
+      const since = (part as { firstSince?: unknown }).firstSince;
+      if (part.state === 'failed' && typeof since === 'number' && now - part.at >= waitedMs) out.push(id);
     }
     return out;
   }
 
+  /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
   detailTargets(): string[] {
     const out = new Set(this.finalDetail);
     for (const part of Object.values(this.current.sessions)) {

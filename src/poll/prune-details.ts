@@ -49,16 +49,29 @@ function liveIn(list: OrgSnapshot['sessions'][string], id: string): boolean {
 /**
  * Sessions whose list says they ended and whose detail the snapshot still holds: pruning
  * keeps exactly those while their final read is due, so a resumed poller takes them as due.
+ * That includes a watched start whose first detail read was put off or failed (it carries
+ * `firstSince`): its first read is still due, and its first questions news.
  */
 export function endedWithDetail(snap: OrgSnapshot): string[] {
   const out: string[] = [];
+  /** Watched starts whose first read is still to be made (put off, or failed): of no known channel. */
+  let unread: Set<string> | undefined;
   for (const id of Object.keys(snap.details)) {
     const detail = snap.details[id]!;
-    const channel = detail.state === 'failed' ? undefined : detail.value.channelId;
-    const list = channel === undefined ? undefined : getOwn(snap.sessions, channel);
+    if (detail.state === 'failed') {
+      if (typeof (detail as { firstSince?: unknown }).firstSince === 'number') (unread ??= new Set()).add(id);
+      continue;
+    }
+    const list = getOwn(snap.sessions, detail.value.channelId ?? '');
     if (list === undefined || list.state === 'failed') continue;
     const session = list.value.find((x) => x.id === id);
     if (session !== undefined && isEndedStatus(session.status)) out.push(id);
+  }
+  if (unread === undefined) return out;
+  for (const channel in snap.sessions) {
+    const list = snap.sessions[channel]!;
+    if (list.state === 'failed') continue;
+    for (const s of list.value) if (unread.has(s.id) && isEndedStatus(s.status)) out.push(s.id);
   }
   return out;
 }

@@ -82,12 +82,16 @@ export class SweepLedger {
       // A list read before a restart counts as read when it was (its age, its hint).
       const stored = getOwn(sessions, ch.id);
       const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
+      // A change kept on the stored list: the read it waited for did not happen before a
+      // restart, and the list is from a read that began before it (org-poller.ts).
+      const kept = typeof stored?.changedAt === 'number' ? stored.changedAt : undefined;
       // From when the last read began: what it saw is at least that fresh, and the
-      // per-channel minimum then spaces reads, not the ends of reads.
-      const lastReadAt = this.begun.get(ch.id) ?? stored?.at;
-      // A change kept on the stored list: the read it waited for did not happen before a restart.
-      const kept = stored?.changedAt;
-      const changedAt = this.changedAt.get(ch.id) ?? (typeof kept === 'number' ? kept : undefined);
+      // per-channel minimum then spaces reads, not the ends of reads. A stored list is dated
+      // when its answer came; one that did not see a change kept on it began before it.
+      const storedAt =
+        stored === undefined || kept === undefined ? stored?.at : Math.min(stored.at, kept - 1);
+      const lastReadAt = this.begun.get(ch.id) ?? storedAt;
+      const changedAt = this.changedAt.get(ch.id) ?? kept;
       return {
         org,
         channelId: ch.id,

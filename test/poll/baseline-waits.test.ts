@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
+import type { SessionsPart } from '../../src/snapshot/model.js';
 import { setup } from './world.js';
 
 const H = 3_600_000;
@@ -234,5 +235,131 @@ describe('the detail of a session that starts in the first baseline', () => {
     await t.settle();
     expect(t.kinds()).toContain('session.question_added s1');
     expect(t.p.snapshot().details['s1']?.state).toBe('complete');
+  });
+});
+
+describe('what a restart or a failed read leaves of a wait', () => {
+  it('a change kept by a read in flight, dated when its answer came, keeps its place across a restart', async () => {
+    let gate: (() => void) | undefined;
+    let gated = false;
+    const t = setup(undefined, {
+      // As the upstream client does: the part is dated when the answer is in.
+      fetchSessions: async (auth, ch, opts) => {
+        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
+        return { ...part, at: t.clock.now() } as SessionsPart;
+      },
+    });
+    t.world.channels = [
+      { id: 'a', status: 'live' },
+      { id: 'b', status: 'offline' },
+      { id: 'c', status: 'offline' },
+      { id: 'd', status: 'offline' },
+    ];
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() - 60_000 }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('d', 'low', t.signal);
+    await t.clock.tick(10_000);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(30_000);
+    gated = true;
+    const inflight = t.p.readSessions('a', 'normal', t.signal);
+    await new Promise((r) => setImmediate(r));
+    await t.clock.tick(1_000);
+    t.world.sessions = [
+      {
+        id: 's1',
+        channelId: 'a',
+        status: 'ended',
+        startedAt: t.clock.now() - 90_000,
+        endedAt: t.clock.now(),
+      },
+    ];
+    t.world.channels[0] = { id: 'a', status: 'offline' };
+    await t.p.refresh('channels', t.signal);
+    await t.clock.tick(2_000); // the answer comes 2 s after the change
+    gated = false;
+    gate!();
+    await inflight;
+    await t.settle();
+    const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
+    expect(entry().hinted).toBe(true);
+    t.restart();
+    expect(entry().hinted).toBe(true);
+    await t.p.readSessions('b', 'low', t.signal);
+    await t.p.readSessions('c', 'low', t.signal);
+    await t.clock.tick(6 * 60_000);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order.map((e) => e.channelId)).toEqual(['a']);
+  });
+
+  it.each([false, true])(
+    'a put-off detail of a session that ends before it is read is still read (restart: %s), its first questions news',
+    async (restart) => {
+      const t = setup(undefined, {}, { followUpsWait: () => true });
+      t.world.channels = [
+        { id: 'a', status: 'offline' },
+        { id: 'b', status: 'offline' },
+      ];
+      const planned = t.clock.now() + H;
+      t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: planned }];
+      await t.p.refresh('channels', t.signal);
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.clock.tick(30_000);
+      t.world.sessions = [
+        { id: 's1', channelId: 'a', status: 'live', scheduledAt: planned, startedAt: t.clock.now() },
+      ];
+      t.world.questions.set('s1', [{ id: 'q1', text: 'first!', at: t.clock.now() }]);
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.settle();
+      expect(t.p.snapshot().details['s1']).toMatchObject({ state: 'failed', error: { reason: 'deferred' } });
+      await t.clock.tick(60_000);
+      const endedAt = t.clock.now();
+      t.world.sessions = [
+        {
+          id: 's1',
+          channelId: 'a',
+          status: 'ended',
+          scheduledAt: planned,
+          startedAt: endedAt - 60_000,
+          endedAt,
+        },
+      ];
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.settle();
+      expect(t.kinds()).toContain('session.ended s1');
+      if (restart) t.restart();
+      await t.p.readSessions('b', 'low', t.signal);
+      expect(t.p.inBaseline()).toBe(false);
+      expect(t.p.detailTargets()).toContain('s1');
+      for (const id of t.p.detailTargets()) await t.p.readDetail(id, 'normal', t.signal);
+      await t.settle();
+      expect(t.kinds()).toContain('session.question_added s1');
+    },
+  );
+
+  it('a waited detail whose read fails is tried again after another wait, while the baseline goes on', async () => {
+    const t = setup(undefined, {}, { followUpsWait: () => true });
+    t.world.channels = [
+      { id: 'a', status: 'offline' },
+      { id: 'b', status: 'offline' },
+    ];
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'scheduled', scheduledAt: t.clock.now() + H }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.clock.tick(30_000);
+    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() }];
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    await t.clock.tick(CHANGE_WAITS_AT_MOST_MS);
+    expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual(['s1']);
+    t.world.failingDetails.add('s1');
+    await t.p.readDetail('s1', 'normal', t.signal);
+    t.world.failingDetails.delete('s1');
+    expect(t.p.snapshot().details['s1']?.state).toBe('failed');
+    expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual([]);
+    await t.clock.tick(CHANGE_WAITS_AT_MOST_MS);
+    expect(t.p.inBaseline()).toBe(true);
+    expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual(['s1']);
   });
 });
