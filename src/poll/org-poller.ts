@@ -212,7 +212,7 @@ export class OrgPoller {
         });
         if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
         const answered = part.state === 'complete';
-        if (answered) this.sweep.answered(channelId, hint);
+        if (answered) this.sweep.answered(channelId, hint, began);
         this.foldSessions(
           channelId,
           hint === undefined || !answered ? part : { ...part, hint },
@@ -515,10 +515,12 @@ export class OrgPoller {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
-    // A read that began before the channel changed may not show the change: the read it
-    // waits for is still to come, across a restart too (commit).
-    if (prev?.changedAt !== undefined && began <= prev.changedAt)
-      part = { ...part, changedAt: prev.changedAt };
+    // A read that began before the channel changed, or did not come back whole, may not
+    // show the change: the read it waits for is still to come, across a restart too
+    // (commit). A change dated after now (the clock was set back) is not kept.
+    const kept = prev?.changedAt;
+    if (kept !== undefined && kept <= this.deps.clock.now() && (began < kept || part.state !== 'complete'))
+      part = { ...part, changedAt: kept };
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
@@ -659,7 +661,8 @@ export class OrgPoller {
           follow.push((priority) => this.readSessions(chId, priority, signal, true));
         } else {
           if (sessions === next.sessions) sessions = { ...sessions };
-          setOwn(sessions, chId, { ...part, changedAt: now });
+          // The earliest change the read still owes: a later one does not restart its wait.
+          setOwn(sessions, chId, { ...part, changedAt: part.changedAt ?? now });
         }
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {

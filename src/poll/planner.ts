@@ -252,6 +252,8 @@ export interface SweepEntry {
   live?: boolean | undefined;
   /** When the channel last changed (an event of its own), if recently. */
   changedAt?: number | undefined;
+  /** The earliest change of the channel no answered read has seen yet (sweep-ledger.ts). */
+  unseenSince?: number | undefined;
   /** The channel list's activity hint moved, or the channel changed in the list, since its sessions were last read. */
   hinted?: boolean | undefined;
   /** The planned start of its nearest scheduled session, when one is known. */
@@ -313,7 +315,13 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
   if (last === undefined) return NEVER + (e.live ? NEVER / 10 : 0) + weight;
   const age = p.now - last;
   if (age < p.minEveryMs) return Number.NEGATIVE_INFINITY;
-  if (e.changedAt !== undefined && e.changedAt > last && p.now - e.changedAt >= CHANGE_WAITS_AT_MOST_MS)
+  // A change no answered read has seen for 5 minutes, and no read for as long (one read
+  // in 5 minutes of a channel whose reads keep failing).
+  if (
+    e.unseenSince !== undefined &&
+    p.now - e.unseenSince >= CHANGE_WAITS_AT_MOST_MS &&
+    age >= CHANGE_WAITS_AT_MOST_MS
+  )
     return WAITED + age;
   if (p.boundMs !== undefined && p.boundMs > 0 && age >= riskAfter(p.boundMs, p.leadMs)) return AT_RISK + age;
   if (e.hinted) return HINTED + age * weight;

@@ -21,6 +21,11 @@ export class SweepLedger {
   private readonly begun = new Map<string, number>();
   /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
   private readonly changedAt = new Map<string, number>();
+  /**
+   * The earliest change of each channel no answered read has seen since: what a read that
+   * waited for the first baseline, or failed, still owes (planner.ts, CHANGE_WAITS_AT_MOST_MS).
+   */
+  private readonly unseen = new Map<string, number>();
   /** The channel list's hint of each channel as of its last answered session read. */
   private readonly hintAtRead = new Map<string, string | undefined>();
   private roundStart: number | undefined;
@@ -35,16 +40,23 @@ export class SweepLedger {
   /** The channel changed in the channel list (added, or its status). */
   changed(channelId: string, at: number): void {
     this.changedAt.set(channelId, at);
+    if (!this.unseen.has(channelId)) this.unseen.set(channelId, at);
   }
 
-  /** A read of the channel's sessions was answered whole under the list's hint `hint`. */
-  answered(channelId: string, hint: string | undefined): void {
+  /**
+   * A read of the channel's sessions that began at `began` was answered whole under the
+   * list's hint `hint`: it saw every change made by then.
+   */
+  answered(channelId: string, hint: string | undefined, began: number): void {
     this.hintAtRead.set(channelId, hint);
+    const unseen = this.unseen.get(channelId);
+    if (unseen !== undefined && began >= unseen) this.unseen.delete(channelId);
   }
 
   /** The channel is no longer watched. */
   forget(channelId: string): void {
     this.changedAt.delete(channelId);
+    this.unseen.delete(channelId);
     this.hintAtRead.delete(channelId);
   }
 
@@ -84,7 +96,8 @@ export class SweepLedger {
       const seen = this.hintAtRead.has(ch.id) ? this.hintAtRead.get(ch.id) : stored?.hint;
       // A change kept on the stored list: the read it waited for did not happen before a
       // restart, and the list is from a read that began before it (org-poller.ts).
-      const kept = typeof stored?.changedAt === 'number' ? stored.changedAt : undefined;
+      const kept =
+        typeof stored?.changedAt === 'number' && stored.changedAt <= now ? stored.changedAt : undefined;
       // From when the last read began: what it saw is at least that fresh, and the
       // per-channel minimum then spaces reads, not the ends of reads. A stored list is dated
       // when its answer came; one that did not see a change kept on it began before it.
@@ -92,6 +105,7 @@ export class SweepLedger {
         stored === undefined || kept === undefined ? stored?.at : Math.min(stored.at, kept - 1);
       const lastReadAt = this.begun.get(ch.id) ?? storedAt;
       const changedAt = this.changedAt.get(ch.id) ?? kept;
+      const unseen = this.unseen.get(ch.id) ?? kept;
       return {
         org,
         channelId: ch.id,
@@ -103,7 +117,8 @@ export class SweepLedger {
         // began: its follow-up waited for the first baseline (org-poller.ts).
         hinted:
           (hint !== undefined && seen !== undefined && seen !== hint) ||
-          (changedAt !== undefined && lastReadAt !== undefined && changedAt > lastReadAt),
+          (changedAt !== undefined && changedAt <= now && lastReadAt !== undefined && changedAt > lastReadAt),
+        unseenSince: unseen !== undefined && unseen <= now ? unseen : undefined,
         dueAt: nextStart(stored, now),
       };
     });

@@ -161,11 +161,12 @@ describe('a change that waits for the first baseline', () => {
     const now = 10 * H;
     const policy = { now, minEveryMs: 15_000 };
     const never: SweepEntry = { org: 'o', channelId: 'n', lastReadAt: undefined, live: true };
-    const waited = (ms: number): SweepEntry => ({
+    const waited = (ms: number, lastReadAt = now - ms - 60_000): SweepEntry => ({
       org: 'o',
       channelId: 'w',
-      lastReadAt: now - ms - 60_000,
+      lastReadAt,
       changedAt: now - ms,
+      unseenSince: now - ms,
       hinted: true,
     });
     expect(sweepScore(waited(CHANGE_WAITS_AT_MOST_MS - 1_000), policy)).toBeLessThan(
@@ -173,9 +174,15 @@ describe('a change that waits for the first baseline', () => {
     );
     expect(sweepScore(waited(CHANGE_WAITS_AT_MOST_MS), policy)).toBeGreaterThan(sweepScore(never, policy));
     expect(nextToSweep([never, waited(CHANGE_WAITS_AT_MOST_MS)], 1, policy)[0]?.channelId).toBe('w');
-    // A change older than the last read is no wait.
+    // A change an answered read has seen is no wait.
     const readSince: SweepEntry = { org: 'o', channelId: 'r', lastReadAt: now - 60_000, changedAt: now - H };
     expect(sweepScore(readSince, policy)).toBeLessThan(sweepScore(never, policy));
+    // One still unseen after a read that failed a minute ago waits 5 minutes from that read.
+    const failedSince = waited(CHANGE_WAITS_AT_MOST_MS + 60_000, now - 60_000);
+    expect(sweepScore(failedSince, policy)).toBeLessThan(sweepScore(never, policy));
+    expect(sweepScore(failedSince, { ...policy, now: now + CHANGE_WAITS_AT_MOST_MS })).toBeGreaterThan(
+      sweepScore(never, { ...policy, now: now + CHANGE_WAITS_AT_MOST_MS }),
+    );
   });
 });
 
@@ -361,5 +368,76 @@ describe('what a restart or a failed read leaves of a wait', () => {
     await t.clock.tick(CHANGE_WAITS_AT_MOST_MS);
     expect(t.p.inBaseline()).toBe(true);
     expect(t.p.waitedDetails(t.clock.now(), CHANGE_WAITS_AT_MOST_MS)).toEqual(['s1']);
+  });
+});
+
+describe('a change still unseen', () => {
+  it('after a read of the channel that failed, still goes first within 5 minutes of that read', async () => {
+    let failA = false;
+    const t = setup(undefined, {
+      fetchSessions: async (auth, ch, opts) => {
+        if (failA && ch === 'a')
+          return {
+            state: 'failed',
+            at: t.clock.now(),
+            error: { reason: 'timeout', message: 'timed out' },
+          } as SessionsPart;
+        return t.world.fetcher().fetchSessions(auth, ch, opts);
+      },
+    });
+    await waitedChange(t);
+    await t.clock.tick(20_000);
+    failA = true;
+    await t.p.readSessions('a', 'low', t.signal);
+    failA = false;
+    await t.settle();
+    expect(t.p.snapshot().sessions['a']?.changedAt).toBeDefined();
+    await t.clock.tick(CHANGE_WAITS_AT_MOST_MS + 1_000);
+    expect(t.p.inBaseline()).toBe(true);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order.map((e) => e.channelId)).toEqual(['a']);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.ended s1');
+    expect(t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.unseenSince).toBeUndefined();
+  });
+
+  it('does not restart its wait when the channel changes again', async () => {
+    const t = setup();
+    await waitedChange(t);
+    const first = t.clock.now();
+    await t.clock.tick(4 * 60_000);
+    t.world.channels[0] = { id: 'a', status: 'disabled' };
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.kinds()).toEqual(['channel.status_changed a', 'channel.status_changed a']);
+    expect(t.p.snapshot().sessions['a']?.changedAt).toBe(first);
+    await t.clock.tick(2 * 60_000);
+    expect(t.p.inBaseline()).toBe(true);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order.map((e) => e.channelId)).toEqual(['a']);
+  });
+
+  it('dated after now once the clock is set back, is dropped at the next read and holds nothing', async () => {
+    const t = setup();
+    await waitedChange(t);
+    t.clock.time = t.clock.now() - 24 * H;
+    await t.p.readSessions('b', 'low', t.signal);
+    await t.p.readSessions('c', 'low', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    await t.settle();
+    expect(t.kinds()).toContain('session.ended s1');
+    expect(t.p.snapshot().sessions['a']?.changedAt).toBeUndefined();
+    for (let i = 0; i < 2; i++) {
+      await t.clock.tick(60_000);
+      t.restart();
+      for (const ch of ['b', 'c', 'd']) await t.p.readSessions(ch, 'low', t.signal);
+      await t.clock.tick(1_000);
+      await t.p.readSessions('a', 'low', t.signal); // read last: the others are staler
+    }
+    await t.clock.tick(60_000);
+    expect(t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.hinted).toBe(false);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order[0]?.channelId).not.toBe('a');
   });
 });
