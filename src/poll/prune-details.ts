@@ -59,7 +59,10 @@ export function endedWithDetail(snap: OrgSnapshot): string[] {
   for (const id of Object.keys(snap.details)) {
     const detail = snap.details[id]!;
     if (detail.state === 'failed') {
-      if (typeof (detail as { firstSince?: unknown }).firstSince === 'number') (unread ??= new Set()).add(id);
+      if (typeof (detail as { firstSince?: unknown }).firstSince === 'number') {
+        unread ??= new Set();
+        unread.add(id);
+      }
       continue;
     }
     const list = getOwn(snap.sessions, detail.value.channelId ?? '');
