@@ -144,6 +144,13 @@ export class OrgPoller {
     }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
+    // Changes that waited for the first baseline and no read saw before the snapshot was
+    // saved still wait (commit).
+    const resumedAt = deps.clock.now();
+    for (const [id, part] of Object.entries(initial.sessions)) {
+      const at = (part as { changedAt?: unknown }).changedAt;
+      if (typeof at === 'number' && at <= resumedAt) this.sweep.waiting(id, at);
+    }
   }
 
   /** Removals waiting for evidence, by list (status API and metrics). */
@@ -212,13 +219,15 @@ export class OrgPoller {
         });
         if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
         const answered = part.state === 'complete';
-        if (answered) this.sweep.answered(channelId, hint, began);
-        this.foldSessions(
-          channelId,
-          hint === undefined || !answered ? part : { ...part, hint },
-          ticket,
-          began,
-        );
+        const now = this.deps.clock.now();
+        if (answered) this.sweep.answered(channelId, hint, began, now);
+        else if (
+          part.state === 'incomplete' ||
+          (part.state === 'failed' &&
+            !RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason))
+        )
+          this.sweep.seen(channelId, began, now);
+        this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
       },
       fresh,
     );
@@ -505,7 +514,7 @@ export class OrgPoller {
   }
 
   /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
-  private foldSessions(channelId: string, read: SessionsPart, ticket: number, began: number): void {
+  private foldSessions(channelId: string, read: SessionsPart, ticket: number): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     if (!this.takes(prev, read)) return;
@@ -515,12 +524,11 @@ export class OrgPoller {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
-    // A read that began before the channel changed, or did not come back whole, may not
-    // show the change: the read it waits for is still to come, across a restart too
-    // (commit). A change dated after now (the clock was set back) is not kept.
-    const kept = prev?.changedAt;
-    if (kept !== undefined && kept <= this.deps.clock.now() && (began < kept || part.state !== 'complete'))
-      part = { ...part, changedAt: kept };
+    // A change still waiting for a read that sees it (sweep-ledger.ts: one that began after
+    // it, or any since a read in flight when it came) is kept on the list, so that a restart
+    // still owes the read (commit).
+    const unseen = this.sweep.unseenSince(channelId);
+    if (unseen !== undefined) part = { ...part, changedAt: unseen };
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
@@ -662,7 +670,8 @@ export class OrgPoller {
         } else {
           if (sessions === next.sessions) sessions = { ...sessions };
           // The earliest change the read still owes: a later one does not restart its wait.
-          setOwn(sessions, chId, { ...part, changedAt: part.changedAt ?? now });
+          this.sweep.waiting(chId, now);
+          setOwn(sessions, chId, { ...part, changedAt: this.sweep.unseenSince(chId) ?? now });
         }
       }
       if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {

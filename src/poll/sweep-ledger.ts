@@ -22,10 +22,11 @@ export class SweepLedger {
   /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
   private readonly changedAt = new Map<string, number>();
   /**
-   * The earliest change of each channel no answered read has seen since: what a read that
-   * waited for the first baseline, or failed, still owes (planner.ts, CHANGE_WAITS_AT_MOST_MS).
+   * Changes of each channel whose read waited for the first baseline (org-poller.ts) and
+   * that no read has seen yet, the earliest and the latest: what the sweep still owes
+   * (planner.ts, CHANGE_WAITS_AT_MOST_MS).
    */
-  private readonly unseen = new Map<string, number>();
+  private readonly unseen = new Map<string, { first: number; last: number }>();
   /** The channel list's hint of each channel as of its last answered session read. */
   private readonly hintAtRead = new Map<string, string | undefined>();
   private roundStart: number | undefined;
@@ -40,17 +41,39 @@ export class SweepLedger {
   /** The channel changed in the channel list (added, or its status). */
   changed(channelId: string, at: number): void {
     this.changedAt.set(channelId, at);
-    if (!this.unseen.has(channelId)) this.unseen.set(channelId, at);
+  }
+
+  /** The channel's change at `at` waits for the sweep instead of a read at once. */
+  waiting(channelId: string, at: number): void {
+    const u = this.unseen.get(channelId);
+    // One dated after it (the clock was set back) does not hold it back.
+    if (u === undefined || u.first > at) this.unseen.set(channelId, { first: at, last: at });
+    else if (at > u.last) this.unseen.set(channelId, { first: u.first, last: at });
+  }
+
+  /** When the earliest change still waiting for a read of the channel was made. */
+  unseenSince(channelId: string): number | undefined {
+    return this.unseen.get(channelId)?.first;
   }
 
   /**
-   * A read of the channel's sessions that began at `began` was answered whole under the
-   * list's hint `hint`: it saw every change made by then.
+   * A read that began at `began` came back whole, incomplete, or refused for good: it saw
+   * every change made by then (a change made while it was under way still waits, from
+   * then). A read that failed for a while (a timeout, a 5xx) saw nothing. A change dated
+   * after `now` is dropped: the clock was set back, and when it was made is unknown.
    */
-  answered(channelId: string, hint: string | undefined, began: number): void {
+  seen(channelId: string, began: number, now: number): void {
+    const u = this.unseen.get(channelId);
+    if (u !== undefined && u.last > now) this.unseen.delete(channelId);
+    if (u === undefined || u.last > now || began < u.first) return;
+    if (began >= u.last) this.unseen.delete(channelId);
+    else this.unseen.set(channelId, { first: u.last, last: u.last });
+  }
+
+  /** A read of the channel's sessions that began at `began` was answered whole under the list's hint `hint`. */
+  answered(channelId: string, hint: string | undefined, began: number, now: number): void {
     this.hintAtRead.set(channelId, hint);
-    const unseen = this.unseen.get(channelId);
-    if (unseen !== undefined && began >= unseen) this.unseen.delete(channelId);
+    this.seen(channelId, began, now);
   }
 
   /** The channel is no longer watched. */
@@ -105,7 +128,7 @@ export class SweepLedger {
         stored === undefined || kept === undefined ? stored?.at : Math.min(stored.at, kept - 1);
       const lastReadAt = this.begun.get(ch.id) ?? storedAt;
       const changedAt = this.changedAt.get(ch.id) ?? kept;
-      const unseen = this.unseen.get(ch.id) ?? kept;
+      const unseen = this.unseen.get(ch.id)?.first;
       return {
         org,
         channelId: ch.id,

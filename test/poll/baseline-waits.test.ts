@@ -441,3 +441,88 @@ describe('a change still unseen', () => {
     expect(order[0]?.channelId).not.toBe('a');
   });
 });
+
+describe('what a change still owes, and when it is paid', () => {
+  function refusing(how: 'not_found' | 'incomplete' | 'timeout') {
+    const refused = new Set<string>();
+    const t = setup(undefined, {
+      fetchSessions: async (auth, ch, opts) => {
+        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+        if (!refused.has(ch)) return part;
+        if (how === 'incomplete')
+          return {
+            ...part,
+            state: 'incomplete',
+            value: part.state === 'failed' ? [] : part.value,
+            error: { reason: 'paging', message: 'page 2 refused' },
+          } as SessionsPart;
+        return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart;
+      },
+    });
+    return { t, refused };
+  }
+
+  it('after the baseline a change gets its read at once and owes nothing, even when that read is refused', async () => {
+    const { t, refused } = refusing('not_found');
+    t.world.channels = [{ id: 'a', status: 'offline' }];
+    await t.p.refresh('channels', t.signal);
+    await t.p.readSessions('a', 'low', t.signal);
+    expect(t.p.inBaseline()).toBe(false);
+    refused.add('a');
+    t.world.channels[0] = { id: 'a', status: 'live' };
+    await t.p.refresh('channels', t.signal);
+    await t.settle();
+    expect(t.p.sweepEntries(t.clock.now())[0]?.unseenSince).toBeUndefined();
+  });
+
+  it.each(['not_found', 'incomplete', 'timeout'] as const)(
+    'a waited change read and answered %s: paid unless the read only failed for a while',
+    async (how) => {
+      const { t, refused } = refusing(how);
+      await waitedChange(t);
+      await t.clock.tick(20_000);
+      refused.add('a');
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.settle();
+      const unseen = t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.unseenSince;
+      if (how === 'timeout') expect(unseen).toBeDefined();
+      else expect(unseen).toBeUndefined();
+    },
+  );
+
+  it('a second change made while a read that saw only the first was in flight still waits, across a restart', async () => {
+    let gate: (() => void) | undefined;
+    let gated = false;
+    const t = setup(undefined, {
+      fetchSessions: async (auth, ch, opts) => {
+        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
+        return part;
+      },
+    });
+    await waitedChange(t);
+    await t.clock.tick(20_000);
+    gated = true;
+    const inflight = t.p.readSessions('a', 'low', t.signal);
+    await new Promise((r) => setImmediate(r));
+    await t.clock.tick(1_000);
+    const second = t.clock.now();
+    t.world.sessions.push({ id: 's2', channelId: 'a', status: 'live', startedAt: second });
+    t.world.channels[0] = { id: 'a', status: 'live' };
+    await t.p.refresh('channels', t.signal);
+    gated = false;
+    gate!();
+    await inflight;
+    await t.settle();
+    expect(t.kinds()).toContain('session.ended s1');
+    expect(t.kinds().filter((k) => k.endsWith(' s2'))).toEqual([]);
+    const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
+    expect(entry().unseenSince).toBe(second);
+    expect(t.p.snapshot().sessions['a']?.changedAt).toBe(second);
+    t.restart();
+    expect(entry().unseenSince).toBe(second);
+    await t.clock.tick(CHANGE_WAITS_AT_MOST_MS + 1_000);
+    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
+    expect(order.map((e) => e.channelId)).toEqual(['a']);
+  });
+});
