@@ -219,15 +219,13 @@ export class OrgPoller {
         });
         if (!this.knowsChannel(channelId)) return; // removed while the read was in flight
         const answered = part.state === 'complete';
-        const now = this.deps.clock.now();
-        if (answered) this.sweep.answered(channelId, hint, began, now);
-        else if (
-          part.state === 'incomplete' ||
-          (part.state === 'failed' &&
-            !RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason))
-        )
-          this.sweep.seen(channelId, began, now);
-        this.foldSessions(channelId, hint === undefined || !answered ? part : { ...part, hint }, ticket);
+        if (answered) this.sweep.answered(channelId, hint);
+        this.foldSessions(
+          channelId,
+          hint === undefined || !answered ? part : { ...part, hint },
+          ticket,
+          began,
+        );
       },
       fresh,
     );
@@ -514,20 +512,34 @@ export class OrgPoller {
   }
 
   /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
-  private foldSessions(channelId: string, read: SessionsPart, ticket: number): void {
+  private foldSessions(channelId: string, read: SessionsPart, ticket: number, began: number): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
-    if (!this.takes(prev, read)) return;
+    const taken = this.takes(prev, read);
+    // A change waiting for a read (commit) is paid by one that began after it and is taken
+    // into the snapshot, or that the server refuses for good; one that failed for a while,
+    // or whose incomplete answer is not taken, saw nothing (sweep-ledger.ts).
+    const refused =
+      read.state === 'failed' && !RETRYABLE_UPSTREAM_REASONS.includes(read.error.reason as UpstreamReason);
+    if (taken || refused) this.sweep.seen(channelId, began, this.deps.clock.now());
+    // What is still owed is kept on the stored list, so that a restart still owes it.
+    const unseen = this.sweep.unseenSince(channelId);
+    if (!taken) {
+      if (prev === undefined || prev.changedAt === unseen) return;
+      const { changedAt: _paid, ...rest } = prev;
+      const kept: SessionsPart = unseen === undefined ? rest : { ...rest, changedAt: unseen };
+      this.commit(
+        { ...this.current, sessions: { ...this.current.sessions, [channelId]: kept } },
+        `sessions:${channelId}`,
+      );
+      return;
+    }
     // What a record left out keeps its last known value (carry.ts).
     let part = read;
     if (read.state === 'complete' && prev?.state === 'complete') {
       const list = carrySessions(prev.value, read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
-    // A change still waiting for a read that sees it (sweep-ledger.ts: one that began after
-    // it, or any since a read in flight when it came) is kept on the list, so that a restart
-    // still owes the read (commit).
-    const unseen = this.sweep.unseenSince(channelId);
     if (unseen !== undefined) part = { ...part, changedAt: unseen };
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },

@@ -57,23 +57,26 @@ export class SweepLedger {
   }
 
   /**
-   * A read that began at `began` came back whole, incomplete, or refused for good: it saw
+   * A read that began at `began` was taken into the snapshot, or refused for good: it saw
    * every change made by then (a change made while it was under way still waits, from
-   * then). A read that failed for a while (a timeout, a 5xx) saw nothing. A change dated
-   * after `now` is dropped: the clock was set back, and when it was made is unknown.
+   * then). A change dated after `now` is dropped: the clock was set back, and when it was
+   * made is unknown.
    */
   seen(channelId: string, began: number, now: number): void {
-    const u = this.unseen.get(channelId);
-    if (u !== undefined && u.last > now) this.unseen.delete(channelId);
-    if (u === undefined || u.last > now || began < u.first) return;
+    let u = this.unseen.get(channelId);
+    if (u !== undefined && u.last > now) {
+      u = u.first > now ? undefined : { first: u.first, last: u.first };
+      if (u === undefined) this.unseen.delete(channelId);
+      else this.unseen.set(channelId, u);
+    }
+    if (u === undefined || began < u.first) return;
     if (began >= u.last) this.unseen.delete(channelId);
     else this.unseen.set(channelId, { first: u.last, last: u.last });
   }
 
-  /** A read of the channel's sessions that began at `began` was answered whole under the list's hint `hint`. */
-  answered(channelId: string, hint: string | undefined, began: number, now: number): void {
+  /** A read of the channel's sessions was answered whole under the list's hint `hint`. */
+  answered(channelId: string, hint: string | undefined): void {
     this.hintAtRead.set(channelId, hint);
-    this.seen(channelId, began, now);
   }
 
   /** The channel is no longer watched. */

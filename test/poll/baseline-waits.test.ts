@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
 import type { SessionsPart } from '../../src/snapshot/model.js';
+import { SweepLedger } from '../../src/poll/sweep-ledger.js';
 import { setup } from './world.js';
 
 const H = 3_600_000;
@@ -476,19 +477,34 @@ describe('what a change still owes, and when it is paid', () => {
   });
 
   it.each(['not_found', 'incomplete', 'timeout'] as const)(
-    'a waited change read and answered %s: paid unless the read only failed for a while',
+    'a waited change read and answered %s: paid only when refused for good, on the stored list and across a restart',
     async (how) => {
       const { t, refused } = refusing(how);
       await waitedChange(t);
+      const changed = t.clock.now();
       await t.clock.tick(20_000);
       refused.add('a');
       await t.p.readSessions('a', 'low', t.signal);
       await t.settle();
-      const unseen = t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.unseenSince;
-      if (how === 'timeout') expect(unseen).toBeDefined();
-      else expect(unseen).toBeUndefined();
+      // An incomplete answer is not taken over the whole list held: it showed nothing.
+      const owed = how === 'not_found' ? undefined : changed;
+      const unseen = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.unseenSince;
+      expect(unseen()).toBe(owed);
+      expect(t.p.snapshot().sessions['a']?.changedAt).toBe(owed);
+      t.restart();
+      expect(unseen()).toBe(owed);
     },
   );
+
+  it('the clock set back between two owed changes drops only the one dated after now', () => {
+    const l = new SweepLedger();
+    l.waiting('a', 100);
+    l.waiting('a', 200);
+    l.seen('a', 50, 150); // began before both; now (set back) between them
+    expect(l.unseenSince('a')).toBe(100);
+    l.seen('a', 120, 150);
+    expect(l.unseenSince('a')).toBeUndefined();
+  });
 
   it('a second change made while a read that saw only the first was in flight still waits, across a restart', async () => {
     let gate: (() => void) | undefined;
