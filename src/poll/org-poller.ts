@@ -516,22 +516,22 @@ export class OrgPoller {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     const taken = this.takes(prev, read);
-    // A change waiting for a read (commit) is paid by one that began after it and is taken
-    // into the snapshot, or that the server refuses for good; one that failed for a while,
-    // or whose incomplete answer is not taken, saw nothing (sweep-ledger.ts).
+    // A change waiting for a read (commit) is paid by an answer to one that began after it:
+    // whole, incomplete (what it showed or not: a list that always comes back incomplete
+    // would otherwise be owed for good), or refused for good; a read that failed for a
+    // while (a timeout, a 5xx) saw nothing (sweep-ledger.ts).
     const refused =
       read.state === 'failed' && !RETRYABLE_UPSTREAM_REASONS.includes(read.error.reason as UpstreamReason);
-    if (taken || refused) this.sweep.seen(channelId, began, this.deps.clock.now());
-    // What is still owed is kept on the stored list, so that a restart still owes it.
+    if (read.state !== 'failed' || refused) this.sweep.seen(channelId, began, this.deps.clock.now());
+    // What is still owed is kept on the stored list, so that a restart still owes it. A
+    // list not replaced only has that mark brought in line: no read of it to review.
     const unseen = this.sweep.unseenSince(channelId);
     if (!taken) {
       if (prev === undefined || prev.changedAt === unseen) return;
       const { changedAt: _paid, ...rest } = prev;
       const kept: SessionsPart = unseen === undefined ? rest : { ...rest, changedAt: unseen };
-      this.commit(
-        { ...this.current, sessions: { ...this.current.sessions, [channelId]: kept } },
-        `sessions:${channelId}`,
-      );
+      this.current = { ...this.current, sessions: { ...this.current.sessions, [channelId]: kept } };
+      this.deps.onUpdate(this.current, []);
       return;
     }
     // What a record left out keeps its last known value (carry.ts).
