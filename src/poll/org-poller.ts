@@ -517,12 +517,12 @@ export class OrgPoller {
     const prev = this.current.sessions[channelId];
     const taken = this.takes(prev, read);
     // A change waiting for a read (commit) is paid by an answer to one that began after it:
-    // whole, incomplete (what it showed or not: a list that always comes back incomplete
-    // would otherwise be owed for good), or refused for good; a read that failed for a
-    // while (a timeout, a 5xx) saw nothing (sweep-ledger.ts).
-    const refused =
-      read.state === 'failed' && !RETRYABLE_UPSTREAM_REASONS.includes(read.error.reason as UpstreamReason);
-    if (read.state !== 'failed' || refused) this.sweep.seen(channelId, began, this.deps.clock.now());
+    // whole, incomplete for good (a list that always comes back incomplete would otherwise
+    // be owed for good, shown or not), or refused for good. A read that failed for a while
+    // (a timeout, a 5xx), on its first page or a later one, saw nothing (sweep-ledger.ts).
+    const passing =
+      read.state !== 'complete' && RETRYABLE_UPSTREAM_REASONS.includes(read.error.reason as UpstreamReason);
+    if (!passing) this.sweep.seen(channelId, began, this.deps.clock.now());
     // What is still owed is kept on the stored list, so that a restart still owes it. A
     // list not replaced only has that mark brought in line: no read of it to review.
     const unseen = this.sweep.unseenSince(channelId);

@@ -569,6 +569,31 @@ describe('paying what a change owes, without side effects', () => {
     return { t, refused, setHook: (h: () => Promise<void>) => (hook = h) };
   }
 
+  it('an incomplete answer whose later page timed out pays nothing', async () => {
+    let cut = false;
+    const t = setup(undefined, {
+      fetchSessions: async (auth, ch, opts) => {
+        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+        if (!cut || ch !== 'a' || part.state === 'failed') return part;
+        return {
+          ...part,
+          state: 'incomplete',
+          error: { reason: 'timeout', message: 'GET /channels/a/sessions?page=2: timed out' },
+        } as SessionsPart;
+      },
+    });
+    await waitedChange(t);
+    const changed = t.clock.now();
+    await t.clock.tick(20_000);
+    cut = true;
+    await t.p.readSessions('a', 'low', t.signal);
+    cut = false;
+    await t.settle();
+    expect(t.kinds()).toEqual(['channel.status_changed a']);
+    expect(t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')?.unseenSince).toBe(changed);
+    expect(t.p.snapshot().sessions['a']?.changedAt).toBe(changed);
+  });
+
   it('a timeout over a stored list that failed pays nothing', async () => {
     const { t, refused } = reading('timeout');
     t.world.channels = ['a', 'b', 'c', 'd'].map((id) => ({ id, status: id === 'a' ? 'live' : 'offline' }));
