@@ -32,7 +32,13 @@ import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { channelHint, SweepLedger } from './sweep-ledger.js';
-import { endedWithDetail, pruneDetails } from './prune-details.js';
+import {
+  deferredDetail,
+  endedWithDetail,
+  firstSinceOf,
+  pruneDetails,
+  waitedDetails,
+} from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -79,8 +85,6 @@ const AI_FOLLOW_MS = 60 * 60_000;
 
 /** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
 const MAX_FIRST_DETAILS = 10_000;
-/** The reason a detail read put off for the first baseline is stored with (commit). */
-const DEFERRED = 'deferred';
 
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
@@ -138,19 +142,15 @@ export class OrgPoller {
     }
     // Watched starts whose first detail read had only failed when the snapshot was saved.
     for (const [id, d] of Object.entries(initial.details)) {
-      const since = (d as { firstSince?: unknown }).firstSince;
-      if (d.state === 'failed' && typeof since === 'number' && this.firstDetailSince.size < MAX_FIRST_DETAILS)
+      const since = firstSinceOf(d);
+      if (since !== undefined && this.firstDetailSince.size < MAX_FIRST_DETAILS)
         this.firstDetailSince.set(id, since);
     }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
     // Changes that waited for the first baseline and no read saw before the snapshot was
     // saved still wait (commit).
-    const resumedAt = deps.clock.now();
-    for (const [id, part] of Object.entries(initial.sessions)) {
-      const at = (part as { changedAt?: unknown }).changedAt;
-      if (typeof at === 'number' && at <= resumedAt) this.sweep.waiting(id, at);
-    }
+    this.sweep.resume(initial.sessions, deps.clock.now());
   }
 
   /** Removals waiting for evidence, by list (status API and metrics). */
@@ -334,12 +334,7 @@ export class OrgPoller {
    * nothing holds them longer (another org's first reads, say).
    */
   waitedDetails(now: number, waitedMs: number): string[] {
-    const out: string[] = [];
-    for (const [id, part] of Object.entries(this.current.details)) {
-      const since = (part as { firstSince?: unknown }).firstSince;
-      if (part.state === 'failed' && typeof since === 'number' && now - part.at >= waitedMs) out.push(id);
-    }
-    return out;
+    return waitedDetails(this.current.details, now, waitedMs);
   }
 
   /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
@@ -516,13 +511,7 @@ export class OrgPoller {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     const taken = this.takes(prev, read);
-    // A change waiting for a read (commit) is paid by an answer to one that began after it:
-    // whole, incomplete for good (a list that always comes back incomplete would otherwise
-    // be owed for good, shown or not), or refused for good. A read that failed for a while
-    // (a timeout, a 5xx), on its first page or a later one, saw nothing (sweep-ledger.ts).
-    const passing =
-      read.state !== 'complete' && RETRYABLE_UPSTREAM_REASONS.includes(read.error.reason as UpstreamReason);
-    if (!passing) this.sweep.seen(channelId, began, this.deps.clock.now());
+    this.sweep.read(channelId, read, began, this.deps.clock.now());
     // What is still owed is kept on the stored list, so that a restart still owes it. A
     // list not replaced only has that mark brought in line: no read of it to review.
     const unseen = this.sweep.unseenSince(channelId);
@@ -699,12 +688,7 @@ export class OrgPoller {
           // is, so that a restart before the read does not lose it (see the constructor).
           if (waits) {
             if (details === next.details) details = { ...details };
-            setOwn(details, e.entity.id, {
-              state: 'failed',
-              at: now,
-              error: { reason: DEFERRED, message: 'read once the first baseline is done' },
-              firstSince: since,
-            } as Part<SessionDetail>);
+            setOwn(details, e.entity.id, deferredDetail(now, since));
           }
         }
       }

@@ -1,6 +1,6 @@
 /** Which session details an org poller keeps: those of sessions that may still change. */
 import { getOwn, setOwn } from '../core/own.js';
-import type { OrgSnapshot } from '../snapshot/model.js';
+import type { OrgSnapshot, Part, SessionDetail } from '../snapshot/model.js';
 import { isEndedStatus } from '../snapshot/status.js';
 
 /**
@@ -59,7 +59,7 @@ export function endedWithDetail(snap: OrgSnapshot): string[] {
   for (const id of Object.keys(snap.details)) {
     const detail = snap.details[id]!;
     if (detail.state === 'failed') {
-      if (typeof (detail as { firstSince?: unknown }).firstSince === 'number') {
+      if (firstSinceOf(detail) !== undefined) {
         unread ??= new Set();
         unread.add(id);
       }
@@ -75,6 +75,34 @@ export function endedWithDetail(snap: OrgSnapshot): string[] {
     const list = snap.sessions[channel]!;
     if (list.state === 'failed') continue;
     for (const s of list.value) if (unread.has(s.id) && isEndedStatus(s.status)) out.push(s.id);
+  }
+  return out;
+}
+
+/**
+ * The time from which the first detail of a watched start is news, kept with a first read
+ * not made yet or failed (org-poller.ts), so that a restart before a whole read keeps it.
+ */
+export function firstSinceOf(part: Part<SessionDetail>): number | undefined {
+  const since = (part as { firstSince?: unknown }).firstSince;
+  return part.state === 'failed' && typeof since === 'number' ? since : undefined;
+}
+
+/** A detail read put off for the first baseline, as stored: a read not made yet. */
+export function deferredDetail(at: number, firstSince: number): Part<SessionDetail> {
+  return {
+    state: 'failed',
+    at,
+    error: { reason: 'deferred', message: 'read once the first baseline is done' },
+    firstSince,
+  } as Part<SessionDetail>;
+}
+
+/** Watched starts whose first detail read was put off or failed at least `waitedMs` before `now`. */
+export function waitedDetails(details: OrgSnapshot['details'], now: number, waitedMs: number): string[] {
+  const out: string[] = [];
+  for (const [id, part] of Object.entries(details)) {
+    if (firstSinceOf(part) !== undefined && now - part.at >= waitedMs) out.push(id);
   }
   return out;
 }

@@ -5,7 +5,8 @@
  * the sweep. The org poller notes reads and changes here; the planner reads the entries.
  */
 import { getOwn } from '../core/own.js';
-import type { Channel, OrgSnapshot } from '../snapshot/model.js';
+import type { Channel, OrgSnapshot, SessionsPart } from '../snapshot/model.js';
+import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { SweepEntry } from './planner.js';
 
@@ -72,6 +73,27 @@ export class SweepLedger {
     if (u === undefined || began < u.first) return;
     if (began >= u.last) this.unseen.delete(channelId);
     else this.unseen.set(channelId, { first: u.last, last: u.last });
+  }
+
+  /**
+   * A read of the channel's sessions that began at `began` came back as `part`. A change
+   * waiting for a read is paid by any answer but a failure that is retried (a timeout, a
+   * 5xx, on its first page or a later one), which saw nothing: whole, incomplete for good
+   * (a list always incomplete would otherwise be owed for good, shown or not), or refused
+   * for good.
+   */
+  read(channelId: string, part: SessionsPart, began: number, now: number): void {
+    const passing =
+      part.state !== 'complete' && RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason);
+    if (!passing) this.seen(channelId, began, now);
+  }
+
+  /** Changes a stored snapshot's lists still owe a read (`changedAt`), owed again after a restart. */
+  resume(sessions: OrgSnapshot['sessions'], now: number): void {
+    for (const [id, part] of Object.entries(sessions)) {
+      const at = (part as { changedAt?: unknown }).changedAt;
+      if (typeof at === 'number' && at <= now) this.waiting(id, at);
+    }
   }
 
   /** A read of the channel's sessions was answered whole under the list's hint `hint`. */
