@@ -13,8 +13,8 @@ import { setup } from './world.js';
 
 const H = 3_600_000;
 
-/** Four channels; `a` and `d` read, `b` and `c` not: a first baseline under way; `a` then ends its session and goes offline. */
-async function waitedChange(t: ReturnType<typeof setup>) {
+/** Four channels; `a` (live, session s1) and `d` read, `b` and `c` not: a first baseline under way. */
+async function fourChannels(t: ReturnType<typeof setup>) {
   t.world.channels = [
     { id: 'a', status: 'live' },
     { id: 'b', status: 'offline' },
@@ -27,13 +27,73 @@ async function waitedChange(t: ReturnType<typeof setup>) {
   await t.clock.tick(10_000);
   await t.p.readSessions('a', 'low', t.signal);
   await t.clock.tick(30_000);
+}
+
+/** `a` ends its session and goes offline, and the channel list shows it: a change that waits. */
+async function aEnds(t: ReturnType<typeof setup>) {
   t.world.sessions = [
     { id: 's1', channelId: 'a', status: 'ended', startedAt: t.clock.now() - 90_000, endedAt: t.clock.now() },
   ];
   t.world.channels[0] = { id: 'a', status: 'offline' };
   await t.p.refresh('channels', t.signal);
+}
+
+/** {@link fourChannels}, then {@link aEnds}: the change waits for the sweep. */
+async function waitedChange(t: ReturnType<typeof setup>) {
+  await fourChannels(t);
+  await aEnds(t);
   await t.settle();
   expect(t.kinds()).toEqual(['channel.status_changed a']);
+}
+
+/**
+ * A poller whose reads of the channels in `refused` answer `how`, and whose next read of
+ * `a` can be held until released (a read in flight), or run `hook` before it answers.
+ */
+function answering(how: 'not_found' | 'incomplete' | 'timeout' = 'not_found', datedAtAnswer = false) {
+  const refused = new Set<string>();
+  let hook: (() => Promise<void>) | undefined;
+  let held: (() => void) | undefined;
+  let holding = false;
+  const t = setup(undefined, {
+    fetchSessions: async (auth, ch, opts) => {
+      const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
+      const isRefused = refused.has(ch);
+      if (ch === 'a' && hook) {
+        const h = hook;
+        hook = undefined;
+        await h();
+      }
+      if (ch === 'a' && holding) await new Promise<void>((r) => (held = r));
+      // As the upstream client does when asked: the part dated when the answer is in.
+      const answered = datedAtAnswer ? ({ ...part, at: t.clock.now() } as SessionsPart) : part;
+      if (!isRefused) return answered;
+      if (how === 'incomplete')
+        return {
+          ...answered,
+          state: 'incomplete',
+          value: part.state === 'failed' ? [] : part.value,
+          error: { reason: 'paging', message: 'page 2 refused' },
+        } as SessionsPart;
+      return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart;
+    },
+  });
+  return {
+    t,
+    refused,
+    setHook: (h: () => Promise<void>) => (hook = h),
+    /** Starts a read of `a` that answers only at {@link release} (wrapped: awaiting it would wait for that). */
+    hold: async () => {
+      holding = true;
+      const read = t.p.readSessions('a', 'normal', t.signal);
+      await new Promise((r) => setImmediate(r));
+      return { read };
+    },
+    release: () => {
+      holding = false;
+      held!();
+    },
+  };
 }
 
 describe('a change that waits for the first baseline', () => {
@@ -68,62 +128,40 @@ describe('a change that waits for the first baseline', () => {
     },
   );
 
-  it('made while a read of the channel is in flight, keeps its place across a restart after that read', async () => {
-    let gate: (() => void) | undefined;
-    let gated = false;
-    const t = setup(undefined, {
-      fetchSessions: async (auth, ch, opts) => {
-        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
-        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
-        return part;
-      },
-    });
-    t.world.channels = [
-      { id: 'a', status: 'live' },
-      { id: 'b', status: 'offline' },
-      { id: 'c', status: 'offline' },
-      { id: 'd', status: 'offline' },
-    ];
-    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() - 60_000 }];
-    await t.p.refresh('channels', t.signal);
-    await t.p.readSessions('d', 'low', t.signal);
-    await t.clock.tick(10_000);
-    await t.p.readSessions('a', 'low', t.signal);
-    await t.clock.tick(30_000);
-    // A read of a begins, answered only after the channel went offline and its session ended.
-    gated = true;
-    const inflight = t.p.readSessions('a', 'normal', t.signal);
-    await new Promise((r) => setImmediate(r));
-    await t.clock.tick(1_000);
-    t.world.sessions = [
-      {
-        id: 's1',
-        channelId: 'a',
-        status: 'ended',
-        startedAt: t.clock.now() - 90_000,
-        endedAt: t.clock.now(),
-      },
-    ];
-    t.world.channels[0] = { id: 'a', status: 'offline' };
-    await t.p.refresh('channels', t.signal);
-    gated = false;
-    gate!();
-    await inflight;
-    await t.settle();
-    expect(t.kinds()).toEqual(['channel.status_changed a']);
-    const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
-    expect(entry().hinted).toBe(true);
-    t.restart();
-    expect(entry().hinted).toBe(true);
-    await t.p.readSessions('b', 'low', t.signal);
-    await t.p.readSessions('c', 'low', t.signal);
-    await t.clock.tick(6 * 60_000);
-    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
-    expect(order.map((e) => e.channelId)).toEqual(['a']);
-    await t.p.readSessions('a', 'low', t.signal);
-    await t.settle();
-    expect(t.kinds()).toContain('session.ended s1');
-  });
+  it.each([
+    ['dated when it began', false, 0],
+    ['dated when its answer came, after the change', true, 2_000],
+  ] as const)(
+    'made while a read of the channel is in flight (%s), keeps its place across a restart after that read',
+    async (_what, datedAtAnswer, answerAfter) => {
+      const { t, hold, release } = answering('not_found', datedAtAnswer);
+      await fourChannels(t);
+      // A read of a begins, answered only after the channel went offline and its session ended.
+      const { read: inflight } = await hold();
+      await t.clock.tick(1_000);
+      await aEnds(t);
+      await t.clock.tick(answerAfter);
+      release();
+      await inflight;
+      await t.settle();
+      expect(t.kinds()).toEqual(['channel.status_changed a']);
+      const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
+      expect(entry().hinted).toBe(true);
+      t.restart();
+      expect(entry().hinted).toBe(true);
+      await t.p.readSessions('b', 'low', t.signal);
+      await t.p.readSessions('c', 'low', t.signal);
+      await t.clock.tick(6 * 60_000);
+      const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, {
+        now: t.clock.now(),
+        minEveryMs: 15_000,
+      });
+      expect(order.map((e) => e.channelId)).toEqual(['a']);
+      await t.p.readSessions('a', 'low', t.signal);
+      await t.settle();
+      expect(t.kinds()).toContain('session.ended s1');
+    },
+  );
 
   it('does not hold a channel listed again: its read is due at once', async () => {
     const t = setup(
@@ -247,60 +285,6 @@ describe('the detail of a session that starts in the first baseline', () => {
 });
 
 describe('what a restart or a failed read leaves of a wait', () => {
-  it('a change kept by a read in flight, dated when its answer came, keeps its place across a restart', async () => {
-    let gate: (() => void) | undefined;
-    let gated = false;
-    const t = setup(undefined, {
-      // As the upstream client does: the part is dated when the answer is in.
-      fetchSessions: async (auth, ch, opts) => {
-        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
-        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
-        return { ...part, at: t.clock.now() } as SessionsPart;
-      },
-    });
-    t.world.channels = [
-      { id: 'a', status: 'live' },
-      { id: 'b', status: 'offline' },
-      { id: 'c', status: 'offline' },
-      { id: 'd', status: 'offline' },
-    ];
-    t.world.sessions = [{ id: 's1', channelId: 'a', status: 'live', startedAt: t.clock.now() - 60_000 }];
-    await t.p.refresh('channels', t.signal);
-    await t.p.readSessions('d', 'low', t.signal);
-    await t.clock.tick(10_000);
-    await t.p.readSessions('a', 'low', t.signal);
-    await t.clock.tick(30_000);
-    gated = true;
-    const inflight = t.p.readSessions('a', 'normal', t.signal);
-    await new Promise((r) => setImmediate(r));
-    await t.clock.tick(1_000);
-    t.world.sessions = [
-      {
-        id: 's1',
-        channelId: 'a',
-        status: 'ended',
-        startedAt: t.clock.now() - 90_000,
-        endedAt: t.clock.now(),
-      },
-    ];
-    t.world.channels[0] = { id: 'a', status: 'offline' };
-    await t.p.refresh('channels', t.signal);
-    await t.clock.tick(2_000); // the answer comes 2 s after the change
-    gated = false;
-    gate!();
-    await inflight;
-    await t.settle();
-    const entry = () => t.p.sweepEntries(t.clock.now()).find((e) => e.channelId === 'a')!;
-    expect(entry().hinted).toBe(true);
-    t.restart();
-    expect(entry().hinted).toBe(true);
-    await t.p.readSessions('b', 'low', t.signal);
-    await t.p.readSessions('c', 'low', t.signal);
-    await t.clock.tick(6 * 60_000);
-    const order = nextToSweep(t.p.sweepEntries(t.clock.now()), 1, { now: t.clock.now(), minEveryMs: 15_000 });
-    expect(order.map((e) => e.channelId)).toEqual(['a']);
-  });
-
   it.each([false, true])(
     'a put-off detail of a session that ends before it is read is still read (restart: %s), its first questions news',
     async (restart) => {
@@ -444,27 +428,8 @@ describe('a change still unseen', () => {
 });
 
 describe('what a change still owes, and when it is paid', () => {
-  function refusing(how: 'not_found' | 'incomplete' | 'timeout') {
-    const refused = new Set<string>();
-    const t = setup(undefined, {
-      fetchSessions: async (auth, ch, opts) => {
-        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
-        if (!refused.has(ch)) return part;
-        if (how === 'incomplete')
-          return {
-            ...part,
-            state: 'incomplete',
-            value: part.state === 'failed' ? [] : part.value,
-            error: { reason: 'paging', message: 'page 2 refused' },
-          } as SessionsPart;
-        return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart;
-      },
-    });
-    return { t, refused };
-  }
-
   it('after the baseline a change gets its read at once and owes nothing, even when that read is refused', async () => {
-    const { t, refused } = refusing('not_found');
+    const { t, refused } = answering('not_found');
     t.world.channels = [{ id: 'a', status: 'offline' }];
     await t.p.refresh('channels', t.signal);
     await t.p.readSessions('a', 'low', t.signal);
@@ -479,7 +444,7 @@ describe('what a change still owes, and when it is paid', () => {
   it.each(['not_found', 'incomplete', 'timeout'] as const)(
     'a waited change read and answered %s: paid unless the read failed for a while, on the stored list and across a restart',
     async (how) => {
-      const { t, refused } = refusing(how);
+      const { t, refused } = answering(how);
       await waitedChange(t);
       const changed = t.clock.now();
       await t.clock.tick(20_000);
@@ -506,27 +471,16 @@ describe('what a change still owes, and when it is paid', () => {
   });
 
   it('a second change made while a read that saw only the first was in flight still waits, across a restart', async () => {
-    let gate: (() => void) | undefined;
-    let gated = false;
-    const t = setup(undefined, {
-      fetchSessions: async (auth, ch, opts) => {
-        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
-        if (gated && ch === 'a') await new Promise<void>((r) => (gate = r));
-        return part;
-      },
-    });
+    const { t, hold, release } = answering();
     await waitedChange(t);
     await t.clock.tick(20_000);
-    gated = true;
-    const inflight = t.p.readSessions('a', 'low', t.signal);
-    await new Promise((r) => setImmediate(r));
+    const { read: inflight } = await hold();
     await t.clock.tick(1_000);
     const second = t.clock.now();
     t.world.sessions.push({ id: 's2', channelId: 'a', status: 'live', startedAt: second });
     t.world.channels[0] = { id: 'a', status: 'live' };
     await t.p.refresh('channels', t.signal);
-    gated = false;
-    gate!();
+    release();
     await inflight;
     await t.settle();
     expect(t.kinds()).toContain('session.ended s1');
@@ -543,32 +497,6 @@ describe('what a change still owes, and when it is paid', () => {
 });
 
 describe('paying what a change owes, without side effects', () => {
-  function reading(how: 'not_found' | 'incomplete' | 'timeout') {
-    const refused = new Set<string>();
-    let hook: (() => Promise<void>) | undefined;
-    const t = setup(undefined, {
-      fetchSessions: async (auth, ch, opts) => {
-        const part = await t.world.fetcher().fetchSessions(auth, ch, opts);
-        const isRefused = refused.has(ch);
-        if (ch === 'a' && hook) {
-          const h = hook;
-          hook = undefined;
-          await h();
-        }
-        if (!isRefused) return part;
-        if (how === 'incomplete')
-          return {
-            ...part,
-            state: 'incomplete',
-            value: part.state === 'failed' ? [] : part.value,
-            error: { reason: 'paging', message: 'page 2 refused' },
-          } as SessionsPart;
-        return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart;
-      },
-    });
-    return { t, refused, setHook: (h: () => Promise<void>) => (hook = h) };
-  }
-
   it('an incomplete answer whose later page timed out pays nothing', async () => {
     let cut = false;
     const t = setup(undefined, {
@@ -595,7 +523,7 @@ describe('paying what a change owes, without side effects', () => {
   });
 
   it('a timeout over a stored list that failed pays nothing', async () => {
-    const { t, refused } = reading('timeout');
+    const { t, refused } = answering('timeout');
     t.world.channels = ['a', 'b', 'c', 'd'].map((id) => ({ id, status: id === 'a' ? 'live' : 'offline' }));
     await t.p.refresh('channels', t.signal);
     await t.p.readSessions('d', 'low', t.signal);
@@ -619,7 +547,7 @@ describe('paying what a change owes, without side effects', () => {
 
   it('a refused read that pays a change leaves a removal held on the list as it was', async () => {
     const H = 3_600_000;
-    const { t, refused, setHook } = reading('not_found');
+    const { t, refused, setHook } = answering('not_found');
     const now = t.clock.now();
     t.world.channels = ['a', 'b', 'c', 'd'].map((id) => ({ id, status: 'offline' }));
     t.world.sessions = [
@@ -647,7 +575,7 @@ describe('paying what a change owes, without side effects', () => {
   });
 
   it('a channel whose answers always come back incomplete is not read at the top rank for good', async () => {
-    const { t, refused } = reading('incomplete');
+    const { t, refused } = answering('incomplete');
     await waitedChange(t);
     refused.add('a');
     await t.p.readSessions('b', 'low', t.signal);

@@ -127,7 +127,8 @@ function org(channels: Channel[], reads: string[], sessions: (ch: string) => Ses
       at: at(),
       value: { limits: {}, usage: {}, funding: { mode: 'unknown' } },
     }),
-    fetchChannels: async () => ({ state: 'complete', at: at(), value: channels }),
+    // Each list read a copy, as a server's answer is.
+    fetchChannels: async () => ({ state: 'complete', at: at(), value: channels.map((c) => ({ ...c })) }),
     fetchSessions: async (_org, channelId) => {
       reads.push(channelId);
       const now = at();
@@ -439,16 +440,7 @@ describe('follow-ups in the first baseline', () => {
         status: 'idle',
       }));
       const reads: string[] = [];
-      const inner = org(channels, reads);
-      // Each list read a copy, as a server's answer is.
-      const fetcher: Fetcher = {
-        ...inner,
-        fetchChannels: async () => ({
-          state: 'complete',
-          at: Date.now(),
-          value: channels.map((c) => ({ ...c })),
-        }),
-      };
+      const fetcher = org(channels, reads);
       const p = pollerOf(fetcher, {
         capacity: () => capacity,
         intervals: { channels: 30_000 },
@@ -490,11 +482,6 @@ describe('what waits for the first baseline waits at most 5 minutes', () => {
     const inner = org(channels, reads, sessions);
     const fetcher: Fetcher = {
       ...inner,
-      fetchChannels: async () => ({
-        state: 'complete',
-        at: Date.now(),
-        value: channels.map((c) => ({ ...c })),
-      }),
       // A slow upstream: ten seconds a list, so the sweep's reads in flight hold it to a few a second.
       fetchSessions: async (a, ch, o) => {
         await new Promise((r) => setTimeout(r, 10_000));
