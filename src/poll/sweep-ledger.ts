@@ -58,10 +58,10 @@ export class SweepLedger {
   }
 
   /**
-   * A read that began at `began` was taken into the snapshot, or refused for good: it saw
-   * every change made by then (a change made while it was under way still waits, from
-   * then). A change dated after `now` is dropped: the clock was set back, and when it was
-   * made is unknown.
+   * A read that began at `began` got an answer that counts ({@link read}): it saw every
+   * change made by then (a change made while it was under way still waits, from then). A
+   * change dated after `now` is dropped: the clock was set back, and when it was made is
+   * unknown.
    */
   seen(channelId: string, began: number, now: number): void {
     let u = this.unseen.get(channelId);
@@ -91,7 +91,8 @@ export class SweepLedger {
   /** Changes a stored snapshot's lists still owe a read (`changedAt`), owed again after a restart. */
   resume(sessions: OrgSnapshot['sessions'], now: number): void {
     for (const [id, part] of Object.entries(sessions)) {
-      const at = (part as { changedAt?: unknown }).changedAt;
+      // A stored file may have been edited by hand: only a time counts.
+      const at: unknown = part.changedAt;
       if (typeof at === 'number' && at <= now) this.waiting(id, at);
     }
   }
