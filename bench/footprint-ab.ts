@@ -7,13 +7,16 @@
  *
  *   BENCH_AB='{"hgp20":{"flags":["--heap-growing-percent=20"]}}' npm run bench -- footprint-ab
  *   BENCH_AB='{"jemalloc":{"env":{"LD_PRELOAD":"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"}}}' …
+ *   BENCH_AB='{"before":{"entry":"/tmp/before/dist/main.js"}}' …   (another build of tally)
  *
- * Each run: 80 s at 5000 channels (or the first `--channels`), a gzip scrape every 2 s,
- * RSS sampled every second; the first 20 s (start-up) are left out. `BENCH_AB_ROUNDS`
+ * Each run: 80 s (`BENCH_AB_SECONDS`) at 5000 channels (or the first `--channels`), a gzip
+ * scrape every 2 s (`BENCH_AB_SCRAPE_EVERY`, seconds; Prometheus' usual 15 s shows what a
+ * deployment holds), RSS sampled every second; the first 20 s (start-up) are left out. `BENCH_AB_ROUNDS`
  * (default 3) rounds of every variant and the image's. Besides RSS, each run reads V8's
  * heap in use and the external memory (ArrayBuffers: the `/metrics` page) from tally's own
  * page. `BENCH_NODE` picks the node as for the footprint bench.
  */
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { buildForBench, startResumedTally } from './footprint.js';
@@ -23,10 +26,14 @@ import { summarize } from './lib/stats.js';
 
 const MiB = 2 ** 20;
 
-/** A variant: node flags after the image's, and environment variables, for tally. */
+/**
+ * A variant: node flags after the image's, environment variables, and another build of
+ * tally (the path of its `dist/main.js`, e.g. of a worktree at an earlier commit).
+ */
 interface Variant {
   flags?: string[];
   env?: Record<string, string>;
+  entry?: string;
 }
 
 /** What one run measured (MiB). */
@@ -63,11 +70,16 @@ export function variants(json = process.env['BENCH_AB']): Record<string, Variant
       (!('env' in v) ||
         (typeof v.env === 'object' &&
           v.env !== null &&
-          Object.values(v.env).every((x) => typeof x === 'string')));
+          Object.values(v.env).every((x) => typeof x === 'string'))) &&
+      (!('entry' in v) || typeof v.entry === 'string');
     if (!ok || name === 'image') {
       throw new BenchUsageError(
-        `BENCH_AB.${name}: expected {"flags": [strings], "env": {name: string}} under a name other than "image"`,
+        `BENCH_AB.${name}: expected {"flags": [strings], "env": {name: string}, "entry": "path"} under a name other than "image"`,
       );
+    }
+    const entry = (v as Variant).entry;
+    if (entry !== undefined && !existsSync(entry)) {
+      throw new BenchUsageError(`BENCH_AB.${name}.entry: no file at ${entry} (build that tally first)`);
     }
     out[name] = v as Variant;
   }
@@ -95,12 +107,12 @@ function sample(page: string, name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-async function runOnce(channels: number, v: Variant, seconds: number): Promise<Run> {
+async function runOnce(channels: number, v: Variant, seconds: number, scrapeEvery: number): Promise<Run> {
   const saved = new Map(Object.keys(v.env ?? {}).map((k) => [k, process.env[k]]));
   Object.assign(process.env, v.env ?? {});
   let tally: Awaited<ReturnType<typeof startResumedTally>>;
   try {
-    tally = await startResumedTally(channels, v.flags ?? []);
+    tally = await startResumedTally(channels, v.flags ?? [], 1, v.entry);
   } finally {
     for (const [k, was] of saved) {
       if (was === undefined) delete process.env[k];
@@ -118,7 +130,7 @@ async function runOnce(channels: number, v: Variant, seconds: number): Promise<R
       const steady = Date.now() - start > warm;
       const p = await readProc(tally.child.pid!);
       if (steady && p) rss.push(p.rssBytes / MiB);
-      if (tick % 2 !== 0) continue;
+      if (tick % scrapeEvery !== 0) continue;
       const page = await scrape(tally.url);
       if (!steady) continue;
       const ext = sample(page, 'nodejs_external_memory_bytes');
@@ -138,6 +150,15 @@ async function runOnce(channels: number, v: Variant, seconds: number): Promise<R
   };
 }
 
+/** A whole number from 1 in the environment variable `name`, or `fallback` when unset. */
+function wholeFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new BenchUsageError(`${name}=${raw}: a whole number from 1`);
+  return n;
+}
+
 /** The footprint A/B bench. */
 export const footprintAbBench: Bench = {
   name: 'footprint-ab',
@@ -147,14 +168,13 @@ export const footprintAbBench: Bench = {
     const named = variants();
     buildForBench();
     const channels = opts.channels?.[0] ?? 5000;
-    const seconds = opts.quick ? 30 : 80;
-    const rounds = Number(process.env['BENCH_AB_ROUNDS'] ?? 3);
-    if (!Number.isInteger(rounds) || rounds < 1)
-      throw new BenchUsageError(`BENCH_AB_ROUNDS=${process.env['BENCH_AB_ROUNDS']}: a whole number from 1`);
+    const seconds = wholeFromEnv('BENCH_AB_SECONDS', opts.quick ? 30 : 80);
+    const rounds = wholeFromEnv('BENCH_AB_ROUNDS', 3);
+    const scrapeEvery = wholeFromEnv('BENCH_AB_SCRAPE_EVERY', 2);
     const runs = new Map<string, Run[]>(Object.keys(named).map((n) => [n, []]));
     for (let round = 1; round <= rounds; round++) {
       for (const [name, v] of Object.entries(named)) {
-        const r = await runOnce(channels, v, seconds);
+        const r = await runOnce(channels, v, seconds, scrapeEvery);
         runs.get(name)!.push(r);
         console.log(
           `  round ${round}, ${name}: RSS ${r.rssMedian.toFixed(1)} / ${r.rssPeak.toFixed(1)} MiB, ` +
@@ -172,16 +192,16 @@ export const footprintAbBench: Bench = {
     ]);
     const described = Object.entries(named).map(
       ([name, v]) =>
-        `${name}: ${[...(v.flags ?? []), ...Object.entries(v.env ?? {}).map(([k, x]) => `${k}=${x}`)].join(' ') || "the image's flags and environment"}`,
+        `${name}: ${[...(v.flags ?? []), ...Object.entries(v.env ?? {}).map(([k, x]) => `${k}=${x}`), ...(v.entry ? [v.entry] : [])].join(' ') || "the image's flags and environment"}`,
     );
     return {
       name: 'footprint-ab',
       tables: [
-        `${channels} channels, ${rounds} rounds of ${seconds} s, interleaved; MiB per run`,
+        `${channels} channels, ${rounds} rounds of ${seconds} s, a scrape every ${scrapeEvery} s, interleaved; MiB per run`,
         table(['variant', 'RSS median', 'RSS peak', 'external median', 'heap used median'], rows),
         described.join('\n'),
       ],
-      data: { channels, seconds, rounds, variants: named, runs: Object.fromEntries(runs) },
+      data: { channels, seconds, rounds, scrapeEvery, variants: named, runs: Object.fromEntries(runs) },
     };
   },
 };

@@ -14,7 +14,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -111,16 +111,40 @@ function tallyCommand(): { args: string[]; entry: string } {
   return { args: ['--import', 'tsx', path.join(ROOT, 'src', 'main.ts')], entry: 'src/main.ts via tsx' };
 }
 
-/** Builds tally into bench/results/dist when there is no dist/ (a failed build falls back to tsx). */
+/**
+ * Builds tally into bench/results/dist when there is no dist/ (a failed build falls back
+ * to tsx), and builds dist/ again when a source is newer than it: a stale dist/ would
+ * measure code that is no longer there.
+ */
 export function buildForBench(): void {
-  if (existsSync(path.join(ROOT, 'dist', 'main.js'))) return;
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const dist = path.join(ROOT, 'dist', 'main.js');
+  if (existsSync(dist)) {
+    if (newestSource() <= statSync(dist).mtimeMs) return;
+    console.log('  dist/ is older than src/: building it again (npm run build)');
+    const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) throw new Error('npm run build failed: the bench would measure a stale dist/');
+    return;
+  }
   const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', BENCH_BUILD], {
     cwd: ROOT,
     stdio: 'ignore',
   });
   if (r.status !== 0 && !existsSync(path.join(BENCH_BUILD, 'main.js')))
     console.log('  building tally failed; running the sources through tsx');
+}
+
+/** When a file under src/ last changed (ms). */
+function newestSource(): number {
+  const src = path.join(ROOT, 'src');
+  let newest = 0;
+  for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+    newest = Math.max(newest, statSync(path.join(src, f)).mtimeMs);
+  }
+  return newest;
 }
 
 /** What one size measured. */
@@ -231,6 +255,7 @@ export async function startResumedTally(
   channels: number,
   nodeArgs: string[] = [],
   orgs = 1,
+  entry?: string,
 ): Promise<ResumedTally> {
   const slugs =
     orgs === 1 ? ['demo'] : Array.from({ length: orgs }, (_, i) => `org-${String(i + 1).padStart(2, '0')}`);
@@ -272,7 +297,8 @@ export async function startResumedTally(
       await store.save(slug, snapshot);
     }
 
-    const cmd = tallyCommand();
+    // `entry`: another build of tally (bench/footprint-ab.ts compares builds).
+    const cmd = entry === undefined ? tallyCommand() : { args: [entry], entry };
     const node = [`--diagnostic-dir=${dir}`, ...nodeFlags(), ...nodeArgs];
     const child = spawn(tallyNode(), [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
