@@ -19,6 +19,8 @@ export interface MetricsRenderer {
     /** Text, or its UTF-8 bytes. */
     body: string | Buffer;
     gzip?: () => Promise<Buffer>;
+    /** Holds `body` until the returned function is called (a body in a buffer used again). */
+    hold?: () => () => void;
   }>;
 }
 
@@ -30,9 +32,11 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
     const headers: Record<string, string> = { 'content-type': contentType, vary: 'Accept, Accept-Encoding' };
     if (Buffer.byteLength(body) >= GZIP_MIN_BYTES && acceptsGzip(ctx.headers['accept-encoding'])) {
       headers['content-encoding'] = 'gzip';
+      // The gzip is a buffer of its own: the page is read only while it is made.
       return { status: 200, headers, body: await (page.gzip ? page.gzip() : gzipPage(body)) };
     }
-    return { status: 200, headers, body };
+    // Sent as it is, the page is read until the response is over.
+    return { status: 200, headers, body, ...(page.hold ? { done: page.hold() } : {}) };
   });
 }
 

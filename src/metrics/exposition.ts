@@ -80,18 +80,57 @@ export class TextBuffer extends BatchedLines {
  * twice that in bytes when a label held one character beyond Latin-1, made on V8's heap
  * at every render and encoded again for every response and every gzip; as bytes it is
  * made once, off the heap, and sent as it is.
+ *
+ * Given a buffer (`into`, one an earlier page was written into: page-buffers.ts), batches
+ * are encoded straight into it while they fit, and the page is its first bytes. What does
+ * not fit goes into chunks, joined at the end into a new buffer with `room` bytes to spare,
+ * so that the next, slightly larger, page fits.
  */
 export class ByteBuffer extends BatchedLines {
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private into: Buffer | undefined;
+  private written = 0;
+
+  constructor(
+    into?: Buffer,
+    private readonly room = 0,
+  ) {
+    super();
+    this.into = into;
+  }
 
   /** The bytes written so far. */
   toBuffer(): Buffer {
+    return this.finish().body;
+  }
+
+  /** The bytes written so far (`body`), and the whole buffer they are the start of (`store`). */
+  finish(): { body: Buffer; store: Buffer } {
     this.close();
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    if (this.into && this.chunks.length === 0)
+      return { body: this.into.subarray(0, this.written), store: this.into };
+    const head = this.into ? [this.into.subarray(0, this.written)] : [];
+    const parts = [...head, ...this.chunks];
+    if (parts.length === 1 && this.room === 0) return { body: parts[0]!, store: parts[0]! };
+    const store = Buffer.allocUnsafeSlow(this.size + this.room);
+    let at = 0;
+    for (const part of parts) at += part.copy(store, at);
+    return { body: store.subarray(0, at), store };
   }
 
   protected take(batch: string): void {
+    const into = this.into;
+    if (into && this.chunks.length === 0) {
+      // UTF-8 takes at most three bytes per UTF-16 unit; count exactly only near the end.
+      const free = into.length - this.written;
+      if (batch.length * 3 <= free || Buffer.byteLength(batch, 'utf8') <= free) {
+        const n = into.write(batch, this.written, 'utf8');
+        this.written += n;
+        this.size += n;
+        return;
+      }
+    }
     const chunk = Buffer.from(batch, 'utf8');
     this.chunks.push(chunk);
     this.size += chunk.length;
@@ -111,14 +150,20 @@ export async function render(
   return { contentType: CONTENT_TYPES[format], body: out.toString() };
 }
 
-/** {@link render} as UTF-8 bytes: what `/metrics` sends. */
+/**
+ * {@link render} as UTF-8 bytes: what `/metrics` sends. With `into`, written into that
+ * buffer while the page fits, else into a new one with `room` bytes to spare
+ * ({@link ByteBuffer}); `store` is the buffer the page is the start of.
+ */
 export async function renderBytes(
   registry: Registry,
   format: ExpositionFormat,
-): Promise<{ contentType: string; body: Buffer }> {
-  const out = new ByteBuffer();
+  into?: Buffer,
+  room = 0,
+): Promise<{ contentType: string; body: Buffer; store: Buffer }> {
+  const out = new ByteBuffer(into, room);
   await writeRegistry(registry, format, out);
-  return { contentType: CONTENT_TYPES[format], body: out.toBuffer() };
+  return { contentType: CONTENT_TYPES[format], ...out.finish() };
 }
 
 async function writeRegistry(registry: Registry, format: ExpositionFormat, out: LineSink): Promise<void> {

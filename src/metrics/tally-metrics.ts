@@ -17,6 +17,7 @@ import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';
 import { renderBytes } from './exposition.js';
 import { type ExpositionFormat, gzipPage, negotiate } from './negotiate.js';
+import { HeldBytes, PageBuffers } from './page-buffers.js';
 import { freshness, type ResourceFreshness } from './freshness.js';
 import { registerSelfMetrics } from './self-metrics.js';
 import {
@@ -52,7 +53,15 @@ export interface TallyMetricsOptions {
 /** Default of {@link TallyMetricsOptions.pageMaxAgeMs}: scrapers of an HA pair, or a scrape and a curl, share a render. */
 export const PAGE_MAX_AGE_MS = 1000;
 
-/** A rendered page, with its gzip made once when a scraper first asks for it. */
+/**
+ * A rendered page, with its gzip made once when a scraper first asks for it.
+ *
+ * Its bytes are in a buffer that a later page may be written into once nothing holds this
+ * one (page-buffers.ts). Whoever gets the page from {@link TallyMetrics.render} may read it
+ * in the same turn of the event loop; to read it later (a response still sending it),
+ * `hold()` it in that turn and call what it returns when done. Not held, the buffer is
+ * never used again for another page.
+ */
 export interface MetricsPage {
   format: ExpositionFormat;
   contentType: string;
@@ -62,13 +71,17 @@ export interface MetricsPage {
   text(): string;
   /** The body gzipped; made once per page. */
   gzip(): Promise<Buffer>;
+  /** Holds the body until the returned function is called. */
+  hold(): () => void;
 }
 
-/** A page and what it was rendered from. */
+/** A page, what it was rendered from, and the cache's hold on its bytes. */
 interface CachedPage {
   page: MetricsPage;
   at: number;
   snapshots: readonly OrgSnapshot[];
+  bytes: HeldBytes;
+  release: () => void;
 }
 
 /** Families the cardinality guard may cut, for zero-initialized drop counters. */
@@ -108,6 +121,9 @@ export class TallyMetrics {
   private readonly now: () => number;
   private readonly pages = new Map<ExpositionFormat, CachedPage>();
   private readonly rendering = new Map<ExpositionFormat, Promise<MetricsPage>>();
+  private readonly buffers = new PageBuffers();
+  /** The size of the last page of each format, which the next one is sized from. */
+  private readonly lastSize = new Map<ExpositionFormat, number>();
 
   constructor(opts: TallyMetricsOptions) {
     const { registry, source } = opts;
@@ -243,6 +259,7 @@ export class TallyMetrics {
   /** Records the outcome of a configuration reload at `at` (ms). */
   recordConfigReload(ok: boolean, at: number): void {
     // A reload is news a scraper must see at once, not after the cached page expires.
+    for (const cached of this.pages.values()) cached.release();
     this.pages.clear();
     this.reloadOk.set(ok ? 1 : 0);
     if (!ok) return;
@@ -271,10 +288,16 @@ export class TallyMetrics {
     const snapshots = views.map((v) => v.snapshot);
     this.memo.retain(new Set(views.map((v) => v.slug)));
     const cached = this.pages.get(format);
-    if (cached && this.now() - cached.at < this.pageMaxAgeMs && sameItems(cached.snapshots, snapshots))
+    if (cached && this.now() - cached.at < this.pageMaxAgeMs && sameItems(cached.snapshots, snapshots)) {
+      cached.bytes.holdThisTurn();
       return cached.page;
+    }
     let pending = this.rendering.get(format);
     if (!pending) {
+      // The cached page is stale and no scrape gets it any more: let go of it first, so that
+      // the new page can be written into its buffer once nothing else holds it.
+      cached?.release();
+      this.pages.delete(format);
       pending = this.renderPage(format, snapshots).finally(() => this.rendering.delete(format));
       this.rendering.set(format, pending);
     }
@@ -286,16 +309,33 @@ export class TallyMetrics {
     snapshots: readonly OrgSnapshot[],
   ): Promise<MetricsPage> {
     const at = this.now();
-    const { contentType, body } = await renderBytes(this.registry, format);
+    const expected = this.lastSize.get(format) ?? 0;
+    const into = this.buffers.take(expected);
+    // A quarter to spare, so that the next page, a few series longer, fits as well.
+    const { contentType, body, store } = await renderBytes(this.registry, format, into, roomFor(expected));
+    this.lastSize.set(format, body.length);
+    const bytes = new HeldBytes(body, store, this.buffers);
     let zipped: Promise<Buffer> | undefined;
     const page: MetricsPage = {
       format,
       contentType,
       body,
       text: () => body.toString('utf8'),
-      gzip: () => (zipped ??= gzipPage(body)),
+      gzip: () => {
+        if (zipped) return zipped;
+        const release = bytes.hold();
+        zipped = gzipPage(body);
+        zipped.then(release, release);
+        return zipped;
+      },
+      hold: () => bytes.hold(),
     };
-    if (this.pageMaxAgeMs > 0) this.pages.set(format, { page, at, snapshots });
+    // Until this turn is over, so that every scrape awaiting this render can hold it.
+    bytes.holdThisTurn();
+    if (this.pageMaxAgeMs > 0) {
+      this.pages.get(format)?.release();
+      this.pages.set(format, { page, at, snapshots, bytes, release: bytes.hold() });
+    }
     return page;
   }
 
@@ -312,6 +352,11 @@ export class TallyMetrics {
   private orgs(): OrgView[] {
     return [...this.source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   }
+}
+
+/** Bytes to spare in a page's buffer: a quarter of the last page. */
+function roomFor(lastSize: number): number {
+  return lastSize === 0 ? 0 : Math.ceil(lastSize / 4);
 }
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {

@@ -138,6 +138,44 @@ describe('ByteBuffer', () => {
     expect(out.length).toBe(Buffer.byteLength(text.toString()));
   });
 
+  it('writes into a given buffer while the page fits, and is then the start of it', () => {
+    const lines = Array.from({ length: 1200 }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
+    const want = `${lines.join('\n')}\n`;
+    const into = Buffer.alloc(Buffer.byteLength(want) + 10, 0x2a);
+    const bytes = new ByteBuffer(into);
+    for (const line of lines) bytes.push(line);
+    const { body, store } = bytes.finish();
+    expect(store).toBe(into);
+    expect(body.buffer).toBe(into.buffer);
+    expect(body.toString('utf8')).toBe(want);
+    // Past the page, the buffer is as it was.
+    expect(into.subarray(body.length).every((b) => b === 0x2a)).toBe(true);
+  });
+
+  it('fits a last batch of multi-byte characters by counting its bytes exactly', () => {
+    // Three bytes per character would not fit; the exact count does.
+    const line = '€'.repeat(100);
+    const into = Buffer.alloc(Buffer.byteLength(line) + 1);
+    const bytes = new ByteBuffer(into);
+    bytes.push(line);
+    const { body, store } = bytes.finish();
+    expect(store).toBe(into);
+    expect(body.toString('utf8')).toBe(`${line}\n`);
+  });
+
+  it('moves to a new buffer with room to spare when the page outgrows the one given', () => {
+    const lines = Array.from({ length: 1500 }, (_, i) => `tally_x{channel="Café ☕ ${i}"} ${i}`);
+    const want = `${lines.join('\n')}\n`;
+    const into = Buffer.alloc(1000, 0x2a);
+    const bytes = new ByteBuffer(into, 500);
+    for (const line of lines) bytes.push(line);
+    const { body, store } = bytes.finish();
+    expect(store).not.toBe(into);
+    expect(body.toString('utf8')).toBe(want);
+    expect(store.length).toBe(body.length + 500);
+    expect(body.buffer).toBe(store.buffer);
+  });
+
   it('is empty with nothing written, and one batch is not copied', () => {
     expect(new ByteBuffer().toBuffer().length).toBe(0);
     const one = new ByteBuffer();
