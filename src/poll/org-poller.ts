@@ -285,8 +285,10 @@ export class OrgPoller {
   }
 
   private neverRead(channelId: string): boolean {
+    // The stored list first: once the baseline is done every channel has one, and a commit
+    // asks this of every channel (inBaseline), so no key is built for the attempts.
     return (
-      !this.attempts.has(`sessions:${channelId}`) && getOwn(this.current.sessions, channelId) === undefined
+      getOwn(this.current.sessions, channelId) === undefined && !this.attempts.has(`sessions:${channelId}`)
     );
   }
 
