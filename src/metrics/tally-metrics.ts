@@ -124,6 +124,8 @@ export class TallyMetrics {
   private readonly buffers = new PageBuffers();
   /** The size of the last page of each format, which the next one is sized from. */
   private readonly lastSize = new Map<ExpositionFormat, number>();
+  /** Counts config reloads: a page whose render began before the last one is not cached. */
+  private generation = 0;
 
   constructor(opts: TallyMetricsOptions) {
     const { registry, source } = opts;
@@ -258,9 +260,13 @@ export class TallyMetrics {
 
   /** Records the outcome of a configuration reload at `at` (ms). */
   recordConfigReload(ok: boolean, at: number): void {
-    // A reload is news a scraper must see at once, not after the cached page expires.
+    // A reload is news a scraper must see at once, not after the cached page expires, nor
+    // in a page whose render began before it: later scrapes render afresh, and such a
+    // render, when it ends, serves the scrapes that awaited it but is not cached.
     for (const cached of this.pages.values()) cached.release();
     this.pages.clear();
+    this.rendering.clear();
+    this.generation += 1;
     this.reloadOk.set(ok ? 1 : 0);
     if (!ok) return;
     this.reloaded = true;
@@ -298,7 +304,10 @@ export class TallyMetrics {
       // the new page can be written into its buffer once nothing else holds it.
       cached?.release();
       this.pages.delete(format);
-      pending = this.renderPage(format, snapshots).finally(() => this.rendering.delete(format));
+      const started: Promise<MetricsPage> = this.renderPage(format, snapshots).finally(() => {
+        if (this.rendering.get(format) === started) this.rendering.delete(format);
+      });
+      pending = started;
       this.rendering.set(format, pending);
     }
     return pending;
@@ -309,6 +318,7 @@ export class TallyMetrics {
     snapshots: readonly OrgSnapshot[],
   ): Promise<MetricsPage> {
     const at = this.now();
+    const generation = this.generation;
     const expected = this.lastSize.get(format) ?? 0;
     const into = this.buffers.take(expected);
     // A quarter to spare, so that the next page, a few series longer, fits as well.
@@ -332,7 +342,7 @@ export class TallyMetrics {
     };
     // Until this turn is over, so that every scrape awaiting this render can hold it.
     bytes.holdThisTurn();
-    if (this.pageMaxAgeMs > 0) {
+    if (this.pageMaxAgeMs > 0 && generation === this.generation) {
       this.pages.get(format)?.release();
       this.pages.set(format, { page, at, snapshots, bytes, release: bytes.hold() });
     }

@@ -65,6 +65,17 @@ describe('/metrics page cache', () => {
     expect(zipped[8]).toBe(4);
   });
 
+  it('renders afresh after a config reload, also when a render was under way', async () => {
+    const { metrics } = setup();
+    const before = metrics.render(undefined);
+    metrics.recordConfigReload(false, AT + 5);
+    const after = await metrics.render(undefined);
+    expect(after).not.toBe(await before);
+    expect(value(parseSamples(after.text()), 'tally_config_last_reload_successful', {})).toBe(0);
+    // The page cached is the one rendered after the reload.
+    expect(await metrics.render(undefined)).toBe(after);
+  });
+
   it('shares one render between scrapes that arrive while it runs', async () => {
     const { metrics } = setup();
     const [a, b] = await Promise.all([metrics.render(undefined), metrics.render(undefined)]);
