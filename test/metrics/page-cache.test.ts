@@ -100,85 +100,72 @@ describe('/metrics page cache', () => {
   describe('page buffers used again', () => {
     const turn = () => new Promise((r) => setImmediate(r));
 
-    it('writes a page into the buffer of one nothing holds any more', async () => {
-      const { metrics, advance } = setup();
-      const buffers = new Set<ArrayBufferLike>();
-      for (let i = 0; i < 8; i++) {
+    /**
+     * Renders `n` pages, each after a poll and a page age after the last, each let go at
+     * the end of its turn; what each held is read within that turn.
+     */
+    async function renderApart(
+      { metrics, advance }: ReturnType<typeof setup>,
+      n: number,
+    ): Promise<{ buffer: ArrayBufferLike; polls: number | undefined }[]> {
+      const pages = [];
+      for (let i = 0; i < n; i++) {
         metrics.recordPoll('acme', 'channels', 20);
         const page = await metrics.render(undefined);
-        expect(polls(page.text())).toBe(i + 1);
-        buffers.add(page.body.buffer);
+        pages.push({ buffer: page.body.buffer, polls: polls(page.text()) });
         await turn();
         advance(1000);
       }
+      return pages;
+    }
+
+    it('writes a page into the buffer of one nothing holds any more', async () => {
+      const pages = await renderApart(setup(), 8);
+      expect(pages.map((p) => p.polls)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       // The first page fits exactly; the one that outgrows it has room, and is used from then on.
-      expect(buffers.size).toBeLessThanOrEqual(2);
+      expect(new Set(pages.map((p) => p.buffer)).size).toBeLessThanOrEqual(2);
     });
 
     it('never writes into a page while something holds it', async () => {
-      const { metrics, advance } = setup();
+      const t = setup();
       // Past the first pages, each is written into a buffer with room to spare.
-      for (let i = 0; i < 3; i++) {
-        await metrics.render(undefined);
-        await turn();
-        advance(1000);
-      }
-      metrics.recordPoll('acme', 'channels', 20);
-      const held = await metrics.render(undefined);
+      await renderApart(t, 3);
+      const held = await t.metrics.render(undefined);
       const release = held.hold();
       const text = held.text();
-      const others = new Set<ArrayBufferLike>();
-      for (let i = 0; i < 6; i++) {
-        await turn();
-        advance(1000);
-        metrics.recordPoll('acme', 'channels', 20);
-        const page = await metrics.render(undefined);
-        others.add(page.body.buffer);
-      }
-      expect(others.has(held.body.buffer)).toBe(false);
+      await turn();
+      t.advance(1000);
+      const others = await renderApart(t, 6);
+      expect(others.map((p) => p.buffer)).not.toContain(held.body.buffer);
       expect(held.text()).toBe(text);
       release();
     });
 
     it('holds a page while it is gzipped, and for every scrape that shared its render', async () => {
-      const { metrics, advance } = setup();
-      for (let i = 0; i < 3; i++) {
-        await metrics.render(undefined);
-        await turn();
-        advance(1000);
-      }
-      const [a, b] = await Promise.all([metrics.render(undefined), metrics.render(undefined)]);
+      const t = setup();
+      await renderApart(t, 3);
+      const [a, b] = await Promise.all([t.metrics.render(undefined), t.metrics.render(undefined)]);
       const releaseB = b.hold();
       const zipped = a.gzip();
       const text = a.text();
       await turn();
-      advance(1000);
-      for (let i = 0; i < 4; i++) {
-        metrics.recordPoll('acme', 'channels', 20);
-        expect((await metrics.render(undefined)).body.buffer).not.toBe(a.body.buffer);
-        await turn();
-        advance(1000);
-      }
+      t.advance(1000);
+      const later = await renderApart(t, 4);
+      expect(later.map((p) => p.buffer)).not.toContain(a.body.buffer);
       expect(gunzipSync(await zipped).toString()).toBe(text);
       expect(b.text()).toBe(text);
       releaseB();
     });
 
     it('lets a page go when a reload empties the cache', async () => {
-      const { metrics, advance } = setup();
-      const a = await metrics.render(undefined);
+      const t = setup();
+      const a = await t.metrics.render(undefined);
       await turn();
-      metrics.recordConfigReload(true, AT + 5);
-      advance(10);
+      t.metrics.recordConfigReload(true, AT + 5);
+      t.advance(10);
       // a is free: the next pages are written into its buffer or one sized from it.
-      const buffers = new Set<ArrayBufferLike>([a.body.buffer]);
-      for (let i = 0; i < 4; i++) {
-        metrics.recordPoll('acme', 'channels', 20);
-        buffers.add((await metrics.render(undefined)).body.buffer);
-        await turn();
-        advance(1000);
-      }
-      expect(buffers.size).toBeLessThanOrEqual(3);
+      const later = await renderApart(t, 4);
+      expect(new Set([a.body.buffer, ...later.map((p) => p.buffer)]).size).toBeLessThanOrEqual(3);
     });
   });
 });
