@@ -47,7 +47,11 @@ export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=2'];
  * The environment the container image gives tally beyond its paths (Dockerfile, ENV);
  * `BENCH_IMAGE_ENV=none` measures without it.
  */
-export const IMAGE_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
+export const IMAGE_ENV: Record<string, string> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
 
 /**
  * The node tally runs on: `BENCH_NODE` (a path), else the one running the bench. The
