@@ -149,7 +149,7 @@ async function measure(channels: number, renders: number, accept: string | undef
   });
   let bytes = 0;
   for (let i = 0; i < 5; i++) {
-    bytes = (await metrics.render(accept)).body.length; // warm-up
+    bytes = (await metrics.render(accept)).size; // warm-up
     await new Promise((r) => setImmediate(r));
   }
   const times: number[] = [];
@@ -163,7 +163,7 @@ async function measure(channels: number, renders: number, accept: string | undef
     const c = process.cpuUsage(c0);
     times.push(performance.now() - t0);
     cpu.push((c.user + c.system) / 1000);
-    // As between scrapes: the page is let go, and the next one is written into its buffer.
+    // As between scrapes: a turn of the event loop.
     await new Promise((r) => setImmediate(r));
   }
   times.sort((a, b) => a - b);

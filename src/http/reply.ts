@@ -10,11 +10,6 @@ export interface HttpReply {
   status: number;
   headers?: Record<string, string | string[]>;
   body?: string | Buffer;
-  /**
-   * Called once the response is over (sent, or its connection gone): a body in a buffer
-   * that is used again (a `/metrics` page) is held until then.
-   */
-  done?: () => void;
 }
 
 /** An HTTP error with a short stable code; becomes `{ "error": { code, message } }`. */

@@ -197,12 +197,5 @@ function write(res: ServerResponse, reply: HttpReply): void {
     'content-length': Buffer.byteLength(body),
   };
   res.writeHead(reply.status, headers);
-  // 'close' comes after the last byte was handed to the kernel, or after the connection
-  // was cut and its pending writes dropped: either way nothing reads the body any more. A
-  // client gone before the reply was ready had its 'close' already; nothing is sent to it.
-  if (reply.done) {
-    if (res.destroyed) reply.done();
-    else res.once('close', reply.done);
-  }
   res.end(body);
 }

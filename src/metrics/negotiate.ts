@@ -2,8 +2,6 @@
  * Content negotiation for `/metrics`: the Prometheus text format by default, OpenMetrics
  * when the scraper's `Accept` header prefers it; gzip as the page is compressed.
  */
-import { promisify } from 'node:util';
-import { constants, gzip } from 'node:zlib';
 import { Registry } from 'prom-client';
 
 /** The two exposition formats tally serves. */
@@ -45,16 +43,4 @@ export function negotiate(accept: string | undefined): ExpositionFormat {
     }
   }
   return om > 0 && om >= text ? 'openmetrics' : 'prometheus';
-}
-
-const gzipAsync = promisify(gzip);
-
-/**
- * A page gzipped as Prometheus gets it (it always asks for gzip), in libuv's thread pool.
- * At zlib's fastest level: a 2.7 MiB page of 5000 channels compresses in about 4 ms
- * instead of 15 ms at the default level, to 218 KiB instead of 174 (docs/performance.md,
- * footprint).
- */
-export function gzipPage(body: string | Buffer): Promise<Buffer> {
-  return gzipAsync(body, { level: constants.Z_BEST_SPEED });
 }

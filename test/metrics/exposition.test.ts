@@ -1,6 +1,7 @@
+import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ByteBuffer, openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
+import { GzipLines, openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
 import { negotiate } from '../../src/metrics/negotiate.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from './fixtures.js';
@@ -122,65 +123,52 @@ describe('TextBuffer', () => {
   });
 });
 
-describe('ByteBuffer', () => {
-  it('holds the same text as UTF-8 bytes, across batches and multi-byte characters', () => {
-    const bytes = new ByteBuffer();
+describe('GzipLines', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
+
+  it('gzips the same text as TextBuffer, across batches and multi-byte characters', () => {
+    const zipped = new GzipLines();
     const text = new TextBuffer();
-    const lines = Array.from({ length: 1500 }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
-    for (const line of lines) {
-      bytes.push(line);
+    for (const line of [...lines(1500), 'a', 'b']) {
+      zipped.push(line);
       text.push(line);
     }
-    bytes.push('a', 'b');
-    text.push('a', 'b');
-    const out = bytes.toBuffer();
-    expect(out.toString('utf8')).toBe(text.toString());
-    expect(out.length).toBe(Buffer.byteLength(text.toString()));
+    const { gzip, size } = zipped.finish();
+    expect(gunzipSync(gzip).toString('utf8')).toBe(text.toString());
+    expect(size).toBe(Buffer.byteLength(text.toString()));
+    // One member, as gzip(1) and Go's reader expect: ID bytes, deflate, XFL fastest.
+    expect([...gzip.subarray(0, 3)]).toEqual([0x1f, 0x8b, 0x08]);
+    expect(gzip[8]).toBe(4);
+    // The trailer: CRC-32 and length of the text (RFC 1952 2.3.1).
+    expect(gzip.readUInt32LE(gzip.length - 8)).toBe(crc32(Buffer.from(text.toString())));
+    expect(gzip.readUInt32LE(gzip.length - 4)).toBe(size);
   });
 
-  it('writes into a given buffer while the page fits, and is then the start of it', () => {
-    const lines = Array.from({ length: 1200 }, (_, i) => `tally_x{channel="Café ☕ 🎙️ ${i}"} ${i}`);
-    const want = `${lines.join('\n')}\n`;
-    const into = Buffer.alloc(Buffer.byteLength(want) + 10, 0x2a);
-    const bytes = new ByteBuffer(into);
-    for (const line of lines) bytes.push(line);
-    const { body, store } = bytes.finish();
-    expect(store).toBe(into);
-    expect(body.buffer).toBe(into.buffer);
-    expect(body.toString('utf8')).toBe(want);
-    // Past the page, the buffer is as it was.
-    expect(into.subarray(body.length).every((b) => b === 0x2a)).toBe(true);
+  it('deflates a batch too large for its scratch buffer as well', () => {
+    const zipped = new GzipLines();
+    const long = `tally_x{title="${'€'.repeat(60_000)}"} 1`;
+    zipped.push('before 1', long, 'after 2');
+    const { gzip, size } = zipped.finish();
+    const want = `before 1\n${long}\nafter 2\n`;
+    expect(gunzipSync(gzip).toString('utf8')).toBe(want);
+    expect(size).toBe(Buffer.byteLength(want));
   });
 
-  it('fits a last batch of multi-byte characters by counting its bytes exactly', () => {
-    // Three bytes per character would not fit; the exact count does.
-    const line = '€'.repeat(100);
-    const into = Buffer.alloc(Buffer.byteLength(line) + 1);
-    const bytes = new ByteBuffer(into);
-    bytes.push(line);
-    const { body, store } = bytes.finish();
-    expect(store).toBe(into);
-    expect(body.toString('utf8')).toBe(`${line}\n`);
+  it('is a valid empty gzip with nothing written', () => {
+    const { gzip, size } = new GzipLines().finish();
+    expect(size).toBe(0);
+    expect(gunzipSync(gzip).length).toBe(0);
   });
 
-  it('moves to a new buffer with room to spare when the page outgrows the one given', () => {
-    const lines = Array.from({ length: 1500 }, (_, i) => `tally_x{channel="Café ☕ ${i}"} ${i}`);
-    const want = `${lines.join('\n')}\n`;
-    const into = Buffer.alloc(1000, 0x2a);
-    const bytes = new ByteBuffer(into, 500);
-    for (const line of lines) bytes.push(line);
-    const { body, store } = bytes.finish();
-    expect(store).not.toBe(into);
-    expect(body.toString('utf8')).toBe(want);
-    expect(store.length).toBe(body.length + 500);
-    expect(body.buffer).toBe(store.buffer);
-  });
-
-  it('is empty with nothing written, and one batch is not copied', () => {
-    expect(new ByteBuffer().toBuffer().length).toBe(0);
-    const one = new ByteBuffer();
-    one.push('x 1');
-    expect(one.toBuffer().toString()).toBe('x 1\n');
+  it('is not much larger than one deflate of the whole text', () => {
+    const zipped = new GzipLines();
+    const text = new TextBuffer();
+    for (const line of lines(20_000)) {
+      zipped.push(line);
+      text.push(line);
+    }
+    const whole = gzipSync(text.toString(), { level: 1 });
+    expect(zipped.finish().gzip.length).toBeLessThan(whole.length * 1.25);
   });
 });
 
