@@ -3,13 +3,24 @@
  * every error the same shape: `{ "error": { "code", "message", "problems"? } }`, where
  * `problems` lists what was wrong with a request by field.
  */
+import type { Readable } from 'node:stream';
 import { type FieldProblem, TallyError } from '../core/errors.js';
 
 /** What a handler returns; the server writes it. */
 export interface HttpReply {
   status: number;
   headers?: Record<string, string | string[]>;
-  body?: string | Buffer;
+  body?: string | Buffer | StreamedBody;
+}
+
+/**
+ * A body sent as a stream of known length, made only when there is a body to send (not
+ * for HEAD): a large body made on the fly need not exist whole.
+ */
+export interface StreamedBody {
+  /** Its length in bytes (`Content-Length`); the stream must give exactly as many. */
+  length: number;
+  stream(): Readable;
 }
 
 /** An HTTP error with a short stable code; becomes `{ "error": { code, message } }`. */

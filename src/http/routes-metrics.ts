@@ -2,6 +2,7 @@
  * `/metrics`: the Prometheus text format, or OpenMetrics when the `Accept` header asks for
  * it; gzip when the scraper accepts it (a few thousand channels make a large page).
  */
+import type { Readable } from 'node:stream';
 import type { ExpositionFormat } from '../metrics/negotiate.js';
 import type { Router } from './router.js';
 
@@ -15,8 +16,10 @@ export interface MetricsRenderer {
     contentType: string;
     /** The page gzipped. */
     gzip: Buffer;
-    /** The page as UTF-8 bytes. */
-    body(): Promise<Buffer>;
+    /** The length of the page as UTF-8 text. */
+    size: number;
+    /** The page as UTF-8 text, inflated as it is read. */
+    stream(): Readable;
   }>;
 }
 
@@ -32,7 +35,8 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
       headers['content-encoding'] = 'gzip';
       return { status: 200, headers, body: page.gzip };
     }
-    return { status: 200, headers, body: await page.body() };
+    // Inflated as it is sent: the page does not exist whole for a scraper without gzip either.
+    return { status: 200, headers, body: { length: page.size, stream: () => page.stream() } };
   });
 }
 /** Whether `Accept-Encoding` allows gzip (q > 0). */

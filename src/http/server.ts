@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
 import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
 import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
@@ -148,7 +149,7 @@ export class HttpServer {
         reply = json(500, { error: { code: 'internal', message: 'internal error; see the log' } });
       }
     }
-    write(res, reply);
+    write(res, reply, this.log);
   }
 
   private async dispatch(req: IncomingMessage): Promise<HttpReply> {
@@ -189,13 +190,27 @@ function pathOf(target: string | undefined): string {
   return (target ?? '/').split('?')[0] ?? '/';
 }
 
-function write(res: ServerResponse, reply: HttpReply): void {
+function write(res: ServerResponse, reply: HttpReply, log: Logger): void {
   const body = reply.body ?? '';
+  const streamed = typeof body === 'object' && !Buffer.isBuffer(body) ? body : undefined;
   const headers: Record<string, string | string[] | number> = {
     'x-content-type-options': 'nosniff',
     ...reply.headers,
-    'content-length': Buffer.byteLength(body),
+    'content-length': streamed ? streamed.length : Buffer.byteLength(body as string | Buffer),
   };
   res.writeHead(reply.status, headers);
-  res.end(body);
+  if (!streamed) {
+    res.end(body);
+    return;
+  }
+  if (res.req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  // Past the head, a failing stream can only cut the connection (pipeline destroys both):
+  // the client sees a body shorter than its Content-Length, never a truncated body taken
+  // for a whole one. A client that leaves early is no failure of the body.
+  const source = streamed.stream();
+  source.once('error', (err) => log.error({ err, path: pathOf(res.req.url) }, 'response body failed'));
+  pipeline(source, res, () => undefined);
 }

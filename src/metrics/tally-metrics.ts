@@ -4,8 +4,8 @@
  * (changes, polls, upstream requests, state writes, reloads) are fed by the app through
  * the methods here and the upstream observer.
  */
-import { promisify } from 'node:util';
-import { gunzip, gunzipSync } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
@@ -57,7 +57,7 @@ export const PAGE_MAX_AGE_MS = 1000;
 /**
  * A rendered page, kept gzipped (exposition.ts, `GzipLines`): Prometheus always asks
  * for gzip, and a page of 5000 channels is 2.4 MB as text against some 190 KB gzipped.
- * The text is inflated afresh for a scraper that does not accept gzip.
+ * The text is inflated as it is sent to a scraper that does not accept gzip.
  */
 export interface MetricsPage {
   format: ExpositionFormat;
@@ -66,8 +66,8 @@ export interface MetricsPage {
   gzip: Buffer;
   /** How many bytes the page is as UTF-8 text. */
   size: number;
-  /** The page as UTF-8 bytes, inflated in libuv's thread pool. */
-  body(): Promise<Buffer>;
+  /** The page as UTF-8 text, inflated in libuv's thread pool as it is read. */
+  stream(): Readable;
   /** The page as text, inflated at once (tests, tools). */
   text(): string;
 }
@@ -89,8 +89,6 @@ const CAPPED_FAMILIES = [
   'tally_session_speakers',
   'tally_session_announcements',
 ];
-
-const gunzipAsync = promisify(gunzip);
 
 /** Poll duration buckets (seconds): one page takes ms, a long paged list many seconds. */
 const POLL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -315,7 +313,11 @@ export class TallyMetrics {
       contentType,
       gzip,
       size,
-      body: () => gunzipAsync(gzip),
+      stream: () => {
+        const inflate = createGunzip();
+        inflate.end(gzip);
+        return inflate;
+      },
       text: () => gunzipSync(gzip).toString('utf8'),
     };
     if (this.pageMaxAgeMs > 0 && generation === this.generation) {

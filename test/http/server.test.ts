@@ -1,10 +1,11 @@
 import { connect } from 'node:net';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { PassThrough, Readable } from 'node:stream';
+import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { checkAccess, createHttpServer, json } from '../../src/http/index.js';
-import { silentLogger } from '../../src/core/log.js';
+import { createLogger, silentLogger } from '../../src/core/log.js';
 import { HTTP_TIMEOUTS, HttpServer } from '../../src/http/server.js';
 import { addMetricsRoute } from '../../src/http/routes-metrics.js';
 import { Router } from '../../src/http/router.js';
@@ -207,9 +208,9 @@ describe('/metrics', () => {
     expect(text.endsWith('# EOF\n')).toBe(true);
   });
 
-  it('sends the kept gzip to a scraper that accepts it, and the text to one that does not', async () => {
+  it('sends the kept gzip to a scraper that accepts it, and the text streamed to one that does not', async () => {
     const router = new Router();
-    const body = Buffer.from('m 1\n'.repeat(1000));
+    const body = Buffer.from('m 1\n'.repeat(100_000));
     const gzip = gzipSync(body);
     let inflated = 0;
     addMetricsRoute(router, {
@@ -217,9 +218,10 @@ describe('/metrics', () => {
         format: 'prometheus' as const,
         contentType: 'text/plain',
         gzip,
-        body: async () => {
+        size: body.length,
+        stream: () => {
           inflated += 1;
-          return body;
+          return createGunzip().end(gzip);
         },
       }),
     });
@@ -232,10 +234,46 @@ describe('/metrics', () => {
     expect(inflated).toBe(0);
     const refused = await send(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip;q=0, identity' } });
     expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.headers['content-length']).toBe(String(body.length));
     expect(refused.body.equals(body)).toBe(true);
     const plain = await send(`${url}/metrics`);
     expect(plain.body.equals(body)).toBe(true);
     expect(inflated).toBe(2);
+    // HEAD learns the length without the page being inflated.
+    const head = await send(`${url}/metrics`, { method: 'HEAD' });
+    expect(head.headers['content-length']).toBe(String(body.length));
+    expect(inflated).toBe(2);
+  });
+
+  it('cuts the connection when a streamed body fails, so the client never takes it as whole', async () => {
+    const router = new Router();
+    router.addRoute('GET', '/broken', async () => ({
+      status: 200,
+      body: {
+        length: 100_000,
+        stream: () =>
+          Readable.from(
+            (async function* () {
+              yield Buffer.alloc(1000, 'x');
+              throw new Error('inflate failed');
+            })(),
+          ),
+      },
+    }));
+    let log = '';
+    const destination = new PassThrough().on('data', (c: Buffer) => {
+      log += c.toString();
+    });
+    const logger = createLogger({ level: 'info', format: 'json', destination });
+    const server = new HttpServer({ listen: '127.0.0.1:0', router, logger });
+    open.push(server);
+    const { url } = await server.listen();
+    await expect(send(`${url}/broken`)).rejects.toThrow();
+    const lines = log
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; path?: string });
+    expect(lines.some((l) => l.msg === 'response body failed' && l.path === '/broken')).toBe(true);
   });
 
   it('answers HEAD without a body', async () => {
