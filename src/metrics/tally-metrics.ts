@@ -314,7 +314,9 @@ export class TallyMetrics {
       gzip,
       size,
       stream: () => {
-        const inflate = createGunzip();
+        // 64-KiB chunks: 16-KiB ones (zlib's default) cost a trip to libuv's pool each, and
+        // a 2.4-MB page took 9 ms to stream instead of 2 (Node 20, in process).
+        const inflate = createGunzip({ chunkSize: 64 * 1024 });
         inflate.end(gzip);
         return inflate;
       },
