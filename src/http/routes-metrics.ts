@@ -39,13 +39,20 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
     return { status: 200, headers, body: { length: page.size, stream: () => page.stream() } };
   });
 }
-/** Whether `Accept-Encoding` allows gzip (q > 0). */
+/**
+ * Whether `Accept-Encoding` allows gzip (q > 0): named as `gzip` or `x-gzip`, or, when it
+ * is not named, by `*` (RFC 9110, 12.5.3).
+ */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
-  return header.split(',').some((part) => {
+  let named: boolean | undefined;
+  let any: boolean | undefined;
+  for (const part of header.split(',')) {
     const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    if (coding !== 'gzip' && coding !== 'x-gzip') return false;
     const q = params.find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
+    const allowed = q === undefined || Number(q.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') named = (named ?? false) || allowed;
+    else if (coding === '*') any = (any ?? false) || allowed;
+  }
+  return named ?? any ?? false;
 }

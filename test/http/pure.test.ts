@@ -97,6 +97,14 @@ describe('acceptsGzip', () => {
     ['deflate, gzip;q=0.5', true],
     ['gzip;q=0', false],
     ['identity', false],
+    ['X-GZIP', true],
+    // `*` stands for every coding the header does not name (RFC 9110, 12.5.3).
+    ['*', true],
+    ['identity, *;q=0.1', true],
+    ['*;q=0', false],
+    ['gzip;q=0, *', false],
+    ['*, gzip;q=0', false],
+    ['br, gzip;q=0.0', false],
   ])('%j → %s', (header, want) => {
     expect(acceptsGzip(header)).toBe(want);
   });
