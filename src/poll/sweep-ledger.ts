@@ -16,6 +16,9 @@ export function channelHint(ch: Channel): string | undefined {
   return `${ch.activityAt ?? ''}/${ch.sessionCount ?? ''}`;
 }
 
+/** How many owed change times a channel keeps (a change waits at most 5 minutes; a few are usual). */
+export const OWED_TIMES_KEPT = 16;
+
 /** One org's sweep bookkeeping. */
 export class SweepLedger {
   /** When the last read of each channel's sessions began. */
@@ -23,11 +26,13 @@ export class SweepLedger {
   /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
   private readonly changedAt = new Map<string, number>();
   /**
-   * Changes of each channel whose read waited for the first baseline (org-poller.ts) and
-   * that no read has seen yet, the earliest and the latest: what the sweep still owes
-   * (planner.ts, CHANGE_WAITS_AT_MOST_MS).
+   * When each change of a channel was made whose read waited for the first baseline
+   * (org-poller.ts) and that no read has seen yet, earliest first: what the sweep still
+   * owes (planner.ts, CHANGE_WAITS_AT_MOST_MS). A read that began between two of them paid
+   * the earlier only, so the later is owed from when it was made. At most
+   * {@link OWED_TIMES_KEPT}: past that, the earliest and the latest are kept.
    */
-  private readonly unseen = new Map<string, { first: number; last: number }>();
+  private readonly unseen = new Map<string, number[]>();
   /** The channel list's hint of each channel as of its last answered session read. */
   private readonly hintAtRead = new Map<string, string | undefined>();
   private roundStart: number | undefined;
@@ -46,33 +51,31 @@ export class SweepLedger {
 
   /** The channel's change at `at` waits for the sweep instead of a read at once. */
   waiting(channelId: string, at: number): void {
-    const u = this.unseen.get(channelId);
-    // One dated after it (the clock was set back) does not hold it back.
-    if (u === undefined || u.first > at) this.unseen.set(channelId, { first: at, last: at });
-    else if (at > u.last) this.unseen.set(channelId, { first: u.first, last: at });
+    // Changes dated after it were dated before the clock was set back: when they were
+    // made is unknown, and they do not hold this one back.
+    const owed = (this.unseen.get(channelId) ?? []).filter((t) => t < at);
+    owed.push(at);
+    if (owed.length > OWED_TIMES_KEPT) owed.splice(OWED_TIMES_KEPT - 1, owed.length - OWED_TIMES_KEPT);
+    this.unseen.set(channelId, owed);
   }
 
   /** When the earliest change still waiting for a read of the channel was made. */
   unseenSince(channelId: string): number | undefined {
-    return this.unseen.get(channelId)?.first;
+    return this.unseen.get(channelId)?.[0];
   }
 
   /**
    * A read that began at `began` got an answer that counts ({@link read}): it saw every
-   * change made by then (a change made while it was under way still waits, from then). A
-   * change dated after `now` is dropped: the clock was set back, and when it was made is
-   * unknown.
+   * change made by then (a change made while it was under way still waits, from when it
+   * was made). A change dated after `now` is dropped: the clock was set back, and when it
+   * was made is unknown.
    */
   seen(channelId: string, began: number, now: number): void {
-    let u = this.unseen.get(channelId);
-    if (u !== undefined && u.last > now) {
-      u = u.first > now ? undefined : { first: u.first, last: u.first };
-      if (u === undefined) this.unseen.delete(channelId);
-      else this.unseen.set(channelId, u);
-    }
-    if (u === undefined || began < u.first) return;
-    if (began >= u.last) this.unseen.delete(channelId);
-    else this.unseen.set(channelId, { first: u.last, last: u.last });
+    const owed = this.unseen.get(channelId);
+    if (owed === undefined) return;
+    const left = owed.filter((t) => t > began && t <= now);
+    if (left.length === 0) this.unseen.delete(channelId);
+    else this.unseen.set(channelId, left);
   }
 
   /**
@@ -154,7 +157,7 @@ export class SweepLedger {
         stored === undefined || kept === undefined ? stored?.at : Math.min(stored.at, kept - 1);
       const lastReadAt = this.begun.get(ch.id) ?? storedAt;
       const changedAt = this.changedAt.get(ch.id) ?? kept;
-      const unseen = this.unseen.get(ch.id)?.first;
+      const unseen = this.unseen.get(ch.id)?.[0];
       return {
         org,
         channelId: ch.id,

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
 import type { SessionsPart } from '../../src/snapshot/model.js';
-import { SweepLedger } from '../../src/poll/sweep-ledger.js';
+import { OWED_TIMES_KEPT, SweepLedger } from '../../src/poll/sweep-ledger.js';
 import { setup } from './world.js';
 
 const H = 3_600_000;
@@ -467,6 +467,37 @@ describe('what a change still owes, and when it is paid', () => {
     l.seen('a', 50, 150); // began before both; now (set back) between them
     expect(l.unseenSince('a')).toBe(100);
     l.seen('a', 120, 150);
+    expect(l.unseenSince('a')).toBeUndefined();
+  });
+
+  it('a read that began between owed changes pays the earlier ones, and the next is owed from when it was made', () => {
+    const l = new SweepLedger();
+    l.waiting('a', 100);
+    l.waiting('a', 200);
+    l.waiting('a', 300);
+    l.seen('a', 150, 400);
+    expect(l.unseenSince('a')).toBe(200);
+    l.seen('a', 250, 400);
+    expect(l.unseenSince('a')).toBe(300);
+    l.seen('a', 300, 400);
+    expect(l.unseenSince('a')).toBeUndefined();
+  });
+
+  it('keeps the earliest owed changes and the latest when there are more than it keeps', () => {
+    const l = new SweepLedger();
+    for (let i = 1; i <= OWED_TIMES_KEPT + 5; i++) l.waiting('a', i * 100);
+    // A read that began after all it kept but the latest owes the latest.
+    l.seen('a', (OWED_TIMES_KEPT - 1) * 100, 1e9);
+    expect(l.unseenSince('a')).toBe((OWED_TIMES_KEPT + 5) * 100);
+    // The same change noted twice is owed once; one dated before those owed (the clock set
+    // back) drops them: when they were made is unknown.
+    l.waiting('a', 5000);
+    l.waiting('a', 5000);
+    l.seen('a', 4999, 1e9);
+    expect(l.unseenSince('a')).toBe(5000);
+    l.waiting('a', 50);
+    expect(l.unseenSince('a')).toBe(50);
+    l.seen('a', 50, 1e9);
     expect(l.unseenSince('a')).toBeUndefined();
   });
 
