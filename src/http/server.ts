@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
 import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
@@ -207,10 +207,37 @@ function write(res: ServerResponse, reply: HttpReply, log: Logger): void {
     res.end();
     return;
   }
-  // Past the head, a failing stream can only cut the connection (pipeline destroys both):
-  // the client sees a body shorter than its Content-Length, never a truncated body taken
-  // for a whole one. A client that leaves early is no failure of the body.
-  const source = streamed.stream();
-  source.once('error', (err) => log.error({ err, path: pathOf(res.req.url) }, 'response body failed'));
-  pipeline(source, res, () => undefined);
+  // Past the head, a failing stream can only cut the connection (pipeline destroys every
+  // stream): the client sees a body shorter than its Content-Length, never a truncated
+  // body taken for a whole one, nor one longer than it said.
+  let source: Readable;
+  try {
+    source = streamed.stream();
+  } catch (err) {
+    log.error({ err, path: pathOf(res.req.url) }, 'response body failed');
+    res.destroy();
+    return;
+  }
+  pipeline(source, exactly(streamed.length), res, (err) => {
+    // A client that leaves early, or a server closing, is no failure of the body.
+    if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      log.error({ err, path: pathOf(res.req.url) }, 'response body failed');
+    }
+  });
+}
+
+/** Passes a body on while it keeps to its stated length, and fails it otherwise. */
+function exactly(length: number): Transform {
+  let sent = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      sent += chunk.length;
+      if (sent > length) done(new Error(`the body is longer than its Content-Length (${length} bytes)`));
+      else done(null, chunk);
+    },
+    flush(done) {
+      if (sent === length) done();
+      else done(new Error(`the body ended at ${sent} of its Content-Length's ${length} bytes`));
+    },
+  });
 }

@@ -245,35 +245,81 @@ describe('/metrics', () => {
     expect(inflated).toBe(2);
   });
 
-  it('cuts the connection when a streamed body fails, so the client never takes it as whole', async () => {
-    const router = new Router();
-    router.addRoute('GET', '/broken', async () => ({
-      status: 200,
-      body: {
-        length: 100_000,
-        stream: () =>
-          Readable.from(
-            (async function* () {
-              yield Buffer.alloc(1000, 'x');
-              throw new Error('inflate failed');
-            })(),
-          ),
-      },
-    }));
-    let log = '';
-    const destination = new PassThrough().on('data', (c: Buffer) => {
-      log += c.toString();
+  describe('a streamed body', () => {
+    async function serve(stream: () => Readable, length = 100_000) {
+      const router = new Router();
+      router.addRoute('GET', '/body', async () => ({ status: 200, body: { length, stream } }));
+      let log = '';
+      const destination = new PassThrough().on('data', (c: Buffer) => {
+        log += c.toString();
+      });
+      const logger = createLogger({ level: 'info', format: 'json', destination });
+      const server = new HttpServer({ listen: '127.0.0.1:0', router, logger });
+      open.push(server);
+      const { url } = await server.listen();
+      const failures = () =>
+        log
+          .trim()
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as { msg: string; path?: string; err?: { message?: string } })
+          .filter((l) => l.msg === 'response body failed');
+      return { url: `${url}/body`, failures };
+    }
+
+    it('cuts the connection when it fails, so the client never takes it as whole', async () => {
+      const t = await serve(() =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.alloc(1000, 'x');
+            throw new Error('inflate failed');
+          })(),
+        ),
+      );
+      await expect(send(t.url)).rejects.toThrow();
+      expect(t.failures().map((f) => [f.path, f.err?.message])).toEqual([['/body', 'inflate failed']]);
     });
-    const logger = createLogger({ level: 'info', format: 'json', destination });
-    const server = new HttpServer({ listen: '127.0.0.1:0', router, logger });
-    open.push(server);
-    const { url } = await server.listen();
-    await expect(send(`${url}/broken`)).rejects.toThrow();
-    const lines = log
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { msg: string; path?: string });
-    expect(lines.some((l) => l.msg === 'response body failed' && l.path === '/broken')).toBe(true);
+
+    it('cuts the connection when it is shorter than its length, and keeps a longer one to it', async () => {
+      const short = await serve(() => Readable.from([Buffer.from('abc')]), 10);
+      await expect(send(short.url)).rejects.toThrow();
+      expect(short.failures()[0]?.err?.message).toMatch(/ended at 3 of .* 10 bytes/);
+      const long = await serve(() => Readable.from([Buffer.from('abcdefghij')]), 3);
+      await expect(send(long.url)).rejects.toThrow();
+      expect(long.failures()[0]?.err?.message).toMatch(/longer than its Content-Length \(3 bytes\)/);
+    });
+
+    it('survives a stream that cannot be made, and logs it', async () => {
+      const t = await serve(() => {
+        throw new Error('no stream');
+      });
+      await expect(send(t.url)).rejects.toThrow();
+      expect(t.failures().map((f) => f.err?.message)).toEqual(['no stream']);
+    });
+
+    it('takes a client that leaves before the end for no failure', async () => {
+      const body = Buffer.alloc(8 * 2 ** 20, 'z');
+      let destroyed = false;
+      const t = await serve(() => {
+        const r = Readable.from(
+          (async function* () {
+            for (let at = 0; at < body.length; at += 65536) yield body.subarray(at, at + 65536);
+          })(),
+        );
+        r.on('close', () => {
+          destroyed = true;
+        });
+        return r;
+      }, body.length);
+      const { port } = new URL(t.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.destroy());
+      socket.write('GET /body HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(destroyed).toBe(true);
+      expect(t.failures()).toEqual([]);
+    });
   });
 
   it('answers HEAD without a body', async () => {
