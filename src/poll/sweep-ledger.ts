@@ -19,6 +19,12 @@ export function channelHint(ch: Channel): string | undefined {
 /** How many owed change times a channel keeps (a change waits at most 5 minutes; a few are usual). */
 export const OWED_TIMES_KEPT = 16;
 
+/** Changes made at some time from `from` to `to` (ms). */
+interface Span {
+  from: number;
+  to: number;
+}
+
 /** One org's sweep bookkeeping. */
 export class SweepLedger {
   /** When the last read of each channel's sessions began. */
@@ -26,13 +32,15 @@ export class SweepLedger {
   /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
   private readonly changedAt = new Map<string, number>();
   /**
-   * When each change of a channel was made whose read waited for the first baseline
+   * When the changes of each channel were made whose read waited for the first baseline
    * (org-poller.ts) and that no read has seen yet, earliest first: what the sweep still
    * owes (planner.ts, CHANGE_WAITS_AT_MOST_MS). A read that began between two of them paid
-   * the earlier only, so the later is owed from when it was made. At most
-   * {@link OWED_TIMES_KEPT}: past that, the earliest and the latest are kept.
+   * the earlier only, so the later is owed from when it was made. Each entry is a span of
+   * times, one time as a rule; past {@link OWED_TIMES_KEPT} entries the last two become one
+   * span, and a read that began within a span leaves it owed from when that read began:
+   * never later than a change in it was made.
    */
-  private readonly unseen = new Map<string, number[]>();
+  private readonly unseen = new Map<string, Span[]>();
   /** The channel list's hint of each channel as of its last answered session read. */
   private readonly hintAtRead = new Map<string, string | undefined>();
   private roundStart: number | undefined;
@@ -53,27 +61,43 @@ export class SweepLedger {
   waiting(channelId: string, at: number): void {
     // Changes dated after it were dated before the clock was set back: when they were
     // made is unknown, and they do not hold this one back.
-    const owed = (this.unseen.get(channelId) ?? []).filter((t) => t < at);
-    owed.push(at);
-    if (owed.length > OWED_TIMES_KEPT) owed.splice(OWED_TIMES_KEPT - 1, owed.length - OWED_TIMES_KEPT);
+    const owed: Span[] = [];
+    for (const span of this.unseen.get(channelId) ?? []) {
+      if (span.from < at) owed.push(span.to < at ? span : { from: span.from, to: at });
+    }
+    const last = owed.at(-1);
+    if (last === undefined || last.to < at) owed.push({ from: at, to: at });
+    if (owed.length > OWED_TIMES_KEPT) {
+      const [a, b] = owed.splice(-2, 2) as [Span, Span];
+      owed.push({ from: a.from, to: b.to });
+    }
     this.unseen.set(channelId, owed);
   }
 
   /** When the earliest change still waiting for a read of the channel was made. */
   unseenSince(channelId: string): number | undefined {
-    return this.unseen.get(channelId)?.[0];
+    return this.unseen.get(channelId)?.[0]?.from;
   }
 
   /**
    * A read that began at `began` got an answer that counts ({@link read}): it saw every
-   * change made by then (a change made while it was under way still waits, from when it
-   * was made). A change dated after `now` is dropped: the clock was set back, and when it
-   * was made is unknown.
+   * change made by then; a change made while it was under way still waits, from when it
+   * was made. The clock set back: a read that began before `now` began after the changes
+   * dated after `now`, made before the clock went back, and saw them; one that began
+   * after `now` (the clock went back while it was under way) did not see those made after
+   * it began, which are owed from `now`.
    */
   seen(channelId: string, began: number, now: number): void {
     const owed = this.unseen.get(channelId);
     if (owed === undefined) return;
-    const left = owed.filter((t) => t > began && t <= now);
+    const left: Span[] = [];
+    for (const span of owed) {
+      if (span.to <= began) continue;
+      const from = Math.max(span.from, began);
+      if (began <= now) {
+        if (from <= now) left.push({ from, to: Math.min(span.to, now) });
+      } else left.push({ from: Math.min(from, now), to: Math.min(span.to, now) });
+    }
     if (left.length === 0) this.unseen.delete(channelId);
     else this.unseen.set(channelId, left);
   }
@@ -107,6 +131,7 @@ export class SweepLedger {
 
   /** The channel is no longer watched. */
   forget(channelId: string): void {
+    this.begun.delete(channelId);
     this.changedAt.delete(channelId);
     this.unseen.delete(channelId);
     this.hintAtRead.delete(channelId);
@@ -157,7 +182,7 @@ export class SweepLedger {
         stored === undefined || kept === undefined ? stored?.at : Math.min(stored.at, kept - 1);
       const lastReadAt = this.begun.get(ch.id) ?? storedAt;
       const changedAt = this.changedAt.get(ch.id) ?? kept;
-      const unseen = this.unseen.get(ch.id)?.[0];
+      const unseen = this.unseen.get(ch.id)?.[0]?.from;
       return {
         org,
         channelId: ch.id,

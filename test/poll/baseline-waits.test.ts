@@ -483,21 +483,51 @@ describe('what a change still owes, and when it is paid', () => {
     expect(l.unseenSince('a')).toBeUndefined();
   });
 
-  it('keeps the earliest owed changes and the latest when there are more than it keeps', () => {
+  it('past the times it keeps, owes the latest ones as a span, never later than they were made', () => {
     const l = new SweepLedger();
-    for (let i = 1; i <= OWED_TIMES_KEPT + 5; i++) l.waiting('a', i * 100);
-    // A read that began after all it kept but the latest owes the latest.
+    const n = OWED_TIMES_KEPT + 5;
+    for (let i = 1; i <= n; i++) l.waiting('a', i * 100);
+    // The first OWED_TIMES_KEPT - 1 times are kept as they are, the rest as one span.
     l.seen('a', (OWED_TIMES_KEPT - 1) * 100, 1e9);
-    expect(l.unseenSince('a')).toBe((OWED_TIMES_KEPT + 5) * 100);
-    // The same change noted twice is owed once; one dated before those owed (the clock set
-    // back) drops them: when they were made is unknown.
+    expect(l.unseenSince('a')).toBe(OWED_TIMES_KEPT * 100);
+    // A read that began within the span leaves it owed from when that read began.
+    l.seen('a', OWED_TIMES_KEPT * 100 + 50, 1e9);
+    expect(l.unseenSince('a')).toBe(OWED_TIMES_KEPT * 100 + 50);
+    l.seen('a', n * 100, 1e9);
+    expect(l.unseenSince('a')).toBeUndefined();
+    // The same change noted twice is owed once.
     l.waiting('a', 5000);
     l.waiting('a', 5000);
-    l.seen('a', 4999, 1e9);
-    expect(l.unseenSince('a')).toBe(5000);
+    l.seen('a', 5000, 1e9);
+    expect(l.unseenSince('a')).toBeUndefined();
+  });
+
+  it('one dated before those owed (the clock set back) drops them: when they were made is unknown', () => {
+    const l = new SweepLedger();
+    l.waiting('a', 5000);
     l.waiting('a', 50);
     expect(l.unseenSince('a')).toBe(50);
     l.seen('a', 50, 1e9);
+    expect(l.unseenSince('a')).toBeUndefined();
+  });
+
+  it('forgets all it knew of a channel no longer watched', () => {
+    const l = new SweepLedger();
+    l.began('a', 100);
+    l.changed('a', 150);
+    l.waiting('a', 200);
+    l.forget('a');
+    const [entry] = l.entries('o', 1, [{ id: 'a', status: 'offline' }], {}, 1000);
+    expect(entry).toMatchObject({ lastReadAt: undefined, changedAt: undefined, unseenSince: undefined });
+  });
+
+  it('the clock set back while a read was under way: what it did not see is owed from now', () => {
+    const l = new SweepLedger();
+    l.waiting('a', 1000);
+    l.waiting('a', 1100);
+    l.seen('a', 1050, 700); // began at 1050; its answer came after the clock went back to 700
+    expect(l.unseenSince('a')).toBe(700);
+    l.seen('a', 800, 900);
     expect(l.unseenSince('a')).toBeUndefined();
   });
 
