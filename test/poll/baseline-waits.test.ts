@@ -460,75 +460,66 @@ describe('what a change still owes, and when it is paid', () => {
     },
   );
 
-  it('the clock set back between two owed changes drops only the one dated after now', () => {
+  /** A ledger that owes channel `a` a read for changes made at `times`, in that order. */
+  function owing(...times: number[]): SweepLedger {
     const l = new SweepLedger();
-    l.waiting('a', 100);
-    l.waiting('a', 200);
-    l.seen('a', 50, 150); // began before both; now (set back) between them
-    expect(l.unseenSince('a')).toBe(100);
-    l.seen('a', 120, 150);
-    expect(l.unseenSince('a')).toBeUndefined();
+    for (const t of times) l.waiting('a', t);
+    return l;
+  }
+
+  /** Since when `a` is owed a read after one that began at `began` was answered at `now`. */
+  function afterRead(l: SweepLedger, began: number, now: number): number | undefined {
+    l.seen('a', began, now);
+    return l.unseenSince('a');
+  }
+
+  it('the clock set back between two owed changes drops only the one dated after now', () => {
+    const l = owing(100, 200);
+    expect(afterRead(l, 50, 150)).toBe(100); // began before both; now (set back) between them
+    expect(afterRead(l, 120, 150)).toBeUndefined();
   });
 
   it('a read that began between owed changes pays the earlier ones, and the next is owed from when it was made', () => {
-    const l = new SweepLedger();
-    l.waiting('a', 100);
-    l.waiting('a', 200);
-    l.waiting('a', 300);
-    l.seen('a', 150, 400);
-    expect(l.unseenSince('a')).toBe(200);
-    l.seen('a', 250, 400);
-    expect(l.unseenSince('a')).toBe(300);
-    l.seen('a', 300, 400);
-    expect(l.unseenSince('a')).toBeUndefined();
+    const l = owing(100, 200, 300);
+    expect(afterRead(l, 150, 400)).toBe(200);
+    expect(afterRead(l, 250, 400)).toBe(300);
+    expect(afterRead(l, 300, 400)).toBeUndefined();
   });
 
   it('past the times it keeps, owes the latest ones as a span, never later than they were made', () => {
-    const l = new SweepLedger();
     const n = OWED_TIMES_KEPT + 5;
-    for (let i = 1; i <= n; i++) l.waiting('a', i * 100);
+    const l = owing(...Array.from({ length: n }, (_, i) => (i + 1) * 100));
     // The first OWED_TIMES_KEPT - 1 times are kept as they are, the rest as one span.
-    l.seen('a', (OWED_TIMES_KEPT - 1) * 100, 1e9);
-    expect(l.unseenSince('a')).toBe(OWED_TIMES_KEPT * 100);
+    expect(afterRead(l, (OWED_TIMES_KEPT - 1) * 100, 1e9)).toBe(OWED_TIMES_KEPT * 100);
     // A read that began within the span leaves it owed from when that read began.
-    l.seen('a', OWED_TIMES_KEPT * 100 + 50, 1e9);
-    expect(l.unseenSince('a')).toBe(OWED_TIMES_KEPT * 100 + 50);
-    l.seen('a', n * 100, 1e9);
-    expect(l.unseenSince('a')).toBeUndefined();
+    expect(afterRead(l, OWED_TIMES_KEPT * 100 + 50, 1e9)).toBe(OWED_TIMES_KEPT * 100 + 50);
+    expect(afterRead(l, n * 100, 1e9)).toBeUndefined();
     // The same change noted twice is owed once.
     l.waiting('a', 5000);
     l.waiting('a', 5000);
-    l.seen('a', 5000, 1e9);
-    expect(l.unseenSince('a')).toBeUndefined();
+    expect(afterRead(l, 5000, 1e9)).toBeUndefined();
   });
 
   it('one dated before those owed (the clock set back) drops them: when they were made is unknown', () => {
-    const l = new SweepLedger();
-    l.waiting('a', 5000);
-    l.waiting('a', 50);
+    const l = owing(5000, 50);
     expect(l.unseenSince('a')).toBe(50);
-    l.seen('a', 50, 1e9);
-    expect(l.unseenSince('a')).toBeUndefined();
+    expect(afterRead(l, 50, 1e9)).toBeUndefined();
   });
 
   it('forgets all it knew of a channel no longer watched', () => {
-    const l = new SweepLedger();
+    const l = owing(200);
     l.began('a', 100);
     l.changed('a', 150);
-    l.waiting('a', 200);
     l.forget('a');
     const [entry] = l.entries('o', 1, [{ id: 'a', status: 'offline' }], {}, 1000);
     expect(entry).toMatchObject({ lastReadAt: undefined, changedAt: undefined, unseenSince: undefined });
   });
 
   it('the clock set back while a read was under way: what it did not see is owed from now', () => {
-    const l = new SweepLedger();
-    l.waiting('a', 1000);
-    l.waiting('a', 1100);
-    l.seen('a', 1050, 700); // began at 1050; its answer came after the clock went back to 700
-    expect(l.unseenSince('a')).toBe(700);
-    l.seen('a', 800, 900);
-    expect(l.unseenSince('a')).toBeUndefined();
+    const l = owing(1000, 1100);
+    // Began at 1050; its answer came after the clock went back to 700.
+    expect(afterRead(l, 1050, 700)).toBe(700);
+    expect(afterRead(l, 800, 900)).toBeUndefined();
   });
 
   it('a second change made while a read that saw only the first was in flight still waits, across a restart', async () => {
