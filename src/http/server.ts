@@ -210,19 +210,18 @@ function write(res: ServerResponse, reply: HttpReply, log: Logger): void {
   // Past the head, a failing stream can only cut the connection (pipeline destroys every
   // stream): the client sees a body shorter than its Content-Length, never a truncated
   // body taken for a whole one, nor one longer than it said.
+  const failed = (err: unknown) => log.error({ err, path: pathOf(res.req.url) }, 'response body failed');
   let source: Readable;
   try {
     source = streamed.stream();
   } catch (err) {
-    log.error({ err, path: pathOf(res.req.url) }, 'response body failed');
+    failed(err);
     res.destroy();
     return;
   }
   pipeline(source, exactly(streamed.length), res, (err) => {
     // A client that leaves early, or a server closing, is no failure of the body.
-    if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-      log.error({ err, path: pathOf(res.req.url) }, 'response body failed');
-    }
+    if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') failed(err);
   });
 }
 
