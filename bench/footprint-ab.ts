@@ -108,17 +108,8 @@ function sample(page: string, name: string): number | undefined {
 }
 
 async function runOnce(channels: number, v: Variant, seconds: number, scrapeEvery: number): Promise<Run> {
-  const saved = new Map(Object.keys(v.env ?? {}).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, v.env ?? {});
-  let tally: Awaited<ReturnType<typeof startResumedTally>>;
-  try {
-    tally = await startResumedTally(channels, v.flags ?? [], 1, v.entry);
-  } finally {
-    for (const [k, was] of saved) {
-      if (was === undefined) delete process.env[k];
-      else process.env[k] = was;
-    }
-  }
+  // The variant's environment goes over the image's (a variant may change MALLOC_ARENA_MAX).
+  const tally = await startResumedTally(channels, v.flags ?? [], 1, v.entry, v.env ?? {});
   const rss: number[] = [];
   const external: number[] = [];
   const heap: number[] = [];

@@ -254,12 +254,14 @@ export interface ResumedTally {
  * Starts the simulator with `channels` channels of 20 sessions and `tally run` against it,
  * from a snapshot of that whole world stored in its state directory (`nodeArgs` go to node).
  * With `orgs` > 1 the channels are spread over that many orgs of equal size (the fleet view).
+ * `env` goes over the image's environment (footprint-ab.ts: a variant may change it).
  */
 export async function startResumedTally(
   channels: number,
   nodeArgs: string[] = [],
   orgs = 1,
   entry?: string,
+  env: Record<string, string> = {},
 ): Promise<ResumedTally> {
   const slugs =
     orgs === 1 ? ['demo'] : Array.from({ length: orgs }, (_, i) => `org-${String(i + 1).padStart(2, '0')}`);
@@ -306,7 +308,7 @@ export async function startResumedTally(
     const node = [`--diagnostic-dir=${dir}`, ...nodeFlags(), ...nodeArgs];
     const child = spawn(tallyNode(), [...node, ...cmd.args, 'run', '--config', config], {
       cwd: ROOT, // where --import tsx resolves tsx from
-      env: { ...process.env, ...imageEnv() },
+      env: { ...process.env, ...imageEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
