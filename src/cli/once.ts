@@ -12,6 +12,7 @@ import { createLogger, LOG_LEVELS, type LogLevel } from '../core/log.js';
 import { channelMatches } from '../poll/channel-filter.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
+import { sessionArray } from '../snapshot/session-list.js';
 import type { QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { ExplainCollector, formatExplain } from './explain.js';
@@ -170,7 +171,9 @@ function summarizeOrg(snap: OrgSnapshot): string[] {
   const channels = value(snap.channels);
   if (channels) lines.push(`  channels: ${channels.length}${counts(channels.map((c) => c.status))}`);
 
-  const sessions = Object.values(snap.sessions).flatMap((p) => (p.state === 'failed' ? [] : p.value));
+  const sessions = Object.values(snap.sessions).flatMap((p) =>
+    p.state === 'failed' ? [] : sessionArray(p.value),
+  );
   lines.push(`  sessions in window: ${sessions.length}${counts(sessions.map((s) => s.status))}`);
 
   const live = sessions.filter((s) => isLiveStatus(s.status));

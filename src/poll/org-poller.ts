@@ -16,6 +16,7 @@ import type {
   Org,
   OrgSnapshot,
   Part,
+  Session,
   SessionDetail,
   SessionsPart,
   Subscription,
@@ -30,6 +31,15 @@ import { UpstreamHealth } from './health.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
+import {
+  holdable,
+  idAt,
+  scheduledAt,
+  SessionList,
+  type Sessions,
+  sessionArray,
+  statusAt,
+} from '../snapshot/session-list.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { channelHint, SweepLedger } from './sweep-ledger.js';
 import {
@@ -133,7 +143,7 @@ export class OrgPoller {
     private readonly deps: OrgPollerDeps,
   ) {
     this.slug = auth.slug;
-    this.current = initial;
+    this.current = held(initial);
     // Details of ended sessions a stored snapshot holds were waiting for their final read
     // when it was saved (pruning drops the others): a restart must not lose that read.
     for (const id of endedWithDetail(initial)) {
@@ -318,14 +328,7 @@ export class OrgPoller {
       if (baseline) continue;
       const part = this.current.sessions[ch.id];
       if (part?.state !== 'complete') continue;
-      const due = part.value.some(
-        (s) =>
-          isLiveStatus(s.status) ||
-          (isScheduledStatus(s.status) &&
-            s.scheduledAt !== undefined &&
-            Math.abs(s.scheduledAt - now) <= horizonMs),
-      );
-      if (due) out.push(ch.id);
+      if (dueWithin(part.value, now, horizonMs)) out.push(ch.id);
     }
     return out;
   }
@@ -344,7 +347,8 @@ export class OrgPoller {
     const out = new Set(this.finalDetail);
     for (const part of Object.values(this.current.sessions)) {
       if (part.state !== 'complete') continue;
-      for (const s of part.value) if (isLiveStatus(s.status)) out.add(s.id);
+      const list = part.value;
+      for (let i = 0; i < list.length; i++) if (isLiveStatus(statusAt(list, i))) out.add(idAt(list, i));
     }
     return [...out];
   }
@@ -509,7 +513,12 @@ export class OrgPoller {
   }
 
   /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
-  private foldSessions(channelId: string, read: SessionsPart, ticket: number, began: number): void {
+  private foldSessions(
+    channelId: string,
+    read: SessionsPart<Session[]>,
+    ticket: number,
+    began: number,
+  ): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
     const taken = this.takes(prev, read);
@@ -526,12 +535,14 @@ export class OrgPoller {
       return;
     }
     // What a record left out keeps its last known value (carry.ts).
-    let part = read;
+    let part: SessionsPart = read;
     if (read.state === 'complete' && prev?.state === 'complete') {
-      const list = carrySessions(prev.value, read.value);
+      const list = carrySessions(sessionArray(prev.value), read.value);
       if (list !== read.value) part = { ...read, value: list };
     }
     if (unseen !== undefined) part = { ...part, changedAt: unseen };
+    // Held compactly from here on: a snapshot keeps every list between reads.
+    if (part.state !== 'failed') part = { ...part, value: SessionList.of(part.value) };
     this.commit(
       { ...this.current, sessions: { ...this.current.sessions, [channelId]: part } },
       `sessions:${channelId}`,
@@ -726,6 +737,34 @@ export class OrgPoller {
       });
     });
   }
+}
+
+/**
+ * `snap` with its session lists held compactly (session-list.ts), where they are arrays of
+ * objects (the store holds them so as it reads them, session-list.ts; a snapshot given
+ * another way may not). The snapshot itself when none is.
+ */
+function held(snap: OrgSnapshot): OrgSnapshot {
+  let sessions: OrgSnapshot['sessions'] | undefined;
+  for (const channelId of Object.keys(snap.sessions)) {
+    const part = snap.sessions[channelId]!;
+    if (part.state === 'failed' || !holdable(part.value)) continue;
+    sessions ??= { ...snap.sessions };
+    setOwn(sessions, channelId, { ...part, value: SessionList.of(part.value) });
+  }
+  return sessions === undefined ? snap : { ...snap, sessions };
+}
+
+/** Whether `list` holds a session live, or one planned to start within `horizonMs` of `now`. */
+function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const status = statusAt(list, i);
+    if (isLiveStatus(status)) return true;
+    if (!isScheduledStatus(status)) continue;
+    const at = scheduledAt(list, i);
+    if (at !== undefined && Math.abs(at - now) <= horizonMs) return true;
+  }
+  return false;
 }
 
 /** The more urgent of two priorities. */

@@ -120,10 +120,17 @@ export class Poller {
   readonly spend: SpendMeter;
   private readonly fetcher: Fetcher;
 
+  /** The options but `orgs`: each org's stored snapshot is its poller's to keep, or drop. */
+  private readonly opts: Omit<PollerOptions, 'orgs'>;
+
   constructor(
-    private readonly opts: PollerOptions,
+    { orgs, ...opts }: PollerOptions,
     private readonly deps: PollerDeps,
   ) {
+    // Keeping the orgs given here would keep every stored snapshot they were resumed from
+    // for the life of the process: every list replaced since, twice over once the poller
+    // holds the lists compactly (session-list.ts).
+    this.opts = opts;
     this.log = deps.logger.child({ component: 'poller' });
     this.spend = new SpendMeter(deps.clock);
     this.fetcher = this.spend.wrap(deps.fetcher);
@@ -132,7 +139,7 @@ export class Poller {
       logger: this.log,
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
-    for (const org of opts.orgs) this.addOrg(org);
+    for (const org of orgs) this.addOrg(org);
     this.current = this.computePlan();
   }
 

@@ -1,6 +1,7 @@
 /** Which session details an org poller keeps: those of sessions that may still change. */
 import { getOwn, setOwn } from '../core/own.js';
 import type { OrgSnapshot, Part, SessionDetail } from '../snapshot/model.js';
+import { idAt, indexOfId, statusAt } from '../snapshot/session-list.js';
 import { isEndedStatus } from '../snapshot/status.js';
 
 /**
@@ -29,7 +30,11 @@ export function pruneDetails(
   for (const channel in sessions) {
     const part = sessions[channel]!;
     if (part.state === 'failed') continue;
-    for (const s of part.value) if (search.has(s.id) && !isEndedStatus(s.status)) live.add(s.id);
+    const list = part.value;
+    for (let i = 0; i < list.length; i++) {
+      const id = idAt(list, i);
+      if (search.has(id) && !isEndedStatus(statusAt(list, i))) live.add(id);
+    }
   }
   if (live.size === search.size) return details;
   const out: OrgSnapshot['details'] = {};
@@ -42,8 +47,8 @@ export function pruneDetails(
 /** Whether `list` holds session `id` not ended. */
 function liveIn(list: OrgSnapshot['sessions'][string], id: string): boolean {
   if (list.state === 'failed') return false;
-  for (const s of list.value) if (s.id === id) return !isEndedStatus(s.status);
-  return false;
+  const i = indexOfId(list.value, id);
+  return i >= 0 && !isEndedStatus(statusAt(list.value, i));
 }
 
 /**
@@ -67,14 +72,17 @@ export function endedWithDetail(snap: OrgSnapshot): string[] {
     }
     const list = getOwn(snap.sessions, detail.value.channelId ?? '');
     if (list === undefined || list.state === 'failed') continue;
-    const session = list.value.find((x) => x.id === id);
-    if (session !== undefined && isEndedStatus(session.status)) out.push(id);
+    const i = indexOfId(list.value, id);
+    if (i >= 0 && isEndedStatus(statusAt(list.value, i))) out.push(id);
   }
   if (unread === undefined) return out;
   for (const channel in snap.sessions) {
     const list = snap.sessions[channel]!;
     if (list.state === 'failed') continue;
-    for (const s of list.value) if (unread.has(s.id) && isEndedStatus(s.status)) out.push(s.id);
+    for (let i = 0; i < list.value.length; i++) {
+      const id = idAt(list.value, i);
+      if (unread.has(id) && isEndedStatus(statusAt(list.value, i))) out.push(id);
+    }
   }
   return out;
 }

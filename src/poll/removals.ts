@@ -288,14 +288,19 @@ function restore(e: ChangeEvent, current: OrgSnapshot, next: OrgSnapshot): OrgSn
 
 /** A copy of the complete list `into` with the item `id` of `from` added, or undefined. */
 function withItem<T extends { id: string }>(
-  into: Part<T[]> | undefined,
-  from: Part<T[]> | undefined,
+  into: Part<Iterable<T>> | undefined,
+  from: Part<Iterable<T>> | undefined,
   id: string,
 ): Part<T[]> | undefined {
   if (into?.state !== 'complete' || from?.state !== 'complete') return undefined;
-  const item = from.value.find((x) => x.id === id);
-  if (item === undefined || into.value.some((x) => x.id === id)) return undefined;
+  const item = find(from.value, id);
+  if (item === undefined || find(into.value, id) !== undefined) return undefined;
   return { ...into, value: [...into.value, item] };
+}
+
+function find<T extends { id: string }>(items: Iterable<T>, id: string): T | undefined {
+  for (const x of items) if (x.id === id) return x;
+  return undefined;
 }
 
 /**

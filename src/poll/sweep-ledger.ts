@@ -6,6 +6,7 @@
  */
 import { getOwn } from '../core/own.js';
 import type { Channel, OrgSnapshot, SessionsPart } from '../snapshot/model.js';
+import { scheduledAt, statusAt } from '../snapshot/session-list.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import type { SweepEntry } from './planner.js';
@@ -206,9 +207,11 @@ export class SweepLedger {
 function nextStart(part: OrgSnapshot['sessions'][string] | undefined, now: number): number | undefined {
   if (part === undefined || part.state === 'failed') return undefined;
   let best: number | undefined;
-  for (const s of part.value) {
-    if (!isScheduledStatus(s.status) || s.scheduledAt === undefined) continue;
-    if (best === undefined || Math.abs(s.scheduledAt - now) < Math.abs(best - now)) best = s.scheduledAt;
+  const list = part.value;
+  for (let i = 0; i < list.length; i++) {
+    const at = scheduledAt(list, i);
+    if (at === undefined || !isScheduledStatus(statusAt(list, i))) continue;
+    if (best === undefined || Math.abs(at - now) < Math.abs(best - now)) best = at;
   }
   return best;
 }

@@ -4,7 +4,8 @@
  */
 import type { ChangeEvent, EntityKind, EventKind, JsonValue } from './events.js';
 import { eventId } from './event-id.js';
-import type { Channel, OrgSnapshot, Part, Scalar, Session } from './model.js';
+import type { Channel, OrgSnapshot, Part, Scalar } from './model.js';
+import { idAt, type Sessions } from './session-list.js';
 
 /** One change before it gets its org, time and id. */
 export interface EventDraft {
@@ -105,9 +106,10 @@ export function orNull(value: Scalar | undefined): JsonValue {
   return value === undefined ? null : value;
 }
 
-/** Where a session was last listed. */
+/** Where a session was last listed: session `index` of `list`, of channel `channelId`. */
 interface Listed {
-  session: Session;
+  list: Sessions;
+  index: number;
   channelId: string;
 }
 
@@ -142,7 +144,7 @@ export class Labeler {
   sessionById(sessionId: string): Record<string, string> {
     const listed = this.listedSessions().get(sessionId);
     const detail = detailValue(this.next, sessionId) ?? detailValue(this.prev, sessionId);
-    const title = listed?.session.title ?? detail?.title;
+    const title = listed?.list.at(listed.index)?.title ?? detail?.title;
     const channelId = listed?.channelId ?? detail?.channelId;
     return this.session(sessionId, channelId, title);
   }
@@ -155,8 +157,11 @@ export class Labeler {
       for (const channelId of sortedIds(Object.keys(snap.sessions))) {
         const part = own(snap.sessions, channelId);
         if (part === undefined || part.state === 'failed') continue;
-        for (const session of part.value)
-          if (!out.has(session.id)) out.set(session.id, { session, channelId });
+        const list = part.value;
+        for (let index = 0; index < list.length; index++) {
+          const id = idAt(list, index);
+          if (!out.has(id)) out.set(id, { list, index, channelId });
+        }
       }
     }
     this.listed = out;

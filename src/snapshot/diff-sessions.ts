@@ -20,6 +20,7 @@ import {
 } from './diff-context.js';
 import { inWindow } from './diff-window.js';
 import type { OrgSnapshot, Session, SessionsPart } from './model.js';
+import { idAt, sessionArray, type Sessions } from './session-list.js';
 import { isEndedStatus, isLiveStatus } from './status.js';
 
 /** Where a session is listed in one snapshot. */
@@ -65,14 +66,16 @@ export function diffSessions(
     if (a?.state === 'complete' && b?.state === 'complete' && aligned(a.value, b.value)) {
       // The same sessions in the same order (a list read again): only changes are
       // possible, and only the sessions that differ need ordering.
+      const av = sessionArray(a.value);
+      const bv = sessionArray(b.value);
       const differing = [];
-      for (let i = 0; i < b.value.length; i++) {
-        const was = a.value[i]!;
-        const is = b.value[i]!;
-        if (was !== is && !unchanged(was, is) && firstOf(b.value, i)) differing.push(i);
+      for (let i = 0; i < bv.length; i++) {
+        const was = av[i]!;
+        const is = bv[i]!;
+        if (was !== is && !unchanged(was, is) && firstOf(bv, i)) differing.push(i);
       }
-      differing.sort((x, y) => byCodeUnits(b.value[x]!.id, b.value[y]!.id));
-      const pairs = differing.map((i): [Session, Session] => [a.value[i]!, b.value[i]!]);
+      differing.sort((x, y) => byCodeUnits(bv[x]!.id, bv[y]!.id));
+      const pairs = differing.map((i): [Session, Session] => [av[i]!, bv[i]!]);
       work.push({ channelId, a, b, pairs, since: a.at, part: b });
       continue;
     }
@@ -143,9 +146,9 @@ type ChannelLists = {
 );
 
 /** Whether two lists hold sessions of the same ids in the same order. */
-function aligned(a: readonly Session[], b: readonly Session[]): boolean {
+function aligned(a: Sessions, b: Sessions): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id) return false;
+  for (let i = 0; i < a.length; i++) if (idAt(a, i) !== idAt(b, i)) return false;
   return true;
 }
 
@@ -166,8 +169,11 @@ function locate(snap: OrgSnapshot, wanted: ReadonlySet<string>): Map<string, Pla
   for (const channelId of sortedIds(Object.keys(snap.sessions))) {
     const part = own(snap.sessions, channelId);
     if (part === undefined || part.state === 'failed') continue;
-    for (const session of part.value) {
-      if (wanted.has(session.id) && !out.has(session.id)) out.set(session.id, { session, channelId, part });
+    // Ids only: a session object is made for the few found, not for every session listed.
+    const list = part.value;
+    for (let i = 0; i < list.length; i++) {
+      const id = idAt(list, i);
+      if (wanted.has(id) && !out.has(id)) out.set(id, { session: list.at(i)!, channelId, part });
     }
     if (out.size === wanted.size) break;
   }
@@ -175,7 +181,7 @@ function locate(snap: OrgSnapshot, wanted: ReadonlySet<string>): Map<string, Pla
 }
 
 function listed(part: SessionsPart | undefined): Map<string, Session> {
-  return part === undefined || part.state === 'failed' ? new Map() : byId(part.value);
+  return part === undefined || part.state === 'failed' ? new Map() : byId(sessionArray(part.value));
 }
 
 /**

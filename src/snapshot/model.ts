@@ -7,6 +7,7 @@
  * invariant 1): a failed or incomplete fetch is never mistaken for an empty list.
  * Times are milliseconds since the Unix epoch; absent values are omitted, never `null`.
  */
+import type { Sessions } from './session-list.js';
 
 /** A scalar as it came from the API, kept verbatim for settings and limits. */
 export type Scalar = string | number | boolean;
@@ -124,9 +125,10 @@ export interface TimeWindow {
 /**
  * A session list part also says which window it covered, and the channel list's activity
  * hint of the channel when it was read (when the server gives one): a later hint that
- * differs means the list is worth reading again, across restarts too.
+ * differs means the list is worth reading again, across restarts too. A read gives the
+ * sessions as an array; a snapshot holds them compactly once taken in (session-list.ts).
  */
-export type SessionsPart = Part<Session[]> & {
+export type SessionsPart<L extends Sessions = Sessions> = Part<L> & {
   window: TimeWindow;
   hint?: string;
   /**

@@ -211,7 +211,11 @@ export class UpstreamClient implements Fetcher {
   }
 
   /** Reads a channel's sessions in a time window (default: the configured window around now). */
-  async fetchSessions(org: OrgAuth, channelId: string, o: SessionsOptions = {}): Promise<SessionsPart> {
+  async fetchSessions(
+    org: OrgAuth,
+    channelId: string,
+    o: SessionsOptions = {},
+  ): Promise<SessionsPart<Session[]>> {
     const window = o.window ?? defaultWindow(this.clock.now(), this.opts.window);
     // Whether this read goes out without the window because the server misread it: known
     // before it is sent, so a drop learned meanwhile (by another read) does not mark it.

@@ -8,6 +8,7 @@ import type {
   Member,
   Org,
   Part,
+  Session,
   SessionDetail,
   SessionsPart,
   Subscription,
@@ -45,6 +46,6 @@ export interface Fetcher {
   fetchTeam(org: OrgAuth, o?: FetchOptions): Promise<Part<Member[]>>;
   fetchSubscription(org: OrgAuth, o?: FetchOptions): Promise<Part<Subscription>>;
   fetchChannels(org: OrgAuth, o?: FetchOptions): Promise<Part<Channel[]>>;
-  fetchSessions(org: OrgAuth, channelId: string, o?: SessionsOptions): Promise<SessionsPart>;
+  fetchSessions(org: OrgAuth, channelId: string, o?: SessionsOptions): Promise<SessionsPart<Session[]>>;
   fetchSessionDetail(org: OrgAuth, sessionId: string, o?: FetchOptions): Promise<Part<SessionDetail>>;
 }

@@ -17,6 +17,7 @@ import type { OrgSnapshot } from '../../src/snapshot/model.js';
 import { channelClass, statusClass } from '../../src/snapshot/vocabulary.js';
 import { captureIO } from '../helpers/io.js';
 import { waitFor } from '../helpers/wait.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -40,7 +41,7 @@ function facts(s: OrgSnapshot) {
   const v = <T>(p: { state: string; value?: T } | undefined) =>
     p && p.state !== 'failed' ? p.value : undefined;
   const channels = v(s.channels) ?? [];
-  const sessions = Object.values(s.sessions).flatMap((p) => v(p) ?? []);
+  const sessions = Object.values(s.sessions).flatMap((p) => sessionArray(v(p) ?? []));
   const sub = v(s.subscription);
   const count = (words: string[]) => {
     const m: Record<string, number> = {};

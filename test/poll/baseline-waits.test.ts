@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type SweepEntry, sweepScore } from '../../src/poll/planner.js';
-import type { SessionsPart } from '../../src/snapshot/model.js';
+import type { Session, SessionsPart } from '../../src/snapshot/model.js';
 import { OWED_TIMES_KEPT, SweepLedger } from '../../src/poll/sweep-ledger.js';
 import { setup } from './world.js';
 
@@ -66,7 +66,7 @@ function answering(how: 'not_found' | 'incomplete' | 'timeout' = 'not_found', da
       }
       if (ch === 'a' && holding) await new Promise<void>((r) => (held = r));
       // As the upstream client does when asked: the part dated when the answer is in.
-      const answered = datedAtAnswer ? ({ ...part, at: t.clock.now() } as SessionsPart) : part;
+      const answered = datedAtAnswer ? ({ ...part, at: t.clock.now() } as SessionsPart<Session[]>) : part;
       if (!isRefused) return answered;
       if (how === 'incomplete')
         return {
@@ -74,8 +74,10 @@ function answering(how: 'not_found' | 'incomplete' | 'timeout' = 'not_found', da
           state: 'incomplete',
           value: part.state === 'failed' ? [] : part.value,
           error: { reason: 'paging', message: 'page 2 refused' },
-        } as SessionsPart;
-      return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart;
+        } as SessionsPart<Session[]>;
+      return { state: 'failed', at: t.clock.now(), error: { reason: how, message: how } } as SessionsPart<
+        Session[]
+      >;
     },
   });
   return {
@@ -366,7 +368,7 @@ describe('a change still unseen', () => {
             state: 'failed',
             at: t.clock.now(),
             error: { reason: 'timeout', message: 'timed out' },
-          } as SessionsPart;
+          } as SessionsPart<Session[]>;
         return t.world.fetcher().fetchSessions(auth, ch, opts);
       },
     });
@@ -559,7 +561,7 @@ describe('paying what a change owes, without side effects', () => {
           ...part,
           state: 'incomplete',
           error: { reason: 'timeout', message: 'GET /channels/a/sessions?page=2: timed out' },
-        } as SessionsPart;
+        } as SessionsPart<Session[]>;
       },
     });
     await waitedChange(t);

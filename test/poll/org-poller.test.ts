@@ -7,7 +7,9 @@ import { emptySnapshot, type OrgSnapshot } from '../../src/snapshot/model.js';
 import type { UpstreamClient } from '../../src/upstream/client.js';
 import { silentLogger } from '../../src/core/log.js';
 import { ManualClock } from '../helpers/clock.js';
+import { asStored } from '../helpers/stored.js';
 import { testClient } from './client.js';
+import { SessionList, sessionArray } from '../../src/snapshot/session-list.js';
 
 let clock: ManualClock;
 let sim: Simulator;
@@ -128,10 +130,40 @@ describe('OrgPoller against the simulator', () => {
     expect(p.snapshot().sessions[ch!.id]).toBeUndefined();
   });
 
+  it('holds every session list compactly, read or resumed, and stores it as the sessions it holds', async () => {
+    const first = poller();
+    await readEverything(first);
+    const lists = Object.values(first.snapshot().sessions);
+    expect(lists.length).toBe(4);
+    for (const part of lists) {
+      expect(part.state).toBe('complete');
+      if (part.state === 'complete') expect(part.value).toBeInstanceOf(SessionList);
+    }
+    const stored = asStored(first.snapshot());
+    for (const [id, part] of Object.entries(stored.sessions)) {
+      const held = first.snapshot().sessions[id]!;
+      expect(Array.isArray(part.state === 'complete' && part.value)).toBe(true);
+      expect(part.state === 'complete' && part.value.length).toBe(
+        held.state === 'complete' && held.value.length,
+      );
+    }
+    expect(Object.values(stored.sessions).some((p) => p.state === 'complete' && p.value.length > 0)).toBe(
+      true,
+    );
+    const second = poller(stored);
+    for (const [id, part] of Object.entries(second.snapshot().sessions)) {
+      expect(part.state === 'complete' && part.value).toBeInstanceOf(SessionList);
+      const was = stored.sessions[id]!;
+      expect(part.state === 'complete' && sessionArray(part.value)).toStrictEqual(
+        was.state === 'complete' && was.value,
+      );
+    }
+  });
+
   it('resumes from a stored snapshot and reports what changed while it was away, once', async () => {
     const first = poller();
     await readEverything(first);
-    const stored = structuredClone(first.snapshot());
+    const stored = asStored(first.snapshot());
 
     sim.trigger.addMember({ name: 'New Person', role: 'member' });
     await clock.tick(60_000);
@@ -152,7 +184,7 @@ describe('OrgPoller against the simulator', () => {
     await readEverything(p);
     const channel = Object.keys(p.snapshot().sessions)[0]!;
     const listed = p.snapshot().sessions[channel];
-    const victim = listed?.state === 'complete' ? listed.value[0]! : undefined;
+    const victim = listed?.state === 'complete' ? listed.value.at(0)! : undefined;
     // The server leaves one session out of one answer (a page cut short, a lagging replica).
     const real = client.fetchSessions.bind(client);
     let drops = 1;
@@ -167,7 +199,9 @@ describe('OrgPoller against the simulator', () => {
     await settle(p);
     expect(events).toEqual([]);
     const after = p.snapshot().sessions[channel];
-    expect(after?.state === 'complete' && after.value.some((x) => x.id === victim!.id)).toBe(true);
+    expect(after?.state === 'complete' && sessionArray(after.value).some((x) => x.id === victim!.id)).toBe(
+      true,
+    );
 
     // Gone for good, its detail too: reported once, after the second read confirms it.
     drops = Number.POSITIVE_INFINITY;
@@ -218,7 +252,7 @@ describe('an OrgPoller resumed from a stored snapshot', () => {
     const before = poller();
     expect(before.inBaseline()).toBe(false); // no channel list yet: nothing to read
     await readEverything(before);
-    const stored = structuredClone(before.snapshot());
+    const stored = asStored(before.snapshot());
     const ids = Object.keys(stored.sessions);
     expect(ids).toHaveLength(4);
     // Each stored list keeps the channel list's hint it was read under.
@@ -354,7 +388,7 @@ describe('an OrgPoller resumed from a stored snapshot', () => {
   it('is in its first baseline while a listed channel has neither a stored list nor a read', async () => {
     const first = poller();
     await readEverything(first);
-    const stored = structuredClone(first.snapshot());
+    const stored = asStored(first.snapshot());
     const dropped = Object.keys(stored.sessions)[0]!;
     delete stored.sessions[dropped];
     const p = poller(stored);

@@ -5,7 +5,10 @@ import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
 import { Poller } from '../../src/poll/poller.js';
 import { diff } from '../../src/snapshot/diff.js';
-import type { Channel } from '../../src/snapshot/model.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { emptySnapshot, type Channel, type Session } from '../../src/snapshot/model.js';
+import { SessionList } from '../../src/snapshot/session-list.js';
 
 // The subject is which channels the poller's sweep picks, tick after tick, so the reads
 // are answered in memory under fake timers instead of over loopback.
@@ -90,5 +93,53 @@ describe('Poller sweep', () => {
     const stopping = poller.stop(1000);
     await vi.advanceTimersByTimeAsync(2000);
     await stopping;
+  });
+});
+
+describe('Poller and the snapshots it resumes from', () => {
+  it('keeps no stored session list once its org poller holds the list compactly', async () => {
+    vi.useRealTimers();
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const clock = new JumpingClock();
+    const stored = (): { poller: Poller; list: WeakRef<Session[]> } => {
+      const value: Session[] = [
+        { id: 's1', channelId: 'ch-a', status: 'scheduled', scheduledAt: START + HOUR },
+      ];
+      const initial = emptySnapshot('demo', START);
+      initial.sessions['ch-a'] = {
+        state: 'complete',
+        at: START,
+        value,
+        window: { from: START - HOUR, to: START + HOUR },
+      };
+      const poller = new Poller(
+        {
+          orgs: [{ auth: { slug: 'demo', token: 't' }, initial }],
+          intervals: {
+            org: 60_000,
+            team: 60_000,
+            subscription: 60_000,
+            channels: 60_000,
+            live_sessions: 1000,
+            live_detail: 2000,
+            sweep: 4000,
+            jitter: 0,
+          },
+          window: { past: HOUR, future: HOUR },
+          perPage: 100,
+          capacity: () => 300,
+        },
+        { fetcher: idleOrg(clock, [], []), clock, logger: silentLogger(), diff, onUpdate: () => undefined },
+      );
+      return { poller, list: new WeakRef(value) };
+    };
+    const { poller, list } = stored();
+    const held = poller.orgs().get('demo')!.snapshot().sessions['ch-a']!;
+    expect(held.state === 'complete' && held.value).toBeInstanceOf(SessionList);
+    // The weak reference is cleared only by a collection after the task that made it.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(list.deref()).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@ import {
 import { outsideWindow } from '../../src/upstream/filters.js';
 import { silentLogger } from '../../src/core/log.js';
 import { ManualClock } from '../helpers/clock.js';
+import { asStored } from '../helpers/stored.js';
 import type { ChannelFilter } from '../../src/poll/channel-filter.js';
 
 /**
@@ -132,7 +133,7 @@ export function setup(
     kinds: () => events.map((e) => `${e.kind} ${e.entity.id}`),
     /** A restart: a new poller from the current one's snapshot (as stored), on the same world. */
     restart: () => {
-      t.p = poller(structuredClone(t.p.snapshot()));
+      t.p = poller(asStored(t.p.snapshot()));
     },
   };
   return t;

@@ -15,6 +15,7 @@ import {
   windowAt,
   world,
 } from './fixtures.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
 
 const everything = () =>
   twoReads((w) => {
@@ -127,7 +128,7 @@ describe('diff: order', () => {
     if (shuffled.team?.state === 'complete') shuffled.team.value.reverse();
     if (shuffled.channels?.state === 'complete') shuffled.channels.value.reverse();
     const c1 = shuffled.sessions['c1'];
-    if (c1?.state === 'complete') c1.value.reverse();
+    if (c1?.state === 'complete') c1.value = sessionArray(c1.value).toReversed();
     shuffled.sessions = Object.fromEntries(Object.entries(shuffled.sessions).reverse());
     expect(diff(prev, shuffled)).toEqual(events);
   });
@@ -216,7 +217,8 @@ describe('diff: a large org', () => {
     const prev = build(T0, (s) => s);
     // Drop the new ones from prev, so next adds 50; remove one per channel; start three per channel.
     for (const part of Object.values(prev.sessions)) {
-      if (part.state === 'complete') part.value = part.value.filter((s) => !s.id.startsWith('new'));
+      if (part.state === 'complete')
+        part.value = sessionArray(part.value).filter((s) => !s.id.startsWith('new'));
     }
     const next = build(T1, (s, _ch, i) => {
       if (i === 0) return undefined;

@@ -14,6 +14,7 @@ import type {
   SessionsPart,
   Subscription,
 } from '../../src/snapshot/model.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
 
 // Small pools so two random snapshots share ids; `constructor` checks that inherited keys never leak in.
 const id = fc.constantFrom('a', 'b', 'c', 'd', 'constructor');
@@ -155,7 +156,7 @@ function partOf(snap: OrgSnapshot, e: ChangeEvent, older = false): Part<unknown>
   const ch = e.labels['channel_id'] ?? '';
   if (older) {
     const listed = Object.entries(snap.sessions).filter(
-      ([, p]) => p.state !== 'failed' && p.value.some((x) => x.id === e.entity.id),
+      ([, p]) => p.state !== 'failed' && sessionArray(p.value).some((x) => x.id === e.entity.id),
     );
     const was = listed.find(([k]) => k === ch) ?? listed.sort(([x], [y]) => (x < y ? -1 : 1))[0];
     if (was) return was[1];
@@ -255,7 +256,7 @@ describe('diff: properties', () => {
       sessions: Object.fromEntries(
         Object.entries(snap.sessions).map(([k, p]) => [
           k,
-          p.state === 'failed' ? p : { ...p, value: unique(p.value) },
+          p.state === 'failed' ? p : { ...p, value: unique([...sessionArray(p.value)]) },
         ]),
       ),
     });
@@ -275,8 +276,9 @@ describe('diff: properties', () => {
         Object.entries(prev.sessions).map(([k, p]) => {
           const other = Object.hasOwn(values.sessions, k) ? values.sessions[k] : undefined;
           if (p.state === 'failed' || other === undefined || other.state === 'failed') return [k, p];
-          const value = p.value.map((x, i) => ({
-            ...(other.value[i] ?? x),
+          const theirs = sessionArray(other.value);
+          const value = sessionArray(p.value).map((x, i) => ({
+            ...(theirs[i] ?? x),
             id: x.id,
             channelId: x.channelId,
           }));

@@ -166,7 +166,7 @@ describe('diff: the window rule', () => {
       );
       const prev = snapshotOf(world(), T0);
       const next = snapshotOf(world(), T1);
-      const c2 = next.sessions['c2']!.state === 'complete' ? next.sessions['c2']!.value : [];
+      const c2 = next.sessions['c2']!.state === 'complete' ? [...next.sessions['c2']!.value] : [];
       prev.sessions['c1'] = sessionsPart(moving, T0);
       next.sessions['c1'] = sessionsPart([], T1);
       next.sessions['c2'] = sessionsPart([...c2, ...moving.map((m) => ({ ...m, channelId: 'c2' }))], T1);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { captureLogger, clientOptions, json, type Loopback, startServer, withoutProbes } from './loopback.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
 
 const ACME = { slug: 'acme', token: 'tok-cond-0001' };
 const SESSIONS = [
@@ -91,7 +92,7 @@ describe('conditional requests', () => {
       expect(lists.filter((r) => r.status === 304).length).toBeGreaterThan(0);
       const ids = (s: typeof a) =>
         Object.values(s.sessions)
-          .flatMap((p) => (p.state === 'failed' ? [] : p.value.map((x) => x.id)))
+          .flatMap((p) => (p.state === 'failed' ? [] : sessionArray(p.value).map((x) => x.id)))
           .sort();
       expect(ids(b)).toEqual(ids(a));
       const channels = a.channels?.state === 'complete' ? a.channels.value : [];

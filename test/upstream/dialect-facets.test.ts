@@ -13,6 +13,7 @@ import { channelClass, statusClass, visibilityClass } from '../../src/snapshot/v
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { ManualClock } from '../helpers/clock.js';
 import { captureLogger, clientOptions } from './loopback.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
 
 const WORDS: Record<string, string>[] = [
   {},
@@ -52,7 +53,7 @@ function facts(s: OrgSnapshot) {
   const v = <T>(p: { state: string; value?: T } | undefined) =>
     p && p.state !== 'failed' ? p.value : undefined;
   const channels = v(s.channels) ?? [];
-  const sessions = Object.values(s.sessions).flatMap((p) => v(p) ?? []);
+  const sessions = Object.values(s.sessions).flatMap((p) => sessionArray(v(p) ?? []));
   const sub = v(s.subscription);
   const sorted = (xs: string[]) => [...xs].sort();
   return {

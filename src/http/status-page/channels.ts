@@ -4,6 +4,7 @@ import type { OrgView } from '../../core/status.js';
 import type { ChangeEvent } from '../../snapshot/events.js';
 import type { Channel, Session, SessionDetail } from '../../snapshot/model.js';
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
+import { sessionArray } from '../../snapshot/session-list.js';
 import { CHANGED_WINDOW_MS, channelKey } from './changed.js';
 import { h, keepRefresh, link, time, value } from './format.js';
 import type { PageQuery } from './query.js';
@@ -73,7 +74,7 @@ export function channelsSection(
   const byOrg = new Map(orgs.map((o) => [o.slug, o]));
   for (const r of slice) {
     const o = byOrg.get(r.org)!;
-    const sessions = value(getOwn(o.snapshot.sessions, r.channel.id)) ?? [];
+    const sessions = sessionArray(value(getOwn(o.snapshot.sessions, r.channel.id)) ?? []);
     r.live = sessions.find((s) => statusClass(s.status) === 'live');
     r.next = sessions
       .filter(

@@ -1,6 +1,7 @@
 /** What is scheduled in the next 24 hours, soonest first. */
 import type { OrgView } from '../../core/status.js';
 import type { Session } from '../../snapshot/model.js';
+import { scheduledAt, statusAt } from '../../snapshot/session-list.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
 import { h, time, value } from './format.js';
 
@@ -12,10 +13,13 @@ export function soonSection(shown: readonly OrgView[], now: number): string {
   for (const o of shown) {
     const names = new Map((value(o.snapshot.channels) ?? []).map((c) => [c.id, c.name ?? c.id]));
     for (const [channelId, part] of Object.entries(o.snapshot.sessions)) {
-      for (const s of value(part) ?? []) {
-        if (statusClass(s.status) !== 'scheduled' || s.scheduledAt === undefined) continue;
-        if (s.scheduledAt < now - 600_000 || s.scheduledAt > now + SOON_MS) continue;
-        soon.push({ org: o.slug, channel: names.get(channelId) ?? channelId, s });
+      const list = value(part) ?? [];
+      // Statuses and times first: a session object only for those shown.
+      for (let i = 0; i < list.length; i++) {
+        const at = scheduledAt(list, i);
+        if (statusClass(statusAt(list, i)) !== 'scheduled' || at === undefined) continue;
+        if (at < now - 600_000 || at > now + SOON_MS) continue;
+        soon.push({ org: o.slug, channel: names.get(channelId) ?? channelId, s: list.at(i)! });
       }
     }
   }

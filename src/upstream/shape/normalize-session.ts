@@ -1,5 +1,6 @@
 /** Normalizes one session of a channel's session list (`GET /v1/{org}/channels/{channel}/sessions`). */
 import { inferredStatus, type Session } from '../../snapshot/model.js';
+import { sessionOf } from '../../snapshot/session-list.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
@@ -81,41 +82,7 @@ export function normalizeSession(
   } else if (statusClass(status) === 'unknown') {
     drift.note('session.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
   }
-  const session = sessionOf(id, channel, status, core);
+  const session = sessionOf(id, channel, status, core.title, core.scheduledAt, core.startedAt, core.endedAt);
   if (core.status === undefined && status !== UNKNOWN_SESSION_STATUS) inferredStatus.add(session);
   return { value: session, drift: drift.issues };
-}
-
-/**
- * The session as one object literal of exactly its fields, in the model's order. V8 keeps
- * the fields of an object literal inside the object; fields added one by one after it go
- * to a separate backing store, 32 bytes more per session on 64-bit Node, and a snapshot
- * holds every session of the window (docs/performance.md, footprint). The usual shapes
- * (a title with the times of a scheduled, live or ended session) are literals; any other
- * is built field by field, the same value.
- */
-function sessionOf(id: string, channelId: string, status: string, core: SessionCore): Session {
-  const { title, scheduledAt, startedAt, endedAt } = core;
-  if (title !== undefined) {
-    if (scheduledAt !== undefined) {
-      if (startedAt === undefined) {
-        if (endedAt === undefined) return { id, channelId, status, title, scheduledAt };
-      } else if (endedAt === undefined) {
-        return { id, channelId, status, title, scheduledAt, startedAt };
-      } else {
-        return { id, channelId, status, title, scheduledAt, startedAt, endedAt };
-      }
-    } else if (startedAt !== undefined) {
-      if (endedAt === undefined) return { id, channelId, status, title, startedAt };
-      return { id, channelId, status, title, startedAt, endedAt };
-    } else if (endedAt === undefined) {
-      return { id, channelId, status, title };
-    }
-  }
-  const session: Session = { id, channelId, status };
-  if (title !== undefined) session.title = title;
-  if (scheduledAt !== undefined) session.scheduledAt = scheduledAt;
-  if (startedAt !== undefined) session.startedAt = startedAt;
-  if (endedAt !== undefined) session.endedAt = endedAt;
-  return session;
 }

@@ -1,0 +1,100 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Session } from '../../src/snapshot/model.js';
+import {
+  findSession,
+  holdable,
+  idAt,
+  indexOfId,
+  scheduledAt,
+  SessionList,
+  sessionArray,
+  statusAt,
+} from '../../src/snapshot/session-list.js';
+
+const time = fc.option(fc.double({ noNaN: true }), { nil: undefined });
+const session = (channel: fc.Arbitrary<string>) =>
+  fc
+    .record({
+      id: fc.string(),
+      channelId: channel,
+      status: fc.constantFrom('scheduled', 'live', 'ended', 'unknown', 'cancelled', 'Über'),
+      title: fc.option(fc.string(), { nil: undefined }),
+      scheduledAt: time,
+      startedAt: time,
+      endedAt: time,
+    })
+    // In the model's order; absent fields are left out, never undefined (snapshot/model.ts).
+    .map(
+      (s) => Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as unknown as Session,
+    );
+
+const lists = fc.oneof(
+  fc.array(session(fc.constant('c1')), { maxLength: 30 }),
+  fc.array(session(fc.constantFrom('c1', 'c2', '')), { maxLength: 30 }),
+);
+
+describe('SessionList', () => {
+  it('gives back every session exactly as it was held: fields, absent fields, order, channel', () => {
+    fc.assert(
+      fc.property(lists, (sessions) => {
+        const list = SessionList.of(sessions);
+        expect(list.length).toBe(sessions.length);
+        expect(list.toArray()).toStrictEqual(sessions);
+        expect([...list]).toStrictEqual(sessions);
+        expect(JSON.stringify(list)).toBe(JSON.stringify(sessions));
+        for (let i = 0; i < sessions.length; i++) {
+          expect(idAt(list, i)).toBe(sessions[i]!.id);
+          expect(statusAt(list, i)).toBe(sessions[i]!.status);
+          expect(scheduledAt(list, i)).toBe(sessions[i]!.scheduledAt);
+          expect(list.at(i)).toStrictEqual(sessions[i]);
+        }
+      }),
+    );
+  });
+
+  it('answers the same questions about an array and about the list holding it', () => {
+    fc.assert(
+      fc.property(lists, fc.string(), (sessions, id) => {
+        const list = SessionList.of(sessions);
+        const wanted = sessions[0]?.id ?? id;
+        expect(indexOfId(list, wanted)).toBe(indexOfId(sessions, wanted));
+        expect(indexOfId(list, wanted)).toBe(sessions.findIndex((s) => s.id === wanted));
+        expect(findSession(list, wanted)).toStrictEqual(findSession(sessions, wanted));
+        expect(sessionArray(list)).toStrictEqual(sessionArray(sessions));
+      }),
+    );
+  });
+
+  it('makes a new object at each ask, so no caller can change what the snapshot holds', () => {
+    const list = SessionList.of([
+      { id: 's1', channelId: 'c1', status: 'live', startedAt: 1_790_000_000_000 },
+    ]);
+    const a = list.at(0)!;
+    a.status = 'ended';
+    expect(list.at(0)).not.toBe(a);
+    expect(list.at(0)!.status).toBe('live');
+  });
+
+  it('reads an index as an array does (Array.prototype.at): from the end when negative, whole numbers only', () => {
+    fc.assert(
+      fc.property(lists, fc.oneof(fc.integer({ min: -40, max: 40 }), fc.double()), (sessions, i) => {
+        expect(SessionList.of(sessions).at(i)).toStrictEqual(sessions.at(i));
+      }),
+    );
+  });
+
+  it('holds a list once: a list already held is taken as it is', () => {
+    const list = SessionList.of([{ id: 's1', channelId: 'c1', status: 'ended' }]);
+    expect(SessionList.of(list)).toBe(list);
+    expect(SessionList.of([]).length).toBe(0);
+    expect(sessionArray([])).toEqual([]);
+  });
+
+  it('holds only arrays of objects: anything else a stored file may hold is left as it was', () => {
+    expect(holdable([])).toBe(true);
+    expect(holdable([{ id: 's1', channelId: 'c1', status: 'live' }])).toBe(true);
+    for (const odd of [undefined, null, 'x', {}, [null], [7], [[]], [{ id: 's1' }, 'x']])
+      expect(holdable(odd)).toBe(false);
+  });
+});
