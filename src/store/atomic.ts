@@ -189,10 +189,14 @@ export async function readJsonFile(path: string): Promise<JsonRead> {
 
 /**
  * Like {@link readJsonFile}, reading and parsing the file a piece at a time (json-stream.ts),
- * so that a large file is never held as bytes and text beside its parsed value.
+ * so that a large file is never held as bytes and text beside its parsed value; `revive`
+ * as {@link PiecewiseJsonParser} takes it.
  */
-export async function readJsonFileStreamed(path: string): Promise<JsonRead> {
-  const parser = new PiecewiseJsonParser();
+export async function readJsonFileStreamed(
+  path: string,
+  revive?: (keys: readonly string[], value: unknown) => unknown,
+): Promise<JsonRead> {
+  const parser = new PiecewiseJsonParser(3, revive);
   try {
     const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
     for await (const piece of stream) parser.push(piece as string);

@@ -33,6 +33,11 @@ export interface JsonStateFileOptions<T> {
    * since the value is then read while it is written.
    */
   streamed?: boolean;
+  /**
+   * With `streamed`: given each value the reader parses whole with the keys that lead to
+   * it (the envelope's first), it returns what is kept instead (json-stream.ts).
+   */
+  revive?: (keys: readonly string[], value: unknown) => unknown;
   /** Returns the parsed value typed, or throws an Error saying what is wrong with it. */
   validate: (value: unknown) => T;
   logger: Logger;
@@ -72,7 +77,9 @@ export class JsonStateFile<T> {
    * Throws {@link StoreError} only when the file cannot be read at all (permissions, I/O).
    */
   async load(): Promise<LoadedState<T> | undefined> {
-    const read = this.opts.streamed ? await readJsonFileStreamed(this.path) : await readJsonFile(this.path);
+    const read = this.opts.streamed
+      ? await readJsonFileStreamed(this.path, this.opts.revive)
+      : await readJsonFile(this.path);
     if (read.status === 'missing') return undefined;
     if (read.status === 'corrupt') return this.discard(read.problem);
     const checked = this.check(read.value);

@@ -71,7 +71,16 @@ export class PiecewiseJsonParser {
   private scan: Scan | undefined;
   private seenText = false;
 
-  constructor(private readonly depth = 3) {}
+  /**
+   * `revive`, when given, is handed each value parsed whole (those below `depth`, and
+   * scalars above it) with the keys that lead to it from the root (an array item's key is
+   * ''), and what it returns is kept instead: a caller can turn each part of a large file
+   * into the form it keeps while the rest is still text.
+   */
+  constructor(
+    private readonly depth = 3,
+    private readonly revive?: (keys: readonly string[], value: unknown) => unknown,
+  ) {}
 
   /** Takes the next piece of text. Throws {@link JsonTextError} when the text is not JSON. */
   push(piece: string): void {
@@ -95,6 +104,11 @@ export class PiecewiseJsonParser {
   /** Whether anything but white space was seen (an empty file is told apart from a cut one). */
   get empty(): boolean {
     return !this.seenText;
+  }
+
+  /** The keys from the root to the value being read. */
+  private keys(): string[] {
+    return this.stack.map((f) => (f.kind === 'object' ? f.key : ''));
   }
 
   private error(message: string, at = this.pos): JsonTextError {
@@ -134,7 +148,8 @@ export class PiecewiseJsonParser {
           }
           const end = this.valueEnd(final);
           if (end === undefined) return;
-          this.put(this.parse(this.pos, end));
+          const value = this.parse(this.pos, end);
+          this.put(this.revive ? this.revive(this.keys(), value) : value);
           this.pos = end;
           break;
         }

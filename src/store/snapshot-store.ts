@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
+import { holdable, SessionList } from '../snapshot/session-list.js';
 import { constants } from 'node:fs';
 import { nodeFs, removeTempFiles, type StoreFileHandle, type StoreFs, writeFileAtomic } from './atomic.js';
 import { errnoCode, toStoreError, type StoreOp } from './errors.js';
@@ -291,6 +292,10 @@ export class SnapshotStore {
         createDir: true,
         // Snapshots are never changed in place, and at 100k sessions one is some 18 MiB.
         streamed: true,
+        // Each session list is held compactly as soon as it is read: read whole and then
+        // taken in, 100 000 sessions would stand as objects and as lists at once, and the
+        // heap would keep the room they took (session-list.ts).
+        revive: holdSessionList,
         validate: validateSnapshot,
         logger: this.log,
         clock: this.opts.clock,
@@ -302,6 +307,18 @@ export class SnapshotStore {
     }
     return files;
   }
+}
+
+/**
+ * A session list of a stored snapshot (the envelope's `snapshot.sessions.<channel>`) as a
+ * snapshot holds it; anything else, or a list of anything but objects, as it was read.
+ */
+export function holdSessionList(keys: readonly string[], value: unknown): unknown {
+  if (keys.length !== 3 || keys[0] !== 'snapshot' || keys[1] !== 'sessions') return value;
+  if (typeof value !== 'object' || value === null) return value;
+  const part = value as { state?: unknown; value?: unknown };
+  if (part.state === 'failed' || !holdable(part.value)) return value;
+  return { ...part, value: SessionList.of(part.value) };
 }
 
 /**

@@ -63,6 +63,18 @@ describe('PiecewiseJsonParser', () => {
     expect(await parseJsonPieces(jsonPieces(value))).toEqual(value);
   });
 
+  it('hands each value parsed whole to revive with the keys leading to it, and keeps what it returns', () => {
+    const text = JSON.stringify({ a: { b: { c: [1, 2], d: 'x' } }, e: [{ f: 1 }, 2], g: 3 });
+    const seen: string[] = [];
+    const parser = new PiecewiseJsonParser(3, (keys, value) => {
+      seen.push(`${keys.join('/')}=${JSON.stringify(value)}`);
+      return keys.join('/') === 'a/b/c' ? 'revived' : value;
+    });
+    for (const piece of cut(text, [3, 11, 20, 29])) parser.push(piece);
+    expect(parser.end()).toEqual({ a: { b: { c: 'revived', d: 'x' } }, e: [{ f: 1 }, 2], g: 3 });
+    expect(seen).toEqual(['a/b/c=[1,2]', 'a/b/d="x"', 'e//f=1', 'e/=2', 'g=3']);
+  });
+
   it('keeps a __proto__ key as an own property, as JSON.parse does', async () => {
     const text = '{"a":{"__proto__":{"polluted":true},"b":1}}';
     const parsed = (await parseJsonPieces([text.slice(0, 9), text.slice(9)])) as {

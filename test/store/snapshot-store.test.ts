@@ -5,7 +5,8 @@ import { emptySnapshot, type OrgSnapshot } from '../../src/snapshot/model.js';
 import { StoreError } from '../../src/store/errors.js';
 import { StoreHealth } from '../../src/store/health.js';
 import { JsonStateFile } from '../../src/store/json-file.js';
-import { SnapshotStore } from '../../src/store/snapshot-store.js';
+import { holdSessionList, SnapshotStore } from '../../src/store/snapshot-store.js';
+import { SessionList, sessionArray } from '../../src/snapshot/session-list.js';
 import { captureLogger, FaultyFs, linesAt, ManualClock, names, TempDirs } from './helpers.js';
 
 const temp = new TempDirs();
@@ -64,6 +65,35 @@ describe('SnapshotStore', () => {
       extra: { lastEventSeq: 41 },
     });
     expect(await names(dir)).toEqual(['acme.journal', 'acme.json', 'beta.journal', 'beta.json']);
+  });
+
+  it('loads each session list held compactly, the same sessions, and leaves a list of anything else as it was', async () => {
+    const { dir, store } = await setup();
+    const snap = snapshot('acme', 1);
+    const window = { from: 0, to: 10 };
+    const sessions = [
+      { id: 's1', channelId: 'ch-1', status: 'live', title: 'Morning', startedAt: 1_790_000_000_000 },
+      { id: 's2', channelId: 'ch-1', status: 'scheduled', scheduledAt: 1_790_000_360_000 },
+    ];
+    snap.sessions['ch-1'] = { state: 'complete', at: 1, value: sessions, window };
+    snap.sessions['ch-2'] = { state: 'complete', at: 1, value: [], window };
+    // A hand-edited file: not a list of sessions.
+    snap.sessions['ch-3'] = { state: 'complete', at: 1, value: [null, 7] as never, window };
+    await store.save('acme', snap);
+    const restarted = new SnapshotStore({ dir, logger: captureLogger().logger, clock: new ManualClock() });
+    const loaded = (await restarted.load('acme'))!;
+    const held = loaded.sessions['ch-1']!;
+    expect(held.state === 'complete' && held.value).toBeInstanceOf(SessionList);
+    expect(held.state === 'complete' && sessionArray(held.value)).toStrictEqual(sessions);
+    expect(loaded.sessions['ch-2']!.state === 'complete' && loaded.sessions['ch-2']!.value).toBeInstanceOf(
+      SessionList,
+    );
+    const odd = loaded.sessions['ch-3']!;
+    expect(odd.state === 'complete' && odd.value).toStrictEqual([null, 7]);
+    expect(holdSessionList(['snapshot', 'details', 's1'], { state: 'complete', value: [] })).toStrictEqual({
+      state: 'complete',
+      value: [],
+    });
   });
 
   it('removes temp files an interrupted save left behind when opened', async () => {
