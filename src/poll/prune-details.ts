@@ -1,7 +1,7 @@
 /** Which session details an org poller keeps: those of sessions that may still change. */
 import { getOwn, setOwn } from '../core/own.js';
 import type { OrgSnapshot, Part, SessionDetail } from '../snapshot/model.js';
-import { idAt, indexOfId, statusAt } from '../snapshot/session-list.js';
+import { idAt, indexOfId, statusAt, wantedIn } from '../snapshot/session-list.js';
 import { isEndedStatus } from '../snapshot/status.js';
 
 /**
@@ -31,10 +31,7 @@ export function pruneDetails(
     const part = sessions[channel]!;
     if (part.state === 'failed') continue;
     const list = part.value;
-    for (let i = 0; i < list.length; i++) {
-      const id = idAt(list, i);
-      if (search.has(id) && !isEndedStatus(statusAt(list, i))) live.add(id);
-    }
+    for (const i of wantedIn(list, search)) if (!isEndedStatus(statusAt(list, i))) live.add(idAt(list, i));
   }
   if (live.size === search.size) return details;
   const out: OrgSnapshot['details'] = {};
@@ -79,10 +76,8 @@ export function endedWithDetail(snap: OrgSnapshot): string[] {
   for (const channel in snap.sessions) {
     const list = snap.sessions[channel]!;
     if (list.state === 'failed') continue;
-    for (let i = 0; i < list.value.length; i++) {
-      const id = idAt(list.value, i);
-      if (unread.has(id) && isEndedStatus(statusAt(list.value, i))) out.push(id);
-    }
+    for (const i of wantedIn(list.value, unread))
+      if (isEndedStatus(statusAt(list.value, i))) out.push(idAt(list.value, i));
   }
   return out;
 }

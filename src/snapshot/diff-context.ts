@@ -5,7 +5,7 @@
 import type { ChangeEvent, EntityKind, EventKind, JsonValue } from './events.js';
 import { eventId } from './event-id.js';
 import type { Channel, OrgSnapshot, Part, Scalar } from './model.js';
-import { idAt, type Sessions } from './session-list.js';
+import { indexOfId, type Sessions } from './session-list.js';
 
 /** One change before it gets its org, time and id. */
 export interface EventDraft {
@@ -115,7 +115,8 @@ interface Listed {
 
 /** Readable names for ids, from the newer snapshot first and the older one second. */
 export class Labeler {
-  private listed: Map<string, Listed> | undefined;
+  /** Channel ids of each snapshot's lists in id order, newer snapshot first. */
+  private order: [string[], string[]] | undefined;
   private names: [Map<string, string> | undefined, Map<string, string> | undefined] | undefined;
 
   constructor(
@@ -142,30 +143,30 @@ export class Labeler {
 
   /** Labels of a session known only by id (detail events): looked up in the lists, then in the details. */
   sessionById(sessionId: string): Record<string, string> {
-    const listed = this.listedSessions().get(sessionId);
+    const listed = this.listedAt(sessionId);
     const detail = detailValue(this.next, sessionId) ?? detailValue(this.prev, sessionId);
     const title = listed?.list.at(listed.index)?.title ?? detail?.title;
     const channelId = listed?.channelId ?? detail?.channelId;
     return this.session(sessionId, channelId, title);
   }
 
-  private listedSessions(): Map<string, Listed> {
-    if (this.listed) return this.listed;
-    const out = new Map<string, Listed>();
-    // Newer snapshot first so its titles win; channels in id order so repeats resolve the same way.
-    for (const snap of [this.next, this.prev]) {
-      for (const channelId of sortedIds(Object.keys(snap.sessions))) {
-        const part = own(snap.sessions, channelId);
+  /**
+   * Where `sessionId` is first listed: in the newer snapshot first, so its titles win, and
+   * channels in id order, so repeats resolve the same way. Ids are compared in place, so a
+   * lookup makes no string per session listed.
+   */
+  private listedAt(sessionId: string): Listed | undefined {
+    this.order ??= [sortedIds(Object.keys(this.next.sessions)), sortedIds(Object.keys(this.prev.sessions))];
+    const snaps = [this.next, this.prev];
+    for (let k = 0; k < 2; k++) {
+      for (const channelId of this.order[k]!) {
+        const part = own(snaps[k]!.sessions, channelId);
         if (part === undefined || part.state === 'failed') continue;
-        const list = part.value;
-        for (let index = 0; index < list.length; index++) {
-          const id = idAt(list, index);
-          if (!out.has(id)) out.set(id, { list, index, channelId });
-        }
+        const index = indexOfId(part.value, sessionId);
+        if (index >= 0) return { list: part.value, index, channelId };
       }
     }
-    this.listed = out;
-    return out;
+    return undefined;
   }
 }
 

@@ -20,7 +20,7 @@ import {
 } from './diff-context.js';
 import { inWindow } from './diff-window.js';
 import type { OrgSnapshot, Session, SessionsPart } from './model.js';
-import { idAt, sessionArray, type Sessions } from './session-list.js';
+import { idAt, sessionArray, type Sessions, wantedIn } from './session-list.js';
 import { isEndedStatus, isLiveStatus } from './status.js';
 
 /** Where a session is listed in one snapshot. */
@@ -171,9 +171,9 @@ function locate(snap: OrgSnapshot, wanted: ReadonlySet<string>): Map<string, Pla
     if (part === undefined || part.state === 'failed') continue;
     // Ids only: a session object is made for the few found, not for every session listed.
     const list = part.value;
-    for (let i = 0; i < list.length; i++) {
+    for (const i of wantedIn(list, wanted)) {
       const id = idAt(list, i);
-      if (wanted.has(id) && !out.has(id)) out.set(id, { session: list.at(i)!, channelId, part });
+      if (!out.has(id)) out.set(id, { session: list.at(i)!, channelId, part });
     }
     if (out.size === wanted.size) break;
   }

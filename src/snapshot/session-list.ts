@@ -1,14 +1,16 @@
 /**
- * A channel's session list as a snapshot keeps it between reads: ids, titles and status
- * words in one array, the three times in an array of unboxed numbers, no object per
- * session. An org of 5000 channels holds some 100 000 sessions in its window; as objects
- * they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte boxed
- * times, a slot in the list, the id and title), held this way about 116
+ * A channel's session list as a snapshot keeps it between reads: the ids end to end in
+ * one string and the titles in another, where each ends in an array of small integers,
+ * the status words in an array, the three times in an array of unboxed numbers; no object
+ * per session. An org of 5000 channels holds some 100 000 sessions in its window; as
+ * objects they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte
+ * boxed times, a slot in the list, the id and title), held this way about 80
  * (docs/performance.md, "Session lists held compactly").
  *
  * A list gives out {@link Session} objects made when asked for, each a new object: code
- * that only needs ids and statuses asks for those ({@link idAt}, {@link statusAt}) and
- * makes no object. It serializes as the array of sessions it holds (each in the model's
+ * that only needs statuses and planned starts asks for those ({@link statusAt},
+ * {@link scheduledAt}) and makes no object, and looks a session up by id without making
+ * one ({@link indexOfId}); an id asked for ({@link idAt}) is a new string. It serializes as the array of sessions it holds (each in the model's
  * field order), so a stored snapshot is the same whichever way the list was held.
  */
 import type { Session } from './model.js';
@@ -27,18 +29,41 @@ function word(w: string): string {
   return w;
 }
 
-/** Slots per session in {@link SessionList}'s text array: id, title, status. */
-const TEXT = 3;
-/** Slots per session in its times array: planned start, start, end (NaN when absent). */
+/** Slots per session in a {@link SessionList}'s times array: planned start, start, end. */
 const TIMES = 3;
 
 const time = (t: number | undefined): number => (t === undefined ? Number.NaN : t);
 const known = (t: number): number | undefined => (Number.isNaN(t) ? undefined : t);
+/** V8 makes a substring of at least this many characters a view of the string it is cut from. */
+const VIEWED_FROM = 13;
+
+/**
+ * Characters `start` to `end` of `joined` as a string of its own. A plain slice of 13 or
+ * more would be a view that keeps all of `joined` alive as long as it is kept (a map key,
+ * an event label): every id of an old list for one id. A string joined to another is
+ * flattened into a copy when sliced, and the copy is all the result keeps.
+ */
+function cut(joined: string, start: number, end: number): string {
+  const part = joined.slice(start, end);
+  return part.length < VIEWED_FROM ? part : ` ${part}`.slice(1);
+}
+
+/** A title's end as kept: its bits inverted (negative) when the session has no title. */
+const endOf = (kept: number): number => (kept < 0 ? ~kept : kept);
 
 export class SessionList implements Iterable<Session> {
   readonly length: number;
-  /** Id, title (undefined when absent) and status of session i at 3i, 3i+1, 3i+2. */
-  private readonly text: (string | undefined)[];
+  /** Every id, end to end: one string, not one each. */
+  private readonly ids: string;
+  /** Every title, end to end (an absent one is empty). */
+  private readonly titles: string;
+  /**
+   * Where session i's id ends in `ids` at 2i, and its title in `titles` at 2i+1 (its bits
+   * inverted when it has none); each begins where the one before ends.
+   */
+  private readonly ends: number[];
+  /** Status word of session i (shared strings). */
+  private readonly statuses: string[];
   /** Planned start, start and end of session i at 3i, 3i+1, 3i+2; NaN when absent. */
   private readonly times: number[];
   /** The channel of every session, or each session's own when they are not all the same. */
@@ -48,21 +73,30 @@ export class SessionList implements Iterable<Session> {
     const n = sessions.length;
     this.length = n;
     // Arrays of their exact length: push would leave spare room at the end of each.
-    const text = new Array<string | undefined>(n * TEXT);
+    const ends = new Array<number>(n * 2);
+    const statuses = new Array<string>(n);
     const times = new Array<number>(n * TIMES);
     const first = sessions[0]?.channelId ?? '';
     let same = true;
+    let idEnd = 0;
+    let titleEnd = 0;
     for (let i = 0; i < n; i++) {
       const s = sessions[i]!;
-      text[i * TEXT] = s.id;
-      text[i * TEXT + 1] = s.title;
-      text[i * TEXT + 2] = word(s.status);
+      idEnd += s.id.length;
+      ends[i * 2] = idEnd;
+      titleEnd += s.title?.length ?? 0;
+      ends[i * 2 + 1] = s.title === undefined ? ~titleEnd : titleEnd;
+      statuses[i] = word(s.status);
       times[i * TIMES] = time(s.scheduledAt);
       times[i * TIMES + 1] = time(s.startedAt);
       times[i * TIMES + 2] = time(s.endedAt);
       if (s.channelId !== first) same = false;
     }
-    this.text = text;
+    // join() makes one flat string, where += would leave a tree of pieces.
+    this.ids = sessions.map((s) => s.id).join('');
+    this.titles = sessions.map((s) => s.title ?? '').join('');
+    this.ends = ends;
+    this.statuses = statuses;
     this.times = times;
     this.channels = same ? first : sessions.map((s) => s.channelId);
   }
@@ -72,14 +106,27 @@ export class SessionList implements Iterable<Session> {
     return sessions instanceof SessionList ? sessions : new SessionList(sessions);
   }
 
-  /** The id of session `i`. */
+  /** The id of session `i` (a string of its own, {@link cut}). */
   idAt(i: number): string {
-    return this.text[i * TEXT]!;
+    return cut(this.ids, i === 0 ? 0 : this.ends[i * 2 - 2]!, this.ends[i * 2]!);
+  }
+
+  /** Whether session `i`'s id is `id`, without making a string. */
+  idIs(i: number, id: string): boolean {
+    const start = i === 0 ? 0 : this.ends[i * 2 - 2]!;
+    return this.ends[i * 2]! - start === id.length && this.ids.startsWith(id, start);
+  }
+
+  /** The title of session `i`, when it has one. */
+  titleAt(i: number): string | undefined {
+    const kept = this.ends[i * 2 + 1]!;
+    if (kept < 0) return undefined;
+    return cut(this.titles, i === 0 ? 0 : endOf(this.ends[i * 2 - 1]!), kept);
   }
 
   /** The status word of session `i`. */
   statusAt(i: number): string {
-    return this.text[i * TEXT + 2]!;
+    return this.statuses[i]!;
   }
 
   /** The planned start of session `i`, when it has one. */
@@ -97,10 +144,10 @@ export class SessionList implements Iterable<Session> {
     if (i < 0 || i >= this.length) return undefined;
     const channelId = typeof this.channels === 'string' ? this.channels : this.channels[i]!;
     return sessionOf(
-      this.text[i * TEXT]!,
+      this.idAt(i),
       channelId,
-      this.text[i * TEXT + 2]!,
-      this.text[i * TEXT + 1],
+      this.statuses[i]!,
+      this.titleAt(i),
       known(this.times[i * TIMES]!),
       known(this.times[i * TIMES + 1]!),
       known(this.times[i * TIMES + 2]!),
@@ -125,13 +172,30 @@ export class SessionList implements Iterable<Session> {
 }
 
 /**
- * Whether `list` can be held as a {@link SessionList}: an array of objects. A stored
- * snapshot edited by hand may hold anything; such a list is kept as it was read.
+ * Whether `list` can be held as a {@link SessionList}: an array of sessions as the model
+ * has them (string id, channel and status, a string title and number times or none). A
+ * stored snapshot edited by hand may hold anything; such a list is kept as it was read.
  */
 export function holdable(list: unknown): list is readonly Session[] {
   if (!Array.isArray(list)) return false;
-  for (const s of list) if (typeof s !== 'object' || s === null || Array.isArray(s)) return false;
+  for (const s of list) if (!isSession(s)) return false;
   return true;
+}
+
+const optional = (v: unknown, type: 'string' | 'number') => v === undefined || typeof v === type;
+
+function isSession(v: unknown): v is Session {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const s = v as Record<string, unknown>;
+  return (
+    typeof s['id'] === 'string' &&
+    typeof s['channelId'] === 'string' &&
+    typeof s['status'] === 'string' &&
+    optional(s['title'], 'string') &&
+    optional(s['scheduledAt'], 'number') &&
+    optional(s['startedAt'], 'number') &&
+    optional(s['endedAt'], 'number')
+  );
 }
 
 /** The id of session `i` of `list`. */
@@ -151,8 +215,36 @@ export function scheduledAt(list: Sessions, i: number): number | undefined {
 
 /** Where session `id` is in `list`, or -1. */
 export function indexOfId(list: Sessions, id: string): number {
-  for (let i = 0; i < list.length; i++) if (idAt(list, i) === id) return i;
-  return -1;
+  if (list instanceof SessionList) {
+    for (let i = 0; i < list.length; i++) if (list.idIs(i, id)) return i;
+    return -1;
+  }
+  return list.findIndex((s) => s.id === id);
+}
+
+/** Up to how many ids {@link wantedIn} compares in place rather than cutting every id out. */
+const COMPARED_IN_PLACE = 8;
+
+/**
+ * The places in `list` of sessions whose id `wanted` holds, in list order. A few ids are
+ * compared in place, so a walk over every list of an org makes no string per session.
+ */
+export function wantedIn(list: Sessions, wanted: ReadonlySet<string>): number[] {
+  const out: number[] = [];
+  if (wanted.size === 0) return out;
+  if (list instanceof SessionList && wanted.size <= COMPARED_IN_PLACE) {
+    for (let i = 0; i < list.length; i++) {
+      for (const id of wanted) {
+        if (list.idIs(i, id)) {
+          out.push(i);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+  for (let i = 0; i < list.length; i++) if (wanted.has(idAt(list, i))) out.push(i);
+  return out;
 }
 
 /** The session `id` of `list`, or undefined. */

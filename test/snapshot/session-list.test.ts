@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/snapshot/model.js';
@@ -10,6 +12,7 @@ import {
   SessionList,
   sessionArray,
   statusAt,
+  wantedIn,
 } from '../../src/snapshot/session-list.js';
 
 const time = fc.option(fc.double({ noNaN: true }), { nil: undefined });
@@ -66,6 +69,45 @@ describe('SessionList', () => {
     );
   });
 
+  it('finds the sessions of wanted ids, few or many, as a filter of the array finds them', () => {
+    fc.assert(
+      fc.property(lists, fc.array(fc.string(), { maxLength: 12 }), fc.nat(12), (sessions, others, taken) => {
+        const wanted = new Set([...sessions.slice(0, taken).map((s) => s.id), ...others]);
+        const expected = sessions.flatMap((s, i) => (wanted.has(s.id) ? [i] : []));
+        expect(wantedIn(SessionList.of(sessions), wanted)).toEqual(expected);
+        expect(wantedIn(sessions, wanted)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('hands out ids and titles that do not keep the whole list alive', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const kept: string[] = [];
+    const keep = () => {
+      for (let k = 0; k < 1000; k++) {
+        const list = SessionList.of(
+          Array.from({ length: 200 }, (_, i) => ({
+            id: `session-${k}-${i}-abcdefgh`,
+            channelId: 'c1',
+            status: 'live',
+            title: `A title long enough to be viewed ${k} ${i}`,
+          })),
+        );
+        kept.push(list.idAt(7), list.at(9)!.title!);
+      }
+    };
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    keep();
+    gc();
+    const perString = (process.memoryUsage().heapUsed - before) / kept.length;
+    // A string of its own is some 100 bytes; a view would keep 200 ids or titles (~8 KB).
+    expect(perString).toBeLessThan(1000);
+    expect(kept[0]).toBe('session-0-7-abcdefgh');
+    expect(kept[1]).toBe('A title long enough to be viewed 0 9');
+  });
+
   it('makes a new object at each ask, so no caller can change what the snapshot holds', () => {
     const list = SessionList.of([
       { id: 's1', channelId: 'c1', status: 'live', startedAt: 1_790_000_000_000 },
@@ -94,7 +136,24 @@ describe('SessionList', () => {
   it('holds only arrays of objects: anything else a stored file may hold is left as it was', () => {
     expect(holdable([])).toBe(true);
     expect(holdable([{ id: 's1', channelId: 'c1', status: 'live' }])).toBe(true);
-    for (const odd of [undefined, null, 'x', {}, [null], [7], [[]], [{ id: 's1' }, 'x']])
+    const ok = { id: 's1', channelId: 'c1', status: 'live' };
+    expect(holdable([ok, { ...ok, title: '', scheduledAt: 1, startedAt: 2, endedAt: 3 }])).toBe(true);
+    for (const odd of [
+      undefined,
+      null,
+      'x',
+      {},
+      [null],
+      [7],
+      [[]],
+      [ok, 'x'],
+      [{ status: 'live', channelId: 'c1' }],
+      [{ ...ok, id: 5 }],
+      [{ ...ok, channelId: null }],
+      [{ ...ok, status: undefined }],
+      [{ ...ok, title: 7 }],
+      [{ ...ok, startedAt: '2026-11-26T12:00:00Z' }],
+    ])
       expect(holdable(odd)).toBe(false);
   });
 });
