@@ -17,6 +17,7 @@ import {
   type SessionsPart,
   type Subscription,
 } from '../snapshot/model.js';
+import { statusAt } from '../snapshot/session-list.js';
 import { isLiveStatus } from '../snapshot/status.js';
 
 /**
@@ -82,6 +83,11 @@ export type Resource = (typeof RESOURCES)[number];
 /** The label value used where the API left a field out. */
 export const UNKNOWN = 'unknown';
 
+/** How many distinct counts by status a memo shares at most; past it, it starts over. */
+const COUNTS_KEPT = 4096;
+/** The live sessions of every list that has none. */
+const NONE_LIVE: readonly Session[] = Object.freeze([]);
+
 /** What one complete session list contributes, computed once per list read. */
 interface ListSummary {
   byStatus: ReadonlyMap<string, number>;
@@ -99,6 +105,8 @@ export class SummaryMemo {
   private readonly lists = new WeakMap<SessionsPart, ListSummary>();
   private readonly rows = new WeakMap<Channel, { part: SessionsPart | undefined; row: ChannelRow }>();
   private readonly sorted = new WeakMap<readonly Channel[], readonly Channel[]>();
+  /** Counts by status shared between lists, by their text (bounded: {@link COUNTS_KEPT}). */
+  private readonly counts = new Map<string, ReadonlyMap<string, number>>();
   /** Per org, the rows of its latest summary by channel id: as many as it has channels. */
   private readonly lastRows = new Map<
     string,
@@ -115,18 +123,34 @@ export class SummaryMemo {
     return out;
   }
 
+  /**
+   * One map for every list with the same counts: at 5000 channels most lists count alike
+   * (some ended, some planned), and a map of two or three counts costs some 300 bytes.
+   */
+  private shared(counts: ReadonlyMap<string, number>): ReadonlyMap<string, number> {
+    const key = JSON.stringify([...counts]);
+    const known = this.counts.get(key);
+    if (known !== undefined) return known;
+    if (this.counts.size >= COUNTS_KEPT) this.counts.clear();
+    this.counts.set(key, counts);
+    return counts;
+  }
+
   /** Counts of one complete session list. */
   list(part: SessionsPart & { state: 'complete' }): ListSummary {
     let out = this.lists.get(part);
     if (!out) {
       const byStatus = new Map<string, number>();
       const live: Session[] = [];
-      for (const session of part.value) {
-        bump(byStatus, session.status);
-        if (isLiveStatus(session.status)) live.push(session);
+      // Statuses first: a session object only for the live ones.
+      const list = part.value;
+      for (let i = 0; i < list.length; i++) {
+        const status = statusAt(list, i);
+        bump(byStatus, status);
+        if (isLiveStatus(status)) live.push(list.at(i)!);
       }
       live.sort((a, b) => compare(a.id, b.id));
-      out = { byStatus: sortedMap(byStatus), live };
+      out = { byStatus: this.shared(sortedMap(byStatus)), live: live.length === 0 ? NONE_LIVE : live };
       this.lists.set(part, out);
     }
     return out;
