@@ -586,6 +586,29 @@ export class OrgPoller {
     await this.readSessions(channelId, 'high', signal, true);
   }
 
+  /**
+   * Drops the read attempts of details the snapshot no longer holds (sessions no longer
+   * live, their final read made): without this every session whose detail was ever read
+   * kept an entry for the life of the process, and every scrape walks them
+   * (metrics/freshness.ts). The latest detail attempt stays, so the resource's last
+   * attempt time never goes back.
+   */
+  private forgetDetailAttempts(): void {
+    let latest: string | undefined;
+    let latestAt = -Infinity;
+    const gone: string[] = [];
+    for (const [key, attempt] of this.attempts) {
+      if (!key.startsWith('detail:')) continue;
+      if (attempt.at >= latestAt) {
+        latest = key;
+        latestAt = attempt.at;
+      }
+      const id = key.slice('detail:'.length);
+      if (!Object.hasOwn(this.current.details, id) && !this.finalDetail.has(id)) gone.push(key);
+    }
+    for (const key of gone) if (key !== latest) this.attempts.delete(key);
+  }
+
   /** Drops a channel no longer watched: its session list, its sessions' details, its bookkeeping. */
   private forgetChannel(
     chId: string,
@@ -595,6 +618,7 @@ export class OrgPoller {
     const gone = sessions[chId];
     delete sessions[chId];
     this.sweep.forget(chId);
+    this.attempts.delete(`sessions:${chId}`);
     if (gone?.state !== 'failed') for (const s of gone?.value ?? []) delete details[s.id];
   }
 
@@ -724,6 +748,7 @@ export class OrgPoller {
       sessions,
       details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
     };
+    if (prune) this.forgetDetailAttempts();
     this.deps.onUpdate(this.current, events);
     // Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
     // (hundreds of channels changing at once); the channel list (`high`) still goes first,

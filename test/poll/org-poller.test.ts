@@ -130,6 +130,35 @@ describe('OrgPoller against the simulator', () => {
     expect(p.snapshot().sessions[ch!.id]).toBeUndefined();
   });
 
+  it('forgets the read attempts of details it no longer holds, all but the latest', async () => {
+    const p = poller();
+    await readEverything(p);
+    const channels = p.snapshot().channels;
+    const ids = channels?.state === 'complete' ? channels.value.map((c) => c.id) : [];
+    const signal = new AbortController().signal;
+    // Two shows start and are read; both end, and the final reads of both are made.
+    const shows = ids
+      .slice(0, 2)
+      .map((channel) => ({ channel, id: sim.trigger.startSession({ channel }).id! }));
+    await clock.tick(5_000);
+    for (const { channel } of shows) await p.readSessions(channel, 'high', signal);
+    await settle(p);
+    for (const { id } of shows) expect(p.attempts.has(`detail:${id}`)).toBe(true);
+    await clock.tick(5_000);
+    for (const { channel, id } of shows) sim.trigger.endSession({ channel, session: id });
+    for (const { channel } of shows) await p.readSessions(channel, 'high', signal);
+    await settle(p);
+    for (const { id } of shows) await p.readDetail(id, 'high', signal);
+    // The next commit prunes their details; their attempts go with them but the latest.
+    await clock.tick(60_000);
+    await p.refresh('team', signal);
+    const held = shows.filter(({ id }) => p.snapshot().details[id] !== undefined);
+    expect(held).toEqual([]);
+    const kept = shows.filter(({ id }) => p.attempts.has(`detail:${id}`)).map(({ id }) => id);
+    expect(kept).toEqual([shows[1]!.id]);
+    expect(p.lastAttemptAt(`detail:${shows[1]!.id}`)).toBeDefined();
+  });
+
   it('holds every session list compactly, read or resumed, and stores it as the sessions it holds', async () => {
     const first = poller();
     await readEverything(first);
