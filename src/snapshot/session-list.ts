@@ -1,32 +1,49 @@
 /**
  * A channel's session list as a snapshot keeps it between reads: the ids end to end in
- * one string and the titles in another, where each ends in an array of small integers,
- * the status words in an array, the three times in an array of unboxed numbers; no object
+ * one string and the titles in another, where each ends and each status word as code
+ * units of two more strings, the three times in an array of unboxed numbers; no object
  * per session. An org of 5000 channels holds some 100 000 sessions in its window; as
  * objects they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte
- * boxed times, a slot in the list, the id and title), held this way about 80
+ * boxed times, a slot in the list, the id and title), held this way about 65
  * (docs/performance.md, "Session lists held compactly").
  *
  * A list gives out {@link Session} objects made when asked for, each a new object: code
  * that only needs statuses and planned starts asks for those ({@link statusAt},
  * {@link scheduledAt}) and makes no object, and looks a session up by id without making
- * one ({@link indexOfId}); an id asked for ({@link idAt}) is a new string. It serializes as the array of sessions it holds (each in the model's
- * field order), so a stored snapshot is the same whichever way the list was held.
+ * one ({@link indexOfId}); an id asked for ({@link idAt}) is a new string. It serializes
+ * as the array of sessions it holds (each in the model's field order), so a stored
+ * snapshot is the same whichever way the list was held.
  */
 import type { Session } from './model.js';
 
 /** A session list as a snapshot part holds it: an array (as read) or a {@link SessionList}. */
 export type Sessions = readonly Session[] | SessionList;
 
-/** Status words are few: one string each, shared by every list (bounded). */
-const words = new Map<string, string>();
-const WORDS_KEPT = 256;
+/**
+ * Status words are few: every list keeps a word as its place in one vocabulary of the
+ * process (bounded; a list with a word past it keeps its words as strings).
+ */
+const VOCABULARY: string[] = [];
+const PLACES = new Map<string, number>();
+const VOCABULARY_KEPT = 0x7fff;
 
-function word(w: string): string {
-  const known = words.get(w);
-  if (known !== undefined) return known;
-  if (words.size < WORDS_KEPT) words.set(w, w);
-  return w;
+function placeOf(word: string): number | undefined {
+  let place = PLACES.get(word);
+  if (place === undefined && VOCABULARY.length < VOCABULARY_KEPT) {
+    place = VOCABULARY.length;
+    VOCABULARY.push(word);
+    PLACES.set(word, place);
+  }
+  return place;
+}
+
+/** Numbers of 0 – 0xFFFF as the code units of one string (2 bytes each at most, no slot). */
+function asUnits(numbers: readonly number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < numbers.length; i += 8192) {
+    out.push(String.fromCharCode.apply(null, numbers.slice(i, i + 8192) as number[]));
+  }
+  return out.join('');
 }
 
 /** Slots per session in a {@link SessionList}'s times array: planned start, start, end. */
@@ -48,9 +65,6 @@ function cut(joined: string, start: number, end: number): string {
   return part.length < VIEWED_FROM ? part : ` ${part}`.slice(1);
 }
 
-/** A title's end as kept: its bits inverted (negative) when the session has no title. */
-const endOf = (kept: number): number => (kept < 0 ? ~kept : kept);
-
 export class SessionList implements Iterable<Session> {
   readonly length: number;
   /** Every id, end to end: one string, not one each. */
@@ -58,12 +72,17 @@ export class SessionList implements Iterable<Session> {
   /** Every title, end to end (an absent one is empty). */
   private readonly titles: string;
   /**
-   * Where session i's id ends in `ids` at 2i, and its title in `titles` at 2i+1 (its bits
-   * inverted when it has none); each begins where the one before ends.
+   * Where session i's id ends in `ids` at 2i, and its title in `titles` at 2i+1; each
+   * begins where the one before ends. Code units of a string while every end fits in one.
    */
-  private readonly ends: number[];
-  /** Status word of session i (shared strings). */
-  private readonly statuses: string[];
+  private readonly ends: string | number[];
+  /**
+   * Per session one code unit: its status word's place in the vocabulary times two, plus
+   * one when it has no title.
+   */
+  private readonly marks: string;
+  /** The status words, for a list with a word past the vocabulary's bound. */
+  private readonly words: string[] | undefined;
   /** Planned start, start and end of session i at 3i, 3i+1, 3i+2; NaN when absent. */
   private readonly times: number[];
   /** The channel of every session, or each session's own when they are not all the same. */
@@ -74,10 +93,11 @@ export class SessionList implements Iterable<Session> {
     this.length = n;
     // Arrays of their exact length: push would leave spare room at the end of each.
     const ends = new Array<number>(n * 2);
-    const statuses = new Array<string>(n);
+    const marks = new Array<number>(n);
     const times = new Array<number>(n * TIMES);
     const first = sessions[0]?.channelId ?? '';
     let same = true;
+    let placed = true;
     let idEnd = 0;
     let titleEnd = 0;
     for (let i = 0; i < n; i++) {
@@ -85,8 +105,10 @@ export class SessionList implements Iterable<Session> {
       idEnd += s.id.length;
       ends[i * 2] = idEnd;
       titleEnd += s.title?.length ?? 0;
-      ends[i * 2 + 1] = s.title === undefined ? ~titleEnd : titleEnd;
-      statuses[i] = word(s.status);
+      ends[i * 2 + 1] = titleEnd;
+      const place = placeOf(s.status);
+      if (place === undefined) placed = false;
+      marks[i] = ((place ?? 0) << 1) | (s.title === undefined ? 1 : 0);
       times[i * TIMES] = time(s.scheduledAt);
       times[i * TIMES + 1] = time(s.startedAt);
       times[i * TIMES + 2] = time(s.endedAt);
@@ -95,10 +117,16 @@ export class SessionList implements Iterable<Session> {
     // join() makes one flat string, where += would leave a tree of pieces.
     this.ids = sessions.map((s) => s.id).join('');
     this.titles = sessions.map((s) => s.title ?? '').join('');
-    this.ends = ends;
-    this.statuses = statuses;
+    this.ends = Math.max(idEnd, titleEnd) <= 0xffff ? asUnits(ends) : ends;
+    this.marks = asUnits(marks);
+    this.words = placed ? undefined : sessions.map((s) => s.status);
     this.times = times;
     this.channels = same ? first : sessions.map((s) => s.channelId);
+  }
+
+  /** Entry `k` of {@link ends}. */
+  private end(k: number): number {
+    return typeof this.ends === 'string' ? this.ends.charCodeAt(k) : this.ends[k]!;
   }
 
   /** `sessions` held compactly; a list already held so is returned as it is. */
@@ -108,25 +136,24 @@ export class SessionList implements Iterable<Session> {
 
   /** The id of session `i` (a string of its own, {@link cut}). */
   idAt(i: number): string {
-    return cut(this.ids, i === 0 ? 0 : this.ends[i * 2 - 2]!, this.ends[i * 2]!);
+    return cut(this.ids, i === 0 ? 0 : this.end(i * 2 - 2), this.end(i * 2));
   }
 
   /** Whether session `i`'s id is `id`, without making a string. */
   idIs(i: number, id: string): boolean {
-    const start = i === 0 ? 0 : this.ends[i * 2 - 2]!;
-    return this.ends[i * 2]! - start === id.length && this.ids.startsWith(id, start);
+    const start = i === 0 ? 0 : this.end(i * 2 - 2);
+    return this.end(i * 2) - start === id.length && this.ids.startsWith(id, start);
   }
 
   /** The title of session `i`, when it has one. */
   titleAt(i: number): string | undefined {
-    const kept = this.ends[i * 2 + 1]!;
-    if (kept < 0) return undefined;
-    return cut(this.titles, i === 0 ? 0 : endOf(this.ends[i * 2 - 1]!), kept);
+    if ((this.marks.charCodeAt(i) & 1) === 1) return undefined;
+    return cut(this.titles, i === 0 ? 0 : this.end(i * 2 - 1), this.end(i * 2 + 1));
   }
 
   /** The status word of session `i`. */
   statusAt(i: number): string {
-    return this.statuses[i]!;
+    return this.words === undefined ? VOCABULARY[this.marks.charCodeAt(i) >> 1]! : this.words[i]!;
   }
 
   /** The planned start of session `i`, when it has one. */
@@ -146,7 +173,7 @@ export class SessionList implements Iterable<Session> {
     return sessionOf(
       this.idAt(i),
       channelId,
-      this.statuses[i]!,
+      this.statusAt(i),
       this.titleAt(i),
       known(this.times[i * TIMES]!),
       known(this.times[i * TIMES + 1]!),
