@@ -23,6 +23,23 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** Poller options but the orgs: reads every few seconds, a window of an hour each way. */
+const QUICK = {
+  intervals: {
+    org: 60_000,
+    team: 60_000,
+    subscription: 60_000,
+    channels: 60_000,
+    live_sessions: 1000,
+    live_detail: 2000,
+    sweep: 4000,
+    jitter: 0,
+  },
+  window: { past: HOUR, future: HOUR },
+  perPage: 100,
+  capacity: () => 300,
+};
+
 /** An org of idle channels whose reads always succeed; remembers whose sessions were read. */
 function idleOrg(clock: Clock, channels: Channel[], sessionReads: string[]): Fetcher {
   const at = () => clock.now();
@@ -56,19 +73,7 @@ describe('Poller sweep', () => {
     const poller = new Poller(
       {
         orgs: [{ auth: { slug: 'demo', token: 't' } }],
-        intervals: {
-          org: 60_000,
-          team: 60_000,
-          subscription: 60_000,
-          channels: 60_000,
-          live_sessions: 1000,
-          live_detail: 2000,
-          sweep: 4000,
-          jitter: 0,
-        },
-        window: { past: HOUR, future: HOUR },
-        perPage: 100,
-        capacity: () => 300,
+        ...QUICK,
       },
       {
         fetcher: idleOrg(clock, channels, reads),
@@ -116,19 +121,7 @@ describe('Poller and the snapshots it resumes from', () => {
       const poller = new Poller(
         {
           orgs: [{ auth: { slug: 'demo', token: 't' }, initial }],
-          intervals: {
-            org: 60_000,
-            team: 60_000,
-            subscription: 60_000,
-            channels: 60_000,
-            live_sessions: 1000,
-            live_detail: 2000,
-            sweep: 4000,
-            jitter: 0,
-          },
-          window: { past: HOUR, future: HOUR },
-          perPage: 100,
-          capacity: () => 300,
+          ...QUICK,
         },
         { fetcher: idleOrg(clock, [], []), clock, logger: silentLogger(), diff, onUpdate: () => undefined },
       );
