@@ -1,10 +1,10 @@
 /**
  * A channel's session list as a snapshot keeps it between reads: the ids end to end in
  * one string and the titles in another, where each ends and each status word as code
- * units of two more strings, the three times in an array of unboxed numbers; no object
- * per session. An org of 5000 channels holds some 100 000 sessions in its window; as
- * objects they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte
- * boxed times, a slot in the list, the id and title), held this way about 65
+ * units of two more strings, the three times as code units of a fourth; no object per
+ * session. An org of 5000 channels holds some 100 000 sessions in its window; as objects
+ * they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte boxed
+ * times, a slot in the list, the id and title), held this way about 53
  * (docs/performance.md, "Session lists held compactly").
  *
  * A list gives out {@link Session} objects made when asked for, each a new object: code
@@ -46,11 +46,55 @@ function asUnits(numbers: readonly number[]): string {
   return out.join('');
 }
 
-/** Slots per session in a {@link SessionList}'s times array: planned start, start, end. */
+/** Times per session in a {@link SessionList}: planned start, start, end. */
 const TIMES = 3;
 
 const time = (t: number | undefined): number => (t === undefined ? Number.NaN : t);
 const known = (t: number): number | undefined => (Number.isNaN(t) ? undefined : t);
+
+/** A time's two code units when it is absent. */
+const ABSENT = 0xffff;
+/** The most steps past its base a time held in two code units can be (the next is {@link ABSENT}). */
+const STEPS_KEPT = 0xffff_fffe;
+
+/**
+ * A list's times as two code units each (high and low 16 bits), counted in steps of `unit`
+ * milliseconds from `base`, the list's earliest: 4 bytes a time instead of 8. Whole
+ * seconds give steps of a second (136 years of room); times with milliseconds, steps of
+ * one (49 days). A list whose times do not fit, or are not whole milliseconds, keeps them
+ * as numbers.
+ */
+interface Stamps {
+  units: string;
+  base: number;
+  unit: number;
+}
+
+function stampsOf(times: readonly number[]): Stamps | undefined {
+  let base = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  let seconds = true;
+  for (const t of times) {
+    if (Number.isNaN(t)) continue;
+    // -0 would come back as 0.
+    if (!Number.isSafeInteger(t) || Object.is(t, -0)) return undefined;
+    if (t < base) base = t;
+    if (t > max) max = t;
+    if (t % 1000 !== 0) seconds = false;
+  }
+  if (base === Number.POSITIVE_INFINITY) base = 0;
+  const unit = seconds ? 1000 : 1;
+  if (max !== Number.NEGATIVE_INFINITY && (max - base) / unit > STEPS_KEPT) return undefined;
+  const units = new Array<number>(times.length * 2);
+  for (let k = 0; k < times.length; k++) {
+    const t = times[k]!;
+    const steps = Number.isNaN(t) ? ABSENT * 0x10000 + ABSENT : (t - base) / unit;
+    units[k * 2] = Math.floor(steps / 0x10000);
+    units[k * 2 + 1] = steps % 0x10000;
+  }
+  return { units: asUnits(units), base, unit };
+}
+
 /** V8 makes a substring of at least this many characters a view of the string it is cut from. */
 const VIEWED_FROM = 13;
 
@@ -83,8 +127,11 @@ export class SessionList implements Iterable<Session> {
   private readonly marks: string;
   /** The status words, for a list with a word past the vocabulary's bound. */
   private readonly words: string[] | undefined;
-  /** Planned start, start and end of session i at 3i, 3i+1, 3i+2; NaN when absent. */
-  private readonly times: number[];
+  /**
+   * Planned start, start and end of session i as times 3i, 3i+1, 3i+2: {@link Stamps}, or
+   * numbers (NaN when absent) for a list whose times do not fit them.
+   */
+  private readonly times: Stamps | number[];
   /** The channel of every session, or each session's own when they are not all the same. */
   private readonly channels: string | string[];
 
@@ -120,8 +167,18 @@ export class SessionList implements Iterable<Session> {
     this.ends = Math.max(idEnd, titleEnd) <= 0xffff ? asUnits(ends) : ends;
     this.marks = asUnits(marks);
     this.words = placed ? undefined : sessions.map((s) => s.status);
-    this.times = times;
+    this.times = stampsOf(times) ?? times;
     this.channels = same ? first : sessions.map((s) => s.channelId);
+  }
+
+  /** Time `k` of {@link times}, or undefined when absent. */
+  private timeAt(k: number): number | undefined {
+    const times = this.times;
+    if (Array.isArray(times)) return known(times[k]!);
+    const high = times.units.charCodeAt(k * 2);
+    const low = times.units.charCodeAt(k * 2 + 1);
+    if (high === ABSENT && low === ABSENT) return undefined;
+    return times.base + (high * 0x10000 + low) * times.unit;
   }
 
   /** Entry `k` of {@link ends}. */
@@ -158,7 +215,7 @@ export class SessionList implements Iterable<Session> {
 
   /** The planned start of session `i`, when it has one. */
   scheduledAt(i: number): number | undefined {
-    return known(this.times[i * TIMES]!);
+    return this.timeAt(i * TIMES);
   }
 
   /**
@@ -175,9 +232,9 @@ export class SessionList implements Iterable<Session> {
       channelId,
       this.statusAt(i),
       this.titleAt(i),
-      known(this.times[i * TIMES]!),
-      known(this.times[i * TIMES + 1]!),
-      known(this.times[i * TIMES + 2]!),
+      this.timeAt(i * TIMES),
+      this.timeAt(i * TIMES + 1),
+      this.timeAt(i * TIMES + 2),
     );
   }
 

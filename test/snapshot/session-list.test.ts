@@ -11,31 +11,44 @@ import {
   scheduledAt,
   SessionList,
   sessionArray,
+  sessionOf,
   statusAt,
   wantedIn,
 } from '../../src/snapshot/session-list.js';
 
-const time = fc.option(fc.double({ noNaN: true }), { nil: undefined });
-const session = (channel: fc.Arbitrary<string>) =>
+// Times as a server gives them (milliseconds or whole seconds, near now or far apart) and
+// any double a stored file may hold; a list's times are of one kind or mixed.
+const NOW = Date.UTC(2026, 10, 27);
+const times = [
+  fc.integer({ min: NOW - 2 ** 33, max: NOW + 2 ** 33 }),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 }).map((s) => NOW + s * 1000),
+  fc.constantFrom(NOW, NOW + 0xffff_fffe, NOW + 0xffff_ffff, -0, 0, -1000),
+  fc.double({ noNaN: true }),
+];
+const session = (channel: fc.Arbitrary<string>, time: fc.Arbitrary<number>) =>
   fc
     .record({
       id: fc.string(),
       channelId: channel,
       status: fc.constantFrom('scheduled', 'live', 'ended', 'unknown', 'cancelled', 'Über'),
       title: fc.option(fc.string(), { nil: undefined }),
-      scheduledAt: time,
-      startedAt: time,
-      endedAt: time,
+      scheduledAt: fc.option(time, { nil: undefined }),
+      startedAt: fc.option(time, { nil: undefined }),
+      endedAt: fc.option(time, { nil: undefined }),
     })
     // In the model's order; absent fields are left out, never undefined (snapshot/model.ts).
     .map(
       (s) => Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as unknown as Session,
     );
 
-const lists = fc.oneof(
-  fc.array(session(fc.constant('c1')), { maxLength: 30 }),
-  fc.array(session(fc.constantFrom('c1', 'c2', '')), { maxLength: 30 }),
-);
+const lists = fc
+  .constantFrom(...times, fc.oneof(...times))
+  .chain((time) =>
+    fc.oneof(
+      fc.array(session(fc.constant('c1'), time), { maxLength: 30 }),
+      fc.array(session(fc.constantFrom('c1', 'c2', ''), time), { maxLength: 30 }),
+    ),
+  );
 
 describe('SessionList', () => {
   it('gives back every session exactly as it was held: fields, absent fields, order, channel', () => {
@@ -54,6 +67,25 @@ describe('SessionList', () => {
         }
       }),
     );
+  });
+
+  it('keeps times exactly: milliseconds, whole seconds, spans past 49 days and 136 years, fractions, -0', () => {
+    const at = (...ts: (number | undefined)[]): Session[] =>
+      ts.map((t, i) => sessionOf(`s${i}`, 'c1', 'ended', undefined, t, t, undefined));
+    const cases = [
+      at(NOW, NOW + 0xffff_fffe, undefined), // milliseconds, the widest span held in two code units
+      at(NOW, NOW + 0xffff_ffff), // one past it
+      at(NOW, NOW + 0xffff_fffe * 1000 - 1000, undefined), // whole seconds, far apart
+      at(-8.64e15, 8.64e15 - 1), // the ends of what a Date holds
+      at(NOW + 0.5, NOW),
+      at(-0, 5),
+      at(undefined, undefined),
+    ];
+    for (const sessions of cases) {
+      const list = SessionList.of(sessions);
+      expect(list.toArray()).toStrictEqual(sessions);
+      for (let i = 0; i < sessions.length; i++) expect(scheduledAt(list, i)).toBe(sessions[i]!.scheduledAt);
+    }
   });
 
   it('answers the same questions about an array and about the list holding it', () => {
