@@ -12,7 +12,8 @@
  * Each run: 80 s (`BENCH_AB_SECONDS`) at 5000 channels (or the first `--channels`), a gzip
  * scrape every 2 s (`BENCH_AB_SCRAPE_EVERY`, seconds; Prometheus' usual 15 s shows what a
  * deployment holds), RSS sampled every second; the first 20 s (start-up) are left out. `BENCH_AB_ROUNDS`
- * (default 3) rounds of every variant and the image's. Besides RSS, each run reads V8's
+ * (default 3) rounds of every variant and the image's. `BENCH_AB_ORGS` spreads the channels
+ * over that many orgs of equal size (20 for the fleet view of the footprint bench). Besides RSS, each run reads V8's
  * heap in use and the external memory (ArrayBuffers: the `/metrics` page) from tally's own
  * page. `BENCH_NODE` picks the node as for the footprint bench.
  */
@@ -107,9 +108,15 @@ function sample(page: string, name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-async function runOnce(channels: number, v: Variant, seconds: number, scrapeEvery: number): Promise<Run> {
+async function runOnce(
+  channels: number,
+  orgs: number,
+  v: Variant,
+  seconds: number,
+  scrapeEvery: number,
+): Promise<Run> {
   // The variant's environment goes over the image's (a variant may change MALLOC_ARENA_MAX).
-  const tally = await startResumedTally(channels, v.flags ?? [], 1, v.entry, v.env ?? {});
+  const tally = await startResumedTally(channels, v.flags ?? [], orgs, v.entry, v.env ?? {});
   const rss: number[] = [];
   const external: number[] = [];
   const heap: number[] = [];
@@ -162,10 +169,11 @@ export const footprintAbBench: Bench = {
     const seconds = wholeFromEnv('BENCH_AB_SECONDS', opts.quick ? 30 : 80);
     const rounds = wholeFromEnv('BENCH_AB_ROUNDS', 3);
     const scrapeEvery = wholeFromEnv('BENCH_AB_SCRAPE_EVERY', 2);
+    const orgs = wholeFromEnv('BENCH_AB_ORGS', 1);
     const runs = new Map<string, Run[]>(Object.keys(named).map((n) => [n, []]));
     for (let round = 1; round <= rounds; round++) {
       for (const [name, v] of Object.entries(named)) {
-        const r = await runOnce(channels, v, seconds, scrapeEvery);
+        const r = await runOnce(channels, orgs, v, seconds, scrapeEvery);
         runs.get(name)!.push(r);
         console.log(
           `  round ${round}, ${name}: RSS ${r.rssMedian.toFixed(1)} / ${r.rssPeak.toFixed(1)} MiB, ` +
@@ -188,11 +196,11 @@ export const footprintAbBench: Bench = {
     return {
       name: 'footprint-ab',
       tables: [
-        `${channels} channels, ${rounds} rounds of ${seconds} s, a scrape every ${scrapeEvery} s, interleaved; MiB per run`,
+        `${channels} channels${orgs > 1 ? ` in ${orgs} orgs` : ''}, ${rounds} rounds of ${seconds} s, a scrape every ${scrapeEvery} s, interleaved; MiB per run`,
         table(['variant', 'RSS median', 'RSS peak', 'external median', 'heap used median'], rows),
         described.join('\n'),
       ],
-      data: { channels, seconds, rounds, scrapeEvery, variants: named, runs: Object.fromEntries(runs) },
+      data: { channels, orgs, seconds, rounds, scrapeEvery, variants: named, runs: Object.fromEntries(runs) },
     };
   },
 };
