@@ -10,7 +10,7 @@
  * more than everything else in a scrape, and nothing in them outlives the scrape anyway.
  */
 import { Gauge, type Metric, type Registry } from 'prom-client';
-import { type LineSink, type SelfWriting, sampleLine, writeHeader } from './exposition.js';
+import { type LineSink, type SelfWriting, sampleLine, sampleLineParts, writeHeader } from './exposition.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { LineMemo } from './snapshot-summary.js';
 
@@ -37,22 +37,25 @@ export function collectedGauge<L extends string>(
 
 /**
  * Adds one series to a listed family. With `memo`, its line is rendered once and kept
- * there: the caller passes the same memo only while labels and value stay the same.
+ * there: the caller passes the same memo only while labels and value stay the same. With
+ * `head` as well, in a family registered with `headLabels`, the memo keeps the line's
+ * tail and `head` the text of its first labels, which lines of several families may share
+ * (a channel's labels, in each per-channel family).
  */
 export interface Emit<L extends string> {
-  (labels: Record<L, string>, value: number, memo?: LineMemo): void;
+  (labels: Record<L, string>, value: number, memo?: LineMemo, head?: LineMemo): void;
   /**
-   * Adds the line kept in `memo`, without labels or value: true when it did; false when
-   * there is none yet or this emit needs labels (then call it with them). A family of
-   * 20 000 kept lines then makes no label set per scrape.
+   * Adds the line kept in `memo` (and `head`), without labels or value: true when it did;
+   * false when there is none yet or this emit needs labels (then call it with them). A
+   * family of 20 000 kept lines then makes no label set per scrape.
    */
-  kept(memo: LineMemo): boolean;
+  kept(memo: LineMemo, head?: LineMemo): boolean;
 }
 
 /** An {@link Emit} of `add`, taking kept lines through `kept`. */
 function emitter<L extends string>(
-  add: (labels: Record<L, string>, value: number, memo?: LineMemo) => void,
-  kept: (memo: LineMemo) => boolean,
+  add: (labels: Record<L, string>, value: number, memo?: LineMemo, head?: LineMemo) => void,
+  kept: (memo: LineMemo, head?: LineMemo) => boolean,
 ): Emit<L> {
   return Object.assign(add, { kept });
 }
@@ -70,6 +73,8 @@ class ListedFamily<L extends string> implements SelfWriting {
     readonly help: string,
     readonly labelNames: readonly L[],
     private readonly fill: (emit: Emit<L>) => void,
+    /** How many of the first labels a `head` memo keeps (0: none, lines are kept whole). */
+    private readonly headLabels = 0,
   ) {}
 
   async get(): Promise<{
@@ -92,19 +97,33 @@ class ListedFamily<L extends string> implements SelfWriting {
   writeTo(out: LineSink, format: ExpositionFormat): void {
     const sample = writeHeader(out, this.name, this.help, this.type, format);
     // A gauge's sample lines are the same in both formats, so a memo serves either.
+    const open = `${sample}{`;
+    const split = this.headLabels > 0;
     this.fill(
       emitter(
-        (labels, value, memo) => {
+        (labels, value, memo, head) => {
           if (!memo) {
             out.push(sampleLine(sample, labels, value, format));
-            return;
+          } else if (head && split) {
+            if (memo.line === undefined || head.line === undefined) {
+              const parts = sampleLineParts(labels, this.headLabels, value, format);
+              head.line ??= flatten(parts.head);
+              memo.line ??= flatten(parts.tail);
+            }
+            out.pushParts(open, head.line, memo.line);
+          } else {
+            memo.line ??= flatten(sampleLine(sample, labels, value, format));
+            out.push(memo.line);
           }
-          memo.line ??= flatten(sampleLine(sample, labels, value, format));
-          out.push(memo.line);
         },
-        (memo) => {
+        (memo, head) => {
           if (memo.line === undefined) return false;
-          out.push(memo.line);
+          if (head && split) {
+            if (head.line === undefined) return false;
+            out.pushParts(open, head.line, memo.line);
+          } else {
+            out.push(memo.line);
+          }
           return true;
         },
       ),
@@ -119,6 +138,8 @@ class ListedFamily<L extends string> implements SelfWriting {
 /**
  * Registers a gauge family whose series `fill` lists at every scrape. `labelNames` is what
  * the series carry (`fill` passes them in that order); they are not checked per series.
+ * With `headLabels`, lines emitted with a `head` memo keep their first that many labels
+ * there ({@link Emit}).
  */
 export function listedFamily<L extends string>(
   registry: Registry,
@@ -126,10 +147,11 @@ export function listedFamily<L extends string>(
   help: string,
   labelNames: readonly L[],
   fill: (emit: Emit<L>) => void,
+  headLabels = 0,
 ): void {
   // The registry only calls get() and reset() and reads name/help/type: prom-client
   // duck-types its metrics, so a plain object renders like a Gauge.
-  registry.registerMetric(new ListedFamily(name, help, labelNames, fill) as unknown as Metric);
+  registry.registerMetric(new ListedFamily(name, help, labelNames, fill, headLabels) as unknown as Metric);
 }
 
 /**

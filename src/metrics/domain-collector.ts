@@ -25,6 +25,9 @@ export interface DomainContext {
 
 const AI_MODES = ['wallet', 'byok', 'unknown'] as const;
 
+/** The labels every per-channel family begins with (org, channel_id, channel): kept once per channel. */
+const CHANNEL_LABELS = 3;
+
 /** The per-session interaction families: name, what it counts, and how to read it from a detail. */
 const SESSION_COUNTS = [
   ['tally_session_questions', 'Questions', (r: LiveSessionRow) => r.detail?.questions.count],
@@ -190,7 +193,7 @@ function registerChannels(ctx: DomainContext, each: Each): void {
     (emit, allow) =>
       each((s) => {
         for (const ch of s.channels ?? []) {
-          if (!allow.admit(1) || emit.kept(ch.statusLine)) continue;
+          if (!allow.admit(1) || emit.kept(ch.statusLine, ch.labelsLine)) continue;
           emit(
             {
               org: s.org,
@@ -201,9 +204,11 @@ function registerChannels(ctx: DomainContext, each: Each): void {
             },
             1,
             ch.statusLine,
+            ch.labelsLine,
           );
         }
       }),
+    CHANNEL_LABELS,
   );
   capped(
     ctx,
@@ -216,18 +221,19 @@ function registerChannels(ctx: DomainContext, each: Each): void {
         for (const ch of s.channels ?? []) {
           const by = ch.sessionsByStatus;
           if (!by || by.size === 0 || !allow.admit(by.size)) continue;
-          if (allKept(ch.sessionLines, by.size) && emit.kept(ch.sessionLines[0]!)) {
-            for (let k = 1; k < by.size; k++) emit.kept(ch.sessionLines[k]!);
+          if (allKept(ch.sessionLines, by.size) && emit.kept(ch.sessionLines[0]!, ch.labelsLine)) {
+            for (let k = 1; k < by.size; k++) emit.kept(ch.sessionLines[k]!, ch.labelsLine);
             continue;
           }
           let i = 0;
           for (const [status, n] of by) {
             ch.sessionLines[i] ??= {};
             const memo = ch.sessionLines[i++];
-            emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n, memo);
+            emit({ org: s.org, channel_id: ch.id, channel: ch.name, status }, n, memo, ch.labelsLine);
           }
         }
       }),
+    CHANNEL_LABELS,
   );
 }
 
@@ -302,10 +308,18 @@ function capped<L extends string>(
   labelNames: readonly L[],
   cap: number,
   fill: (emit: Emit<L>, allow: SeriesAllowance) => void,
+  headLabels = 0,
 ): void {
-  listedFamily(ctx.registry, name, help, labelNames, (emit) => {
-    const allow = new SeriesAllowance(cap);
-    fill(emit, allow);
-    if (allow.dropped > 0) ctx.dropped(name, allow.dropped);
-  });
+  listedFamily(
+    ctx.registry,
+    name,
+    help,
+    labelNames,
+    (emit) => {
+      const allow = new SeriesAllowance(cap);
+      fill(emit, allow);
+      if (allow.dropped > 0) ctx.dropped(name, allow.dropped);
+    },
+    headLabels,
+  );
 }

@@ -26,6 +26,8 @@ export interface JsonMetric {
 /** Where exposition lines go. */
 export interface LineSink {
   push(...lines: string[]): void;
+  /** Adds one line made of `parts` end to end, without joining them first. */
+  pushParts(...parts: string[]): void;
 }
 
 /** A family that writes its own lines, header included. */
@@ -40,21 +42,29 @@ export interface SelfWriting {
  * Buffer instead costs a runtime call per write, several times more.)
  */
 abstract class BatchedLines implements LineSink {
-  private lines: string[] = [];
+  /** The lines since the last batch, each as its parts and a newline. */
+  private pending: string[] = [];
+  private lines = 0;
 
   push(...lines: string[]): void {
     for (const line of lines) {
-      this.lines.push(line);
-      if (this.lines.length >= BATCH) this.close();
+      this.pending.push(line, '\n');
+      if (++this.lines >= BATCH) this.close();
     }
+  }
+
+  pushParts(...parts: string[]): void {
+    for (const part of parts) this.pending.push(part);
+    this.pending.push('\n');
+    if (++this.lines >= BATCH) this.close();
   }
 
   /** Hands on the lines pushed since the last batch, each ending in a newline. */
   protected close(): void {
-    if (this.lines.length === 0) return;
-    this.lines.push('');
-    this.take(this.lines.join('\n'));
-    this.lines = [];
+    if (this.lines === 0) return;
+    this.take(this.pending.join(''));
+    this.pending = [];
+    this.lines = 0;
   }
 
   protected abstract take(batch: string): void;
@@ -194,14 +204,45 @@ export function sampleLine(
   value: number,
   format: ExpositionFormat,
 ): string {
+  const text = labelText(labels, 0, Number.POSITIVE_INFINITY, format);
+  return `${name}${text === '' ? '' : `{${text}}`} ${number(value)}`;
+}
+
+/**
+ * A sample line of `name{` + head + tail: the head is the first `head` labels, the tail
+ * the other labels, the closing brace and the value. Lines whose first labels are the same
+ * (a channel's in each per-channel family) can share one head. Without any label the
+ * line is `name{} value`, which both formats read as no labels.
+ */
+export function sampleLineParts(
+  labels: Partial<Record<string, string | number>>,
+  head: number,
+  value: number,
+  format: ExpositionFormat,
+): { head: string; tail: string } {
+  const first = labelText(labels, 0, head, format);
+  const rest = labelText(labels, head, Number.POSITIVE_INFINITY, format);
+  return { head: first, tail: `${first !== '' && rest !== '' ? ',' : ''}${rest}} ${number(value)}` };
+}
+
+/** Labels `from` to `to` (by place) as `k="v"` pairs, comma separated; absent ones left out. */
+function labelText(
+  labels: Partial<Record<string, string | number>>,
+  from: number,
+  to: number,
+  format: ExpositionFormat,
+): string {
   let text = '';
+  let place = 0;
   for (const k in labels) {
+    if (place >= to) break;
+    if (place++ < from) continue;
     const v = labels[k];
     if (v === undefined) continue;
     const s = format === 'openmetrics' && k === 'le' ? bound(v) : String(v);
     text += `${text === '' ? '' : ','}${k}="${escapeLabel(s)}"`;
   }
-  return `${name}${text === '' ? '' : `{${text}}`} ${number(value)}`;
+  return text;
 }
 
 function writeFamily(out: LineSink, m: JsonMetric, format: ExpositionFormat): void {

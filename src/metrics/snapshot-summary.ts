@@ -37,9 +37,14 @@ export interface ChannelRow {
   visibility: string;
   /** Sessions in the window by status; undefined when the list was never read completely. */
   sessionsByStatus: ReadonlyMap<string, number> | undefined;
-  /** The rendered `tally_channel_status` line. */
+  /**
+   * The channel's labels as its lines in each per-channel family begin (`org`,
+   * `channel_id`, `channel`), rendered once for all of them.
+   */
+  readonly labelsLine: LineMemo;
+  /** The rest of the rendered `tally_channel_status` line. */
   readonly statusLine: LineMemo;
-  /** The rendered `tally_channel_sessions` lines, in the order of `sessionsByStatus`. */
+  /** The rest of the rendered `tally_channel_sessions` lines, in the order of `sessionsByStatus`. */
   readonly sessionLines: LineMemo[];
 }
 
@@ -185,6 +190,7 @@ export class SummaryMemo {
       status: ch.status,
       visibility,
       sessionsByStatus: part?.state === 'complete' ? this.list(part).byStatus : undefined,
+      labelsLine: {},
       statusLine: {},
       sessionLines: [],
     };

@@ -1,7 +1,17 @@
 import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { GzipLines, openMetrics, TextBuffer } from '../../src/metrics/exposition.js';
+import fc from 'fast-check';
+import { listedFamily } from '../../src/metrics/collected.js';
+import {
+  GzipLines,
+  openMetrics,
+  render,
+  sampleLine,
+  sampleLineParts,
+  TextBuffer,
+} from '../../src/metrics/exposition.js';
+import type { LineMemo } from '../../src/metrics/snapshot-summary.js';
 import { negotiate } from '../../src/metrics/negotiate.js';
 import { TallyMetrics } from '../../src/metrics/index.js';
 import { FakeSource, orgView, snapshot } from './fixtures.js';
@@ -121,6 +131,41 @@ describe('TextBuffer', () => {
     out.push('a', 'b');
     expect(out.toString()).toBe(`${[...lines, 'a', 'b'].join('\n')}\n`);
   });
+
+  it('takes a line in parts as the line they make, across batches', () => {
+    const out = new TextBuffer();
+    const want: string[] = [];
+    for (let i = 0; i < 1200; i++) {
+      if (i % 3 === 0) {
+        out.push(`whole ${i}`);
+        want.push(`whole ${i}`);
+      } else {
+        out.pushParts('tally_x{', `channel="${i}"`, `} ${i}`);
+        want.push(`tally_x{channel="${i}"} ${i}`);
+      }
+    }
+    expect(out.toString()).toBe(`${want.join('\n')}\n`);
+  });
+});
+
+describe('sampleLineParts', () => {
+  it('makes the sample line, split after the first labels, whatever the labels and the split', () => {
+    const label = fc.option(fc.string(), { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.record({ org: label, channel_id: label, status: label, le: label }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.double(),
+        fc.constantFrom('prometheus' as const, 'openmetrics' as const),
+        (labels, head, value, format) => {
+          const parts = sampleLineParts(labels, head, value, format);
+          expect(`tally_x{${parts.head}${parts.tail}`.replace(/^tally_x\{\}/, 'tally_x')).toBe(
+            sampleLine('tally_x', labels, value, format),
+          );
+        },
+      ),
+    );
+  });
 });
 
 describe('GzipLines', () => {
@@ -169,6 +214,58 @@ describe('GzipLines', () => {
     }
     const whole = gzipSync(text.toString(), { level: 1 });
     expect(zipped.finish().gzip.length).toBeLessThan(whole.length * 1.25);
+  });
+});
+
+describe('listedFamily', () => {
+  it("keeps a channel's labels once for the lines of every family that begins with them", async () => {
+    const registry = new Registry();
+    const head: LineMemo = {};
+    const status: LineMemo = {};
+    const sessions: LineMemo[] = [{}, {}];
+    let withLabels = 0;
+    listedFamily(
+      registry,
+      'tally_a',
+      'A.',
+      ['org', 'channel', 'status'],
+      (emit) => {
+        if (emit.kept(status, head)) return;
+        withLabels++;
+        emit({ org: 'acme', channel: 'Café "1"', status: 'live' }, 1, status, head);
+      },
+      2,
+    );
+    listedFamily(
+      registry,
+      'tally_b',
+      'B.',
+      ['org', 'channel', 'status'],
+      (emit) => {
+        if (emit.kept(sessions[0]!, head) && emit.kept(sessions[1]!, head)) return;
+        withLabels++;
+        emit({ org: 'acme', channel: 'Café "1"', status: 'ended' }, 7, sessions[0], head);
+        emit({ org: 'acme', channel: 'Café "1"', status: 'planned' }, 2, sessions[1], head);
+      },
+      2,
+    );
+    const want = [
+      'tally_a{org="acme",channel="Café \\"1\\"",status="live"} 1',
+      'tally_b{org="acme",channel="Café \\"1\\"",status="ended"} 7',
+      'tally_b{org="acme",channel="Café \\"1\\"",status="planned"} 2',
+    ];
+    for (const format of ['prometheus', 'openmetrics'] as const) {
+      const lines = (await render(registry, format)).body.split('\n').filter((l) => !l.startsWith('#'));
+      expect(lines.filter((l) => l !== '')).toEqual(want);
+    }
+    // Labeled once per family, then served from the memos in both formats.
+    expect(withLabels).toBe(2);
+    expect(head.line).toBe('org="acme",channel="Café \\"1\\""');
+    expect([status.line, sessions[0]!.line, sessions[1]!.line]).toEqual([
+      ',status="live"} 1',
+      ',status="ended"} 7',
+      ',status="planned"} 2',
+    ]);
   });
 });
 
