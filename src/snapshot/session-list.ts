@@ -4,8 +4,8 @@
  * units of two more strings, the three times as code units of a fourth; no object per
  * session. An org of 5000 channels holds some 100 000 sessions in its window; as objects
  * they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte boxed
- * times, a slot in the list, the id and title), held this way about 53
- * (docs/performance.md, "Session lists held compactly").
+ * times, a slot in the list, the id and title), held this way about 66 with an id of 14
+ * and a title of 25 characters (docs/performance.md, "Session lists held compactly").
  *
  * A list gives out {@link Session} objects made when asked for, each a new object: code
  * that only needs statuses and planned starts asks for those ({@link statusAt},
