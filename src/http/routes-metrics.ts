@@ -4,6 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { ExpositionFormat } from '../metrics/negotiate.js';
+import { HttpError } from './reply.js';
 import type { Router } from './router.js';
 
 /**
@@ -26,12 +27,25 @@ export interface MetricsRenderer {
 /** Adds `/metrics`. */
 export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void {
   router.addRoute('GET', '/metrics', async (ctx) => {
+    const encoding = ctx.headers['accept-encoding'];
+    const gzip = acceptsGzip(encoding);
+    if (!gzip && !acceptsIdentity(encoding)) {
+      // RFC 9110, 12.5.3: the page is sent as it is or gzipped, and the header refuses both.
+      throw new HttpError(
+        406,
+        'not_acceptable',
+        `Accept-Encoding "${encoding}" refuses both gzip and identity`,
+        {
+          vary: 'Accept-Encoding',
+        },
+      );
+    }
     const page = await metrics.render(ctx.headers.accept);
     const headers: Record<string, string> = {
       'content-type': page.contentType,
       vary: 'Accept, Accept-Encoding',
     };
-    if (acceptsGzip(ctx.headers['accept-encoding'])) {
+    if (gzip) {
       headers['content-encoding'] = 'gzip';
       return { status: 200, headers, body: page.gzip };
     }
@@ -44,15 +58,30 @@ export function addMetricsRoute(router: Router, metrics: MetricsRenderer): void 
  * is not named, by `*` (RFC 9110, 12.5.3).
  */
 export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
+  return header ? allows(header, ['gzip', 'x-gzip'], false) : false;
+}
+
+/**
+ * Whether `Accept-Encoding` allows the page without a coding: unless `identity;q=0`, or
+ * `*;q=0` where identity is not named (RFC 9110, 12.5.3).
+ */
+export function acceptsIdentity(header: string | undefined): boolean {
+  return header ? allows(header, ['identity'], true) : true;
+}
+
+/**
+ * Whether a coding of `names` has q > 0 in `header`: as named, else as `*` allows it, else
+ * `unnamed`.
+ */
+function allows(header: string, names: readonly string[], unnamed: boolean): boolean {
   let named: boolean | undefined;
   let any: boolean | undefined;
   for (const part of header.split(',')) {
     const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
     const allowed = q === undefined || Number(q.slice(2)) > 0;
-    if (coding === 'gzip' || coding === 'x-gzip') named = (named ?? false) || allowed;
+    if (names.includes(coding)) named = (named ?? false) || allowed;
     else if (coding === '*') any = (any ?? false) || allowed;
   }
-  return named ?? any ?? false;
+  return named ?? any ?? unnamed;
 }

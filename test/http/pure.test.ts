@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/http/reply.js';
-import { acceptsGzip } from '../../src/http/routes-metrics.js';
+import { acceptsGzip, acceptsIdentity } from '../../src/http/routes-metrics.js';
 import { parseEventQuery } from '../../src/http/routes-events.js';
 import { Router } from '../../src/http/router.js';
 import { parseListen } from '../../src/http/server.js';
@@ -107,6 +107,23 @@ describe('acceptsGzip', () => {
     ['br, gzip;q=0.0', false],
   ])('%j → %s', (header, want) => {
     expect(acceptsGzip(header)).toBe(want);
+  });
+});
+
+describe('acceptsIdentity', () => {
+  it.each([
+    [undefined, true],
+    ['', true],
+    ['gzip', true],
+    ['identity;q=0', false],
+    ['gzip, identity;q=0', false],
+    ['IDENTITY;Q=0', false],
+    ['*;q=0', false],
+    ['*;q=0, identity', true],
+    ['identity;q=0.5, *;q=0', true],
+    ['gzip;q=0, *;q=0.1', true],
+  ])('%j → %s', (header, want) => {
+    expect(acceptsIdentity(header)).toBe(want);
   });
 });
 

@@ -239,6 +239,18 @@ describe('/metrics', () => {
     const plain = await send(`${url}/metrics`);
     expect(plain.body.equals(body)).toBe(true);
     expect(inflated).toBe(2);
+    // Refusing the page as it is and not taking gzip leaves nothing to send (RFC 9110, 12.5.3).
+    for (const header of ['identity;q=0', 'br, *;q=0']) {
+      const none = await send(`${url}/metrics`, { headers: { 'accept-encoding': header } });
+      expect(none.status).toBe(406);
+      expect(none.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(none.text)).toMatchObject({ error: { code: 'not_acceptable' } });
+      expect(none.text).toContain(header);
+    }
+    const zippedOnly = await send(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip, identity;q=0' } });
+    expect(zippedOnly.status).toBe(200);
+    expect(zippedOnly.headers['content-encoding']).toBe('gzip');
+    expect(inflated).toBe(2);
     // HEAD learns the length without the page being inflated.
     const head = await send(`${url}/metrics`, { method: 'HEAD' });
     expect(head.headers['content-length']).toBe(String(body.length));
