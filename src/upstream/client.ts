@@ -56,6 +56,7 @@ import {
   type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
+import type { MoneyHabit } from './shape/numbers.js';
 import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
@@ -200,7 +201,7 @@ export class UpstreamClient implements Fetcher {
   /** Reads plan, limits, usage and AI funding. */
   fetchSubscription(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Subscription>> {
     return this.objectPart(org, 'subscription', ['subscription'], o, (raw) =>
-      normalizeSubscription(raw, this.opts.shape),
+      normalizeSubscription(raw, { ...this.opts.shape, money: this.moneyHabit(org.slug) }),
     );
   }
 
@@ -595,6 +596,14 @@ export class UpstreamClient implements Fetcher {
   private readonly adaptWarned = new Set<string>();
   /** When each org's window filter was checked against a list without it, this last hour (see misreadsWindow). */
   private readonly windowProbes = new Map<string, number[]>();
+  /** How each org's server writes money in numbers, as seen so far (shape/numbers.ts). */
+  private readonly moneyHabits = new Map<string, MoneyHabit>();
+
+  private moneyHabit(org: string): MoneyHabit {
+    let habit = this.moneyHabits.get(org);
+    if (habit === undefined) this.moneyHabits.set(org, (habit = { fractions: false }));
+    return habit;
+  }
 }
 
 /**

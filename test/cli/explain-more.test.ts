@@ -242,7 +242,9 @@ describe('the django and legacy dialects, no overrides', () => {
     // Filters are applied by this server: nothing is recorded as ignored.
     expect(explain['sessions']?.learned?.ignored).toBeUndefined();
     expect(explain['sessions']?.request).toMatch(/[?&]from=/);
-    expect(block(out, 'subscription')).toContain('    funding.balance ← wallet.balance');
+    expect(block(out, 'subscription')).toContain(
+      '    funding.balance ← wallet.balance (a decimal string: major units)',
+    );
   });
 
   it('django: a list longer than the learned page size follows its next links', async () => {

@@ -8,6 +8,8 @@ import { aliasesFor } from './fields.js';
 import {
   currencyOf,
   type Money,
+  type MoneyHabit,
+  moneyBesideCode,
   moneyFromMinor,
   parseMoney,
   parseNumber,
@@ -77,8 +79,10 @@ function inferMode(scope: JsonRecord): 'wallet' | 'byok' | undefined {
 function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   const funding: AiFunding & { mode: 'wallet' } = { mode: 'wallet' };
   const raw = readField(ctx, scope, 'funding.balance', asAny);
-  let money = parseMoney(raw);
-  // A plain number whose siblings say it counts cents (`unit: "cents"`, `in_minor_units`).
+  const habit = ctx.opts.money;
+  let money = parseMoney(raw, 0, habit);
+  // A plain number whose siblings say it counts cents (`unit: "cents"`, `in_minor_units`),
+  // or an integer beside a currency code, as payment APIs write money (numbers.ts).
   const n = parseNumber(raw);
   const beside = n === undefined ? undefined : parentOf(scope, aliasesFor('funding.balance', ctx.opts));
   if (n !== undefined && beside !== undefined && saysMinorUnits(beside.parent)) {
@@ -86,6 +90,11 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
       currencyOf(beside.parent) ?? readField(ctx, scope, 'funding.currency', asText)?.toUpperCase();
     const m = moneyFromMinor(n, beside.key, beside.parent, code, true);
     money = { ...m, how: m.how?.slice(beside.key.length + 1) ?? '' };
+  } else if (n !== undefined) {
+    const parent = beside?.parent ?? scope;
+    const code = currencyOf(parent);
+    const m = moneyBesideCode(raw, beside?.key ?? 'balance', parent, code, habit);
+    if (m !== undefined) money = { ...m, how: (m.how ?? '').replace(/^\S+ ÷/, '÷') };
   }
   // The path is the alias readField just reported; the conversion refines it.
   if (money?.how !== undefined) traceBalance(ctx, '', money.how);
@@ -100,7 +109,7 @@ function readWallet(ctx: ReadContext, scope: JsonRecord): AiFunding {
   }
   // Deeper than the aliases: a balance a few levels down, under any usual name.
   if (money === undefined && raw === undefined) {
-    const deep = findBalance(scope, '', 0);
+    const deep = findBalance(scope, '', 0, habit);
     if (deep !== undefined) {
       money = deep.money;
       traceBalance(ctx, deep.path, deep.money.how?.replace(/^minor_units /, ''));
@@ -131,6 +140,7 @@ function findBalance(
   v: JsonRecord,
   prefix: string,
   depth: number,
+  habit: MoneyHabit | undefined,
 ): { path: string; money: Money } | undefined {
   if (depth > MAX_DEPTH) return undefined;
   const currency = typeof v['currency'] === 'string' ? v['currency'] : undefined;
@@ -143,7 +153,9 @@ function findBalance(
         ? parseMoney({ minor_units: n, ...(currency === undefined ? {} : { currency }) })
         : n !== undefined && saysMinorUnits(v)
           ? moneyFromMinor(n, 'minor_units', v, currency?.toUpperCase(), true)
-          : parseMoney(value);
+          : n !== undefined
+            ? moneyBesideCode(value, 'minor_units', v, currency, habit)
+            : parseMoney(value, 0, habit);
     if (money?.amount !== undefined) {
       return {
         path,
@@ -156,7 +168,7 @@ function findBalance(
   }
   for (const [key, value] of Object.entries(v)) {
     if (!isRecord(value)) continue;
-    const found = findBalance(value, prefix === '' ? key : `${prefix}.${key}`, depth + 1);
+    const found = findBalance(value, prefix === '' ? key : `${prefix}.${key}`, depth + 1, habit);
     if (found) return found;
   }
   return undefined;

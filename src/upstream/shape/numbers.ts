@@ -130,6 +130,52 @@ export function saysMinorUnits(o: Record<string, unknown>): boolean {
   return MINOR_FLAGS.some((key) => getPath(o, key) === true);
 }
 
+/**
+ * What a server has shown of how it writes money in numbers: `fractions` once it wrote a
+ * number with a fraction beside a currency code (`12.5`), so it writes major units and an
+ * integer there (`12`) is whole units too, not minor ones. Kept per org by the client.
+ */
+export interface MoneyHabit {
+  fractions: boolean;
+}
+
+/** A currency code as servers write one: three letters, any case (`usd`, `EUR`). */
+export function isCurrencyCode(v: unknown): v is string {
+  return typeof v === 'string' && /^[A-Za-z]{3}$/.test(v.trim());
+}
+
+/**
+ * How an amount written as a plain number or string beside currency code `code` counts
+ * (docs/upstream-shapes.md, "Values"): an integer JSON number is in minor units, as the
+ * major payment APIs write money (Stripe `{ amount: 1234, currency: "usd" }`, Square
+ * `amount_money`) unless the server has written fractions there before; a fraction or a
+ * decimal string (`"12.34"`, `"12"`) is in major units. Undefined when `v` is no amount.
+ */
+export function moneyBesideCode(
+  v: unknown,
+  key: string,
+  beside: Record<string, unknown>,
+  code: string | undefined,
+  habit?: MoneyHabit,
+): Money | undefined {
+  const n = parseNumber(v);
+  if (n === undefined) return undefined;
+  const upper = code?.trim().toUpperCase();
+  const coded = isCurrencyCode(code);
+  if (typeof v === 'number' && Number.isInteger(v) && coded && habit?.fractions !== true)
+    return moneyFromMinor(n, key, beside, upper, 'an integer beside a currency code');
+  if (typeof v === 'number' && !Number.isInteger(v) && coded && habit) habit.fractions = true;
+  const how =
+    typeof v === 'string'
+      ? 'a decimal string: major units'
+      : !Number.isInteger(v)
+        ? 'a decimal number: major units'
+        : !coded
+          ? 'a number without a currency code: major units'
+          : 'an integer where this server writes fractions: major units';
+  return withCurrency({ amount: n, how }, upper);
+}
+
 /** The currency named beside an amount; `unit` counts only as a three-letter code. */
 export function currencyOf(o: Record<string, unknown>): string | undefined {
   for (const key of CURRENCY_KEYS) {
@@ -149,7 +195,7 @@ const AMOUNT_WITH_CODE = /^(?:([A-Za-z]{3})\s*)?([+-]?\d+(?:\.\d+)?)(?:\s*([A-Za
  * sibling `exponent`/`scale`/`decimals`, else by the ISO 4217 exponent of the currency).
  * Returns undefined when nothing numeric is found.
  */
-export function parseMoney(v: unknown, depth = 0): Money | undefined {
+export function parseMoney(v: unknown, depth = 0, habit?: MoneyHabit): Money | undefined {
   const n = parseNumber(v);
   if (n !== undefined) return { amount: n };
   if (typeof v === 'string') {
@@ -169,7 +215,9 @@ export function parseMoney(v: unknown, depth = 0): Money | undefined {
   const scaled = scaledMoney(v, currency);
   if (scaled !== undefined) return scaled;
   for (const key of AMOUNT_KEYS) {
-    const inner = parseMoney(getPath(v, key), depth + 1);
+    const plain = moneyBesideCode(getPath(v, key), key, v, currency, habit);
+    if (plain !== undefined) return plain;
+    const inner = parseMoney(getPath(v, key), depth + 1, habit);
     if (inner?.amount !== undefined) {
       return withCurrency({ ...inner, how: inner.how ? `${key}.${inner.how}` : key }, currency);
     }
@@ -223,18 +271,20 @@ function statedExponent(v: unknown): number | undefined {
 /**
  * Money from an amount in minor units found under `key`, scaled by an exponent stated in
  * `beside` (the object holding it) or else by the currency's ISO 4217 exponent.
- * `said`: the amount's own key does not say minor units, its siblings do.
+ * `said`: the amount's own key does not say minor units, its siblings do (or, as text, why
+ * it counts in minor units).
  */
 export function moneyFromMinor(
   minor: number,
   key: string,
   beside: Record<string, unknown>,
   currency: string | undefined,
-  said = false,
+  said: boolean | string = false,
 ): Money {
   const { amount, exp, stated } = minorToMajor(minor, beside, currency);
   const why = stated ? 'exponent given by the server' : `${currency ?? 'no currency'}: exponent ${exp}`;
-  const how = `${key} ÷ ${10 ** exp} (minor units${said ? ', said beside it' : ''}; ${why})`;
+  const rule = typeof said === 'string' ? `, ${said}` : said ? ', said beside it' : '';
+  const how = `${key} ÷ ${10 ** exp} (minor units${rule}; ${why})`;
   return withCurrency({ amount, how }, currency);
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Endpoint } from './endpoints.js';
 import type { FieldKey } from './field-aliases.js';
+import type { MoneyHabit } from './numbers.js';
 
 /** How the next page of a list is found. `auto` tries every known style in a fixed order. */
 export type PagingMode = 'auto' | 'link' | 'cursor' | 'page' | 'none';
@@ -24,6 +25,8 @@ export interface ShapeOptions {
   perPage?: number;
   /** Extra aliases per model field, tried before the built-in ones. */
   fields?: Partial<Record<FieldKey, string[]>>;
+  /** How this org's server writes money in numbers, learned as it is read (numbers.ts, `MoneyHabit`). */
+  money?: MoneyHabit | undefined;
   /** Told where each value was found (`tally once --explain`); absent in normal runs. */
   trace?: ShapeTrace | undefined;
 }

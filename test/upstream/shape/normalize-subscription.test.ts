@@ -154,8 +154,8 @@ describe('AI funding', () => {
     ],
     [
       'mode inferred from a wallet object',
-      { ai_funding: { wallet: { balance: 5, currency: 'EUR' } } },
-      { mode: 'wallet', balance: 5, currency: 'EUR' },
+      { ai_funding: { wallet: { balance: 5.25, currency: 'EUR' } } },
+      { mode: 'wallet', balance: 5.25, currency: 'EUR' },
     ],
     [
       'mode inferred from a byok object',
@@ -211,8 +211,17 @@ describe('parseMoney', () => {
     ['42.5', { amount: 42.5 }],
     ['EUR 3', { amount: 3, currency: 'EUR' }],
     ['3 eur', { amount: 3, currency: 'EUR' }],
+    // An integer beside a currency code counts minor units, as payment APIs write money.
     [
       { amount: 1, currency: 'EUR' },
+      { amount: 0.01, currency: 'EUR' },
+    ],
+    [
+      { amount: 1.5, currency: 'EUR' },
+      { amount: 1.5, currency: 'EUR' },
+    ],
+    [
+      { amount: '1', currency: 'eur' },
       { amount: 1, currency: 'EUR' },
     ],
     [{ value: '2.5' }, { amount: 2.5 }],
