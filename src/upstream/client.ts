@@ -600,8 +600,10 @@ export class UpstreamClient implements Fetcher {
   private readonly moneyHabits = new Map<string, MoneyHabit>();
 
   private moneyHabit(org: string): MoneyHabit {
-    let habit = this.moneyHabits.get(org);
-    if (habit === undefined) this.moneyHabits.set(org, (habit = { fractions: false }));
+    const known = this.moneyHabits.get(org);
+    if (known !== undefined) return known;
+    const habit: MoneyHabit = { fractions: false };
+    this.moneyHabits.set(org, habit);
     return habit;
   }
 }
