@@ -6,6 +6,7 @@
  */
 import type { Registry } from 'prom-client';
 import { isLiveStatus } from '../snapshot/status.js';
+import { channelClass } from '../snapshot/vocabulary.js';
 import type { OrgView, StatusSource } from '../core/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
@@ -200,7 +201,7 @@ function registerChannels(ctx: DomainContext, each: Each): void {
               channel_id: ch.id,
               channel: ch.name,
               status: ch.status,
-              live: String(isLiveStatus(ch.status)),
+              live: liveLabel(ch.status),
             },
             1,
             ch.statusLine,
@@ -322,4 +323,13 @@ function capped<L extends string>(
     },
     headLabels,
   );
+}
+
+/**
+ * A channel's `live` label: `true`, `false`, or `unknown` for a status word tally does not
+ * know, which is counted neither live nor not live (docs/metrics.md).
+ */
+function liveLabel(status: string): string {
+  const cls = channelClass(status);
+  return cls === 'live' ? 'true' : cls === 'offline' ? 'false' : 'unknown';
 }

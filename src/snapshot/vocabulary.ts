@@ -2,6 +2,9 @@
  * Status words by class (docs/upstream-shapes.md, "Vocabulary"): servers say `on_air`,
  * `Broadcasting`, `LIVE` or `streaming` for the same thing; the planner, the diff, the
  * metrics and the rules reason about the class, the word stays for display and events.
+ * A word is split into its words (snake, camel, kebab, UPPER, spaced) and classed by the
+ * known words first, then by the meaning stems its words carry (`liveNow`, `STREAM_ENDED`,
+ * `active broadcast`); a word with no meaning tally knows is `unknown`, never a guess.
  */
 
 /** What a channel or session status means, whatever word the server used. */
@@ -64,22 +67,64 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
   ],
 };
 
-// Case, `_`, `-`, `.` and runs of spaces are one spelling: `ON_AIR`, `on-air`, `On Air` meet.
-function fold(word: string): string {
+/**
+ * A word as its words, lower case: camel and Pascal humps, `_`, `-`, `.`, `/`, `:` and
+ * spaces all separate (`inProgress`, `IN_PROGRESS`, `in-progress` → `in progress`).
+ */
+export function wordsOf(word: string): string[] {
   return word
-    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
-    .replace(/[_\-.\s]+/g, ' ')
-    .trim();
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+}
+
+// Case and separators are one spelling: `ON_AIR`, `on-air`, `On Air`, `onAir` meet.
+function fold(word: string): string {
+  return wordsOf(word).join(' ');
 }
 
 const BY_WORD = byWord<Exclude<StatusClass, 'unknown'>>(WORDS);
 
-/** The class of a status word; `unknown` for a word no list knows (the caller reports it as drift). */
+/** A negation before the meaning: `not live`, `no stream`, `non public`, `never started`. */
+const NEGATED = /\b(not|no|non|never)\b/;
+
+/**
+ * Meaning stems by class, in the order they decide: an outcome outweighs an activity
+ * (`stream_failed` failed, `broadcast_scheduled` scheduled, `live ended` ended).
+ */
+const STEMS: readonly (readonly [Exclude<StatusClass, 'unknown'>, RegExp])[] = [
+  ['canceled', /\b(cancel+(ed|ation)?|called off|call off|withdrawn|revoked|skipped|scrapped)\b/],
+  [
+    'failed',
+    /\b(fail(ed|ure|ing)?|errors?|errored|crash(ed)?|broken|interrupted|abort(ed)?|timed out|time ?out)\b/,
+  ],
+  [
+    'ended',
+    /\b(end(ed)?|finish(ed)?|done|complete(d)?|over|stop(ped)?|closed|archived|past|succeeded|concluded|terminated|wrapped up)\b/,
+  ],
+  [
+    'scheduled',
+    /\b(schedul(e|ed|ing)|upcoming|pending|planned|queued|waiting|ready|created|draft|booked|announced|future|coming soon|starting soon|not (yet )?started|never started)\b/,
+  ],
+  [
+    'live',
+    /\b(live|on ?air|airing|broadcast(ing)?|stream(ing)?|online|active|running|in progress|ongoing|started|playing|recording)\b/,
+  ],
+];
+
+/** The class its meaning stems give a folded word; a negated meaning says only "not started". */
+function byStems(folded: string): Exclude<StatusClass, 'unknown'> | undefined {
+  if (NEGATED.test(folded)) return /\b(not|never) (yet )?started\b/.test(folded) ? 'scheduled' : undefined;
+  return STEMS.find(([, stem]) => stem.test(folded))?.[0];
+}
+
+/** The class of a status word; `unknown` for a word with no meaning tally knows (the caller reports it as drift). */
 export function statusClass(word: string): StatusClass {
   let cls = seen.get(word);
   if (cls === undefined) {
-    cls = lookup(BY_WORD, word) ?? 'unknown';
+    cls = lookup(BY_WORD, word) ?? byStems(fold(word)) ?? 'unknown';
     // Servers use a handful of words; the cache stays small unless a server sends noise.
     if (seen.size >= SEEN_MAX) seen.clear();
     seen.set(word, cls);
@@ -121,8 +166,14 @@ const CHANNEL_OFFLINE = byWord({
     'standby',
     'paused',
     'disabled',
+    'suspended',
+    'deactivated',
   ],
 });
+
+/** Stems of a channel that is not on air: switched off, waiting, or a negated live word. */
+const CHANNEL_OFF_STEMS =
+  /\b(offline|off|idle|inactive|standby|stand by|paus(e|ed)|disabled?|suspended|deactivated|dormant|sleeping|unavailable|available)\b|\b(not|no|non)\b.*\b(live|on ?air|broadcast(ing)?|stream(ing)?|online|active)\b/;
 
 /**
  * The class of a channel status word. A channel is live under any live word; offline
@@ -132,7 +183,7 @@ export function channelClass(word: string): ChannelClass {
   const cls = statusClass(word);
   if (cls === 'live') return 'live';
   if (cls !== 'unknown' || lookup(CHANNEL_OFFLINE, word) !== undefined) return 'offline';
-  return 'unknown';
+  return CHANNEL_OFF_STEMS.test(fold(word)) ? 'offline' : 'unknown';
 }
 
 /** Who may see a channel, whatever word the server used. */
@@ -147,16 +198,26 @@ const VISIBILITY = byWord<Exclude<VisibilityClass, 'unknown'>>({
     'members only',
     'internal',
     'invite only',
-    'hidden',
     'secret',
     'team',
     'org',
     'organization',
   ],
-  unlisted: ['unlisted', 'link only', 'link', 'not listed', 'by link'],
+  unlisted: ['unlisted', 'link only', 'link', 'not listed', 'by link', 'hidden'],
 });
 
-/** The class of a visibility word; `unknown` for a word no list knows. */
+/** Visibility stems in the order they decide: a link or a hidden listing, then a closed circle, then all. */
+const VISIBILITY_STEMS: readonly (readonly [Exclude<VisibilityClass, 'unknown'>, RegExp])[] = [
+  ['unlisted', /\b(unlisted|(not|non) listed|hidden|links?|url)\b/],
+  [
+    'private',
+    /\b(private|restricted|members?|internal|invite(d| only)?|secret|team|staff|org|organi[sz]ation|only me|not public|non public|closed)\b/,
+  ],
+  ['public', /\b(public|open|everyone|anyone|all|listed|visible|published|world)\b/],
+];
+
+/** The class of a visibility word; `unknown` for a word with no meaning tally knows. */
 export function visibilityClass(word: string): VisibilityClass {
-  return lookup(VISIBILITY, word) ?? 'unknown';
+  const folded = fold(word);
+  return lookup(VISIBILITY, word) ?? VISIBILITY_STEMS.find(([, stem]) => stem.test(folded))?.[0] ?? 'unknown';
 }

@@ -29,6 +29,28 @@ describe('per-org and per-channel series', () => {
     ]);
   });
 
+  it('a channel whose status word tally does not know is live="unknown", counted neither live nor not live', async () => {
+    const source = new FakeSource([
+      orgView(
+        snapshot({
+          org: 'acme',
+          channels: [
+            { id: 'c1', name: 'Main', status: 'liveNow' },
+            { id: 'c2', name: 'Side', status: 'rehearsal' },
+            { id: 'c3', name: 'Third', status: 'suspended' },
+          ] as never,
+        }),
+      ),
+    ]);
+    const t = await text(metrics(source));
+    expect(lines(t, 'tally_live_channels{')).toEqual(['tally_live_channels{org="acme"} 1']);
+    expect(lines(t, 'tally_channel_status{')).toEqual([
+      'tally_channel_status{org="acme",channel_id="c1",channel="Main",status="liveNow",live="true"} 1',
+      'tally_channel_status{org="acme",channel_id="c2",channel="Side",status="rehearsal",live="unknown"} 1',
+      'tally_channel_status{org="acme",channel_id="c3",channel="Third",status="suspended",live="false"} 1',
+    ]);
+  });
+
   it('tally_changes_total of an org that left the config goes with it, and starts at 0 when it comes back', async () => {
     const acme = orgView(snapshot({ org: 'acme' }));
     const beta = orgView(snapshot({ org: 'beta' }));
