@@ -5,7 +5,12 @@
  * their state) rather than evaluated as false.
  */
 import type { ChangeEvent } from '../snapshot/events.js';
-import { type Channel, completeValue, type SessionDetail } from '../snapshot/model.js';
+import {
+  type Channel,
+  completeValue,
+  type SessionDetail,
+  subResourceRead as read,
+} from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
 import type { OrgView } from '../core/status.js';
 import type { Plain } from './cel-types.js';
@@ -240,11 +245,12 @@ function detailPlain(d: SessionDetail): Plain {
   return defined({
     title: d.title,
     status: d.status,
-    questions: d.questions.count,
-    announcements: d.announcements.count,
-    reactions: d.reactions.count,
-    speakers: d.speakers.count,
-    reactions_by_kind: { ...d.reactions.byKind },
+    // A sub-resource the detail could not read is absent (`has()` is false), never 0.
+    questions: read(d, 'questions') ? d.questions.count : undefined,
+    announcements: read(d, 'announcements') ? d.announcements.count : undefined,
+    reactions: read(d, 'reactions') ? d.reactions.count : undefined,
+    speakers: read(d, 'speakers') ? d.speakers.count : undefined,
+    reactions_by_kind: read(d, 'reactions') ? { ...d.reactions.byKind } : undefined,
     ai_status: d.ai.status,
     ai_enabled: d.ai.enabled,
   });

@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../core/log.js';
 import { channelMatches } from '../poll/channel-filter.js';
-import type { OrgSnapshot, Part } from '../snapshot/model.js';
+import { type OrgSnapshot, type Part, type SubResource, subResourceRead } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
 import { sessionArray } from '../snapshot/session-list.js';
 import type { QueryMemory } from '../upstream/adapt.js';
@@ -185,9 +185,13 @@ function summarizeOrg(snap: OrgSnapshot): string[] {
       lines.push(`    ${label}: detail not read`);
       continue;
     }
+    // A sub-resource that could not be read shows `?`, never 0.
+    const n = (name: SubResource, count: number) => (subResourceRead(d, name) ? String(count) : '?');
     lines.push(
-      `    ${label}: ${d.questions.count} questions, ${d.announcements.count} announcements, ` +
-        `${d.reactions.count} reactions, ${d.speakers.count} speakers, ai ${d.ai.status ?? 'unknown'}`,
+      `    ${label}: ${n('questions', d.questions.count)} questions, ` +
+        `${n('announcements', d.announcements.count)} announcements, ` +
+        `${n('reactions', d.reactions.count)} reactions, ${n('speakers', d.speakers.count)} speakers, ` +
+        `ai ${d.ai.status ?? 'unknown'}`,
     );
   }
 

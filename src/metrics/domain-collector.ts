@@ -7,6 +7,7 @@
 import type { Registry } from 'prom-client';
 import { isLiveStatus } from '../snapshot/status.js';
 import { channelClass } from '../snapshot/vocabulary.js';
+import { subResourceRead } from '../snapshot/model.js';
 import type { OrgView, StatusSource } from '../core/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
@@ -31,11 +32,20 @@ const CHANNEL_LABELS = 3;
 
 /** The per-session interaction families: name, what it counts, and how to read it from a detail. */
 const SESSION_COUNTS = [
-  ['tally_session_questions', 'Questions', (r: LiveSessionRow) => r.detail?.questions.count],
-  ['tally_session_reactions', 'Reactions', (r: LiveSessionRow) => r.detail?.reactions.count],
-  ['tally_session_speakers', 'Speakers', (r: LiveSessionRow) => r.detail?.speakers.count],
-  ['tally_session_announcements', 'Announcements', (r: LiveSessionRow) => r.detail?.announcements.count],
+  ['tally_session_questions', 'Questions', (r: LiveSessionRow) => readCount(r, 'questions')],
+  ['tally_session_reactions', 'Reactions', (r: LiveSessionRow) => readCount(r, 'reactions')],
+  ['tally_session_speakers', 'Speakers', (r: LiveSessionRow) => readCount(r, 'speakers')],
+  ['tally_session_announcements', 'Announcements', (r: LiveSessionRow) => readCount(r, 'announcements')],
 ] as const;
+
+/** A sub-resource's count; none for one the detail could not read (unknown is not 0). */
+function readCount(
+  r: LiveSessionRow,
+  name: 'questions' | 'reactions' | 'speakers' | 'announcements',
+): number | undefined {
+  const d = r.detail;
+  return d === undefined || !subResourceRead(d, name) ? undefined : d[name].count;
+}
 
 /** Registers every domain family on the context's registry. */
 export function registerDomainMetrics(ctx: DomainContext): void {

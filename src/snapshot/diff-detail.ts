@@ -15,7 +15,13 @@ import {
   same,
   sortedIds,
 } from './diff-context.js';
-import type { DetailItem, OrgSnapshot, SessionDetail } from './model.js';
+import {
+  type DetailItem,
+  type OrgSnapshot,
+  type SessionDetail,
+  type SubResource,
+  subResourceRead,
+} from './model.js';
 
 type ItemGroup = { count: number; items: DetailItem[] };
 
@@ -58,10 +64,45 @@ function diffDetail(
     known ??= labelsOf();
     return known;
   };
+  // A sub-resource unread on either side is unknown there: no news from it, and the first
+  // read of one unread before is its baseline (docs/upstream-shapes.md, "Session detail").
+  const both = (name: SubResource) => subResourceRead(a, name) && subResourceRead(b, name);
+  if (both('questions')) questionsAdded(a, b, entity, labelsFor, at, sink);
+  if (both('announcements')) announcementsAdded(a, b, entity, labelsFor, at, sink);
+  if (both('reactions') && !same(a.reactions.count, b.reactions.count)) {
+    const delta = b.reactions.count - a.reactions.count;
+    const draft = { kind: 'session.reactions_changed' as const, entity, field: 'reactions' };
+    const withDelta = { ...labelsFor(), delta: delta > 0 ? `+${delta}` : String(delta) };
+    sink.emit({ ...draft, from: a.reactions.count, to: b.reactions.count, labels: withDelta }, at);
+  }
+  if (both('speakers')) speakersMoved(a, b, entity, labelsFor, at, sink);
+  if (both('ai')) aiChanged(a, b, entity, labelsFor, at, sink);
+}
+
+type Entity = { kind: 'session'; id: string };
+
+function questionsAdded(
+  a: SessionDetail,
+  b: SessionDetail,
+  entity: Entity,
+  labelsFor: () => Record<string, string>,
+  at: Stamp,
+  sink: EventSink,
+): void {
   for (const item of newItems(a.questions, b.questions)) {
     const draft = { kind: 'session.question_added' as const, entity, field: 'questions', key: item.id };
     sink.emit({ ...draft, to: orNull(item.text), labels: { ...labelsFor(), question_id: item.id } }, at);
   }
+}
+
+function announcementsAdded(
+  a: SessionDetail,
+  b: SessionDetail,
+  entity: Entity,
+  labelsFor: () => Record<string, string>,
+  at: Stamp,
+  sink: EventSink,
+): void {
   for (const item of newItems(a.announcements, b.announcements)) {
     const draft = {
       kind: 'session.announcement_added' as const,
@@ -71,12 +112,16 @@ function diffDetail(
     };
     sink.emit({ ...draft, to: orNull(item.text), labels: { ...labelsFor(), announcement_id: item.id } }, at);
   }
-  if (!same(a.reactions.count, b.reactions.count)) {
-    const delta = b.reactions.count - a.reactions.count;
-    const draft = { kind: 'session.reactions_changed' as const, entity, field: 'reactions' };
-    const withDelta = { ...labelsFor(), delta: delta > 0 ? `+${delta}` : String(delta) };
-    sink.emit({ ...draft, from: a.reactions.count, to: b.reactions.count, labels: withDelta }, at);
-  }
+}
+
+function speakersMoved(
+  a: SessionDetail,
+  b: SessionDetail,
+  entity: Entity,
+  labelsFor: () => Record<string, string>,
+  at: Stamp,
+  sink: EventSink,
+): void {
   for (const item of newItems(a.speakers, b.speakers)) {
     const name = item.text ?? item.id;
     const draft = {
@@ -99,6 +144,16 @@ function diffDetail(
     };
     sink.emit({ ...draft, labels: { ...labelsFor(), speaker: name, speaker_id: item.id } }, at);
   }
+}
+
+function aiChanged(
+  a: SessionDetail,
+  b: SessionDetail,
+  entity: Entity,
+  labelsFor: () => Record<string, string>,
+  at: Stamp,
+  sink: EventSink,
+): void {
   const ai = { kind: 'session.ai_status_changed' as const, entity };
   if (!same(a.ai.status, b.ai.status)) {
     sink.emit(

@@ -114,6 +114,30 @@ export interface SessionDetail {
   reactions: { count: number; byKind: Record<string, number> };
   speakers: { count: number; items: DetailItem[] };
   ai: { status?: string; enabled?: boolean };
+  /**
+   * Sub-resources that could not be read (in the detail, behind its links, on request or
+   * on their own paths): their values above are placeholders, unknown rather than 0, so
+   * no event, metric or rule takes them for counts (docs/upstream-shapes.md, "Session
+   * detail"). Absent when every sub-resource was read.
+   */
+  unread?: SubResource[];
+}
+
+/** The sub-resources of a session detail. */
+export type SubResource = 'questions' | 'announcements' | 'reactions' | 'speakers' | 'ai';
+
+/** Every {@link SubResource}, in the order tally reads them. */
+export const SUB_RESOURCES: readonly SubResource[] = [
+  'questions',
+  'announcements',
+  'reactions',
+  'speakers',
+  'ai',
+];
+
+/** Whether sub-resource `name` of `d` was read (not `unread`). */
+export function subResourceRead(d: SessionDetail, name: SubResource): boolean {
+  return d.unread === undefined || !d.unread.includes(name);
 }
 
 /** The time range a session list was read for; sessions outside it are not "removed". */

@@ -17,6 +17,7 @@ import type {
   Session,
   SessionDetail,
   SessionsPart,
+  SubResource,
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
@@ -57,6 +58,9 @@ import {
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
 import type { MoneyHabit } from './shape/numbers.js';
+import { flattenResource } from './shape/json.js';
+import { subResourceLinks } from './shape/sub-resource-links.js';
+import { SubResourceReader } from './sub-resource-reader.js';
 import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
@@ -142,6 +146,13 @@ export class UpstreamClient implements Fetcher {
     });
     this.drift = new DriftReporter(this.log, observer);
     this.basePath = new URL(opts.baseUrl).pathname.replace(/\/+$/, '');
+    this.subResources = new SubResourceReader({
+      requester: this.requester,
+      clock: opts.clock,
+      shape: opts.shape,
+      origin: this.transport.origin,
+      report: (org, issues) => this.drift.report(org, issues),
+    });
   }
 
   /** Builds the client from the `upstream` config section. */
@@ -336,11 +347,33 @@ export class UpstreamClient implements Fetcher {
     );
   }
 
-  /** Reads one session with its questions, announcements, reactions, speakers and ai. */
-  fetchSessionDetail(org: OrgAuth, sessionId: string, o: FetchOptions = {}): Promise<Part<SessionDetail>> {
-    return this.objectPart(org, 'session', ['sessions', sessionId], o, (raw) =>
-      normalizeSessionDetail(raw, sessionId, this.opts.shape),
-    );
+  /**
+   * Reads one session with its questions, announcements, reactions, speakers and ai; those
+   * the detail does not hold are read behind its links, on request or on their own paths
+   * (sub-resource-reader.ts), or stay unread: unknown, never 0.
+   */
+  async fetchSessionDetail(
+    org: OrgAuth,
+    sessionId: string,
+    o: FetchOptions = {},
+  ): Promise<Part<SessionDetail>> {
+    let links: ReadonlyMap<SubResource, string> = new Map();
+    const part = await this.objectPart(org, 'session', ['sessions', sessionId], o, (raw) => {
+      links = subResourceLinks(raw, flattenResource(raw));
+      return normalizeSessionDetail(raw, sessionId, this.opts.shape);
+    });
+    if (part.state !== 'complete' || part.value.unread === undefined) return part;
+    const url = this.url(org.slug, ['sessions', sessionId]);
+    const ctx = this.ctx(org, 'session', o);
+    const detail = await this.subResources.fill({
+      org: org.slug,
+      sessionId,
+      url,
+      detail: part.value,
+      links,
+      ctx,
+    });
+    return { ...part, value: detail };
   }
 
   /** Reads everything of one org once: profile, team, subscription, channels, sessions, live details. */
@@ -596,6 +629,7 @@ export class UpstreamClient implements Fetcher {
   private readonly adaptWarned = new Set<string>();
   /** When each org's window filter was checked against a list without it, this last hour (see misreadsWindow). */
   private readonly windowProbes = new Map<string, number[]>();
+  private readonly subResources: SubResourceReader;
   /** How each org's server writes money in numbers, as seen so far (shape/numbers.ts). */
   private readonly moneyHabits = new Map<string, MoneyHabit>();
 

@@ -1,5 +1,5 @@
 /** Normalizes the detail of one session with its sub-resources (`GET /v1/{org}/sessions/{id}`). */
-import type { SessionDetail } from '../../snapshot/model.js';
+import type { SessionDetail, SubResource } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
 import { readSessionCore } from './normalize-session.js';
@@ -16,7 +16,7 @@ import {
   readField,
   traceKeys,
 } from './read.js';
-import { readItems } from './sub-resources.js';
+import { type ItemFields, onlyPointsElsewhere, readItems } from './sub-resources.js';
 
 /** The fields of a session detail, any one of which makes a body a session's. */
 const DETAIL_FIELDS = [
@@ -78,34 +78,58 @@ export function normalizeSessionDetail(
   if (core.title !== undefined) detail.title = core.title;
   if (core.status !== undefined) detail.status = core.status;
 
-  detail.questions = readItems(ctx, record, {
+  const unread: SubResource[] = [];
+  const group = <G>(name: SubResource, g: G | undefined, empty: G): G => {
+    if (g !== undefined) return g;
+    unread.push(name);
+    return empty;
+  };
+  const none = () => ({ count: 0, items: [] });
+  detail.questions = group('questions', readItems(ctx, record, ITEMS.questions), none());
+  detail.announcements = group('announcements', readItems(ctx, record, ITEMS.announcements), none());
+  detail.reactions = group('reactions', readReactions(ctx, record), { count: 0, byKind: {} });
+  detail.speakers = group('speakers', readItems(ctx, record, ITEMS.speakers), none());
+  detail.ai = group('ai', readAi(ctx, record), {});
+  // Not in the detail: unknown, not 0; the client looks behind links, on request and on
+  // the sub-resource's own path (upstream/sub-resource-reader.ts), and reports what it
+  // cannot read there either.
+  if (unread.length > 0) detail.unread = unread;
+  return { value: detail, drift: drift.issues };
+}
+
+/** Field keys of the item sub-resources. */
+export const ITEMS = {
+  questions: {
     list: 'detail.questions',
     count: 'detail.questionsCount',
     id: 'question.id',
     text: 'question.text',
     at: 'question.at',
-  });
-  detail.announcements = readItems(ctx, record, {
+  },
+  announcements: {
     list: 'detail.announcements',
     count: 'detail.announcementsCount',
     id: 'announcement.id',
     text: 'announcement.text',
     at: 'announcement.at',
-  });
-  detail.speakers = readItems(ctx, record, {
+  },
+  speakers: {
     list: 'detail.speakers',
     count: 'detail.speakersCount',
     id: 'speaker.id',
     text: 'speaker.name',
     at: 'speaker.at',
-  });
-  detail.reactions = readReactions(ctx, record);
-  detail.ai = readAi(ctx, record);
-  return { value: detail, drift: drift.issues };
-}
+  },
+} as const satisfies Record<string, ItemFields>;
 
-/** `ai: { status, enabled }`, `ai_status` / `ai_enabled`, or `ai: true`. */
-function readAi(ctx: ReadContext, record: JsonRecord): SessionDetail['ai'] {
+/** `ai: { status, enabled }`, `ai_status` / `ai_enabled`, or `ai: true`; undefined when none is there. */
+function readAi(ctx: ReadContext, record: JsonRecord): SessionDetail['ai'] | undefined {
+  if (onlyPointsElsewhere(getPath(record, 'ai'))) return undefined;
+  if (
+    !hasAnyField(ctx, record, ['detail.aiStatus', 'detail.aiEnabled']) &&
+    getPath(record, 'ai') === undefined
+  )
+    return undefined;
   const ai: SessionDetail['ai'] = {};
   const status = readField(ctx, record, 'detail.aiStatus', asWord);
   if (status !== undefined) ai.status = status;

@@ -7,17 +7,20 @@ import type { FieldKey } from './fields.js';
 import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { asAny, asCount, asText, type ReadContext, readField } from './read.js';
+import { onlyPointsElsewhere } from './sub-resources.js';
 
 const FIELD: FieldKey = 'detail.reactions';
 const BY_KIND_KEYS = ['by_kind', 'kinds', 'by_type', 'breakdown', 'counts', 'types', 'items', 'data'];
 const TOTAL_KEYS = ['total', 'count', 'total_count', 'sum'];
 
-/** Reads the reactions of a session detail. */
+/** Reads the reactions of a session detail; undefined when the detail does not hold them. */
 export function readReactions(
   ctx: ReadContext,
   raw: JsonRecord,
-): { count: number; byKind: Record<string, number> } {
+): { count: number; byKind: Record<string, number> } | undefined {
   const value = readField(ctx, raw, FIELD, asAny);
+  // Only a link to the reactions: not in the detail (sub-resource-links.ts).
+  if (onlyPointsElsewhere(value)) return undefined;
   const byKind = new Map<string, number>();
   let total: number | undefined;
   const n = parseNumber(value);
@@ -35,7 +38,8 @@ export function readReactions(
     ctx.drift.note(FIELD, `is ${describeValue(value)}, expected counts`);
   }
   const reported = readField(ctx, raw, 'detail.reactionsCount', asCount) ?? total;
-  if (value === undefined && reported === undefined) ctx.drift.note(FIELD, 'not found; counted as 0');
+  // Not in the detail: unknown, never 0.
+  if (value === undefined && reported === undefined) return undefined;
   let sum = 0;
   for (const c of byKind.values()) sum += c;
   return { count: reported ?? sum, byKind: Object.fromEntries(byKind) };

@@ -5,7 +5,7 @@
  */
 import type { DetailItem } from '../../snapshot/model.js';
 import type { FieldKey } from './fields.js';
-import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
+import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { asAny, asCount, asId, asText, asTime, type ReadContext, readField } from './read.js';
 
@@ -18,17 +18,35 @@ export interface ItemFields {
   at: FieldKey;
 }
 
-const ITEM_LIST_KEYS = ['items', 'data', 'results', 'records', 'list', 'nodes', 'edges'];
+// `value`: an OData collection.
+const ITEM_LIST_KEYS = ['items', 'data', 'results', 'records', 'list', 'nodes', 'edges', 'value'];
 // `meta.count`: a JSON:API to-many relationship.
 const COUNT_KEYS = ['total', 'count', 'total_count', 'meta.count', 'meta.total', 'meta.total_count'];
 
-/** Reads one sub-resource list and its count. */
+/**
+ * Whether a sub-resource's value only points elsewhere: a link (`"/v1/…/questions"`, an
+ * absolute URL) or an object of links (`{ href }`, a JSON:API relationship with `links`
+ * only). Then the sub-resource is not in the detail; it is not 0 (sub-resource-links.ts).
+ */
+export function onlyPointsElsewhere(value: unknown): boolean {
+  if (typeof value === 'string') return /^(\/|https?:\/\/)/i.test(value.trim());
+  if (!isRecord(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((k) => LINK_KEYS.has(k));
+}
+const LINK_KEYS = new Set(['href', 'links', '_links', 'related', 'self', 'url', 'link', 'templated', 'type']);
+
+/**
+ * Reads one sub-resource list and its count; undefined when the detail does not hold it
+ * (absent, or only a link to it): unknown, never 0.
+ */
 export function readItems(
   ctx: ReadContext,
   raw: JsonRecord,
   f: ItemFields,
-): { count: number; items: DetailItem[] } {
+): { count: number; items: DetailItem[] } | undefined {
   const value = readField(ctx, raw, f.list, asAny);
+  if (onlyPointsElsewhere(value)) return undefined;
   let list: unknown[] | undefined;
   let count: number | undefined;
   if (Array.isArray(value)) list = value;
@@ -44,8 +62,8 @@ export function readItems(
     else ctx.drift.note(f.list, `is ${describeValue(value)}, expected a list or a count`);
   }
   const reported = readField(ctx, raw, f.count, asCount) ?? count;
+  if (value === undefined && reported === undefined) return undefined;
   const items = (list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f));
-  if (value === undefined && reported === undefined) ctx.drift.note(f.list, 'not found; counted as 0');
   return { count: reported ?? items.length, items };
 }
 
@@ -55,8 +73,9 @@ function readItem(ctx: ReadContext, entry: unknown, i: number, f: ItemFields): D
     const s = String(entry).trim();
     return s === '' ? [] : [{ id: s, text: s }];
   }
-  // Relay-style `edges: [{ node: {...} }]`.
-  const record = isRecord(entry) && isRecord(entry['node']) ? entry['node'] : entry;
+  // Relay-style `edges: [{ node: {...} }]`; a JSON:API resource object read flat.
+  const inner = isRecord(entry) && isRecord(entry['node']) ? entry['node'] : entry;
+  const record = isRecord(inner) ? flattenResource(inner) : inner;
   if (!isRecord(record)) {
     ctx.drift.note(f.list, `item [${i}] is ${describeValue(entry)}, expected an object`);
     return [];
@@ -75,6 +94,9 @@ function readItem(ctx: ReadContext, entry: unknown, i: number, f: ItemFields): D
 }
 
 function firstCount(o: JsonRecord, keys: readonly string[]): number | undefined {
+  // OData's `@odata.count` is one key, not a path.
+  const odata = parseNumber(o['@odata.count']);
+  if (odata !== undefined && odata >= 0) return Math.floor(odata);
   for (const k of keys) {
     const n = parseNumber(getPath(o, k));
     if (n !== undefined && n >= 0) return Math.floor(n);

@@ -151,20 +151,23 @@ describe('normalizeSessionDetail', () => {
     expect(r.value.ai).toEqual(expected);
   });
 
-  it('the id asked for is authoritative; missing sub-resources count 0 with a note', () => {
+  it('the id asked for is authoritative; missing sub-resources are unread, not 0', () => {
     const r = normalizeSessionDetail({ id: 'other', status: 'live' }, 's1', {});
-    expect(r.value).toMatchObject({
-      id: 's1',
-      questions: { count: 0, items: [] },
-      reactions: { count: 0, byKind: {} },
-    });
-    expect(r.drift.map((d) => `${d.field}: ${d.problem}`)).toEqual([
-      'detail.questions: not found; counted as 0',
-      'detail.announcements: not found; counted as 0',
-      'detail.speakers: not found; counted as 0',
-      'detail.reactions: not found; counted as 0',
-    ]);
-    expect(r.drift.every((d) => d.endpoint === 'session' && !d.fatal)).toBe(true);
+    expect(r.value).toMatchObject({ id: 's1' });
+    expect(r.value.unread).toEqual(['questions', 'announcements', 'reactions', 'speakers', 'ai']);
+    // The client looks elsewhere first and reports what it cannot read (sub-resource-reader.ts).
+    expect(r.drift).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['a path', { questions: '/v1/acme/sessions/s1/questions' }],
+    ['an absolute URL', { questions: 'https://api.example/v1/acme/sessions/s1/questions' }],
+    ['an object of links', { questions: { href: '/q' } }],
+    ['a JSON:API relationship with links only', { questions: { links: { related: '/q' } } }],
+  ])('a sub-resource given as %s is unread, without drift', (_name, fields) => {
+    const r = normalizeSessionDetail({ id: 's1', status: 'live', ...fields }, 's1', {});
+    expect(r.value.unread).toContain('questions');
+    expect(r.drift).toEqual([]);
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([
