@@ -16,6 +16,7 @@ import { normalizeSessionDetail } from './shape/normalize-detail.js';
 import type { ShapeOptions } from './shape/options.js';
 import { withParams } from './page-end.js';
 import type { RequestContext, Requester } from './requester.js';
+import { UpstreamError, type UpstreamReason } from './errors.js';
 
 /** How one sub-resource of an org's sessions is read when the detail does not hold it. */
 export type SubStyle =
@@ -110,6 +111,7 @@ export class SubResourceReader {
       detail = merge(detail, name, await this.readOwn(r, name, url));
     }
     detail = await this.byLearned(r, detail);
+    const probed = new Set((detail.unread ?? []).filter((n) => this.due(r, n)));
     detail = await this.probe(r, detail);
     const now = this.deps.clock.now();
     const memory = this.memoryOf(r.org);
@@ -120,7 +122,9 @@ export class SubResourceReader {
         unread.push(issue(name, 'its link in the detail could not be read; unknown (not counted as 0)'));
         continue;
       }
-      if (memory.get(name)?.kind !== 'none') memory.set(name, { kind: 'none', at: now });
+      // Nothing worked: not probed again for an hour, unless a request failed for a
+      // reason that says nothing of the way (then the next read probes again).
+      if (probed.has(name) && !transient.has(r)) memory.set(name, { kind: 'none', at: now });
       unread.push(
         issue(
           name,
@@ -141,7 +145,7 @@ export class SubResourceReader {
       const style = memory.get(name);
       if (style?.kind === 'path') {
         const got = await this.readOwn(r, name, pathUrl(r.url, name));
-        if (got === undefined) memory.delete(name);
+        if (got === undefined && !transient.has(r)) memory.delete(name);
         detail = merge(detail, name, got);
       } else if (style?.kind === 'expand') {
         const key = `${style.style.param} ${style.style.joined}`;
@@ -152,8 +156,8 @@ export class SubResourceReader {
       const style = (memory.get(names[0]!) as { kind: 'expand'; style: ExpandStyle }).style;
       const got = await this.readExpanded(r, names, style);
       for (const name of names) {
-        if (got?.unread?.includes(name) !== false) memory.delete(name);
-        else detail = merge(detail, name, got);
+        if (got !== undefined && got.unread?.includes(name) !== true) detail = merge(detail, name, got);
+        else if (got !== undefined || !transient.has(r)) memory.delete(name);
       }
     }
     return detail;
@@ -163,12 +167,7 @@ export class SubResourceReader {
   private async probe(r: DetailRead, start: SessionDetail): Promise<SessionDetail> {
     let detail = start;
     const memory = this.memoryOf(r.org);
-    const now = this.deps.clock.now();
-    const due = (name: SubResource) => {
-      const style = memory.get(name);
-      if (r.links.has(name)) return false;
-      return style === undefined || (style.kind === 'none' && now - style.at >= REPROBE_MS);
-    };
+    const due = (name: SubResource) => this.due(r, name);
     for (const name of (detail.unread ?? []).filter(due)) {
       const got = await this.readOwn(r, name, pathUrl(r.url, name));
       if (got === undefined) continue;
@@ -212,12 +211,17 @@ export class SubResourceReader {
     return normalizeSessionDetail(flattenResource(unwrapped), r.sessionId, this.deps.shape).value;
   }
 
-  /** A GET through the budget; undefined for any failure (404, refused, 5xx after retries). */
+  /**
+   * A GET through the budget; undefined for any failure. A failure that says nothing of
+   * the way (a timeout, a 5xx, a 429, a network error) marks `r` as `transient`, so that
+   * nothing is learned or forgotten from it.
+   */
   private async get(r: DetailRead, url: URL): Promise<unknown> {
     try {
       return (await this.deps.requester.getJson(url, r.ctx)).body;
     } catch (err) {
       if (r.ctx.signal?.aborted) throw r.ctx.signal.reason;
+      if (!(err instanceof UpstreamError) || !DEFINITE.has(err.reason)) transient.add(r);
       return undefined;
     }
   }
@@ -232,6 +236,15 @@ export class SubResourceReader {
     }
   }
 
+  /** Whether `name` is to be probed: no link to it, and no way known (or none for an hour). */
+  private due(r: DetailRead, name: SubResource): boolean {
+    if (r.links.has(name)) return false;
+    const style = this.memoryOf(r.org).get(name);
+    return (
+      style === undefined || (style.kind === 'none' && this.deps.clock.now() - style.at >= REPROBE_MS)
+    );
+  }
+
   private memoryOf(org: string): Map<SubResource, SubStyle> {
     const known = this.learned.get(org);
     if (known !== undefined) return known;
@@ -240,6 +253,12 @@ export class SubResourceReader {
     return memory;
   }
 }
+
+/** Failures that say a way does not work here (not found, refused), rather than not now. */
+const DEFINITE: ReadonlySet<UpstreamReason> = new Set(['not_found', 'http_4xx', 'cross_origin', 'redirect']);
+
+/** Reads during which a request failed for a reason that says nothing of the way. */
+const transient = new WeakSet<DetailRead>();
 
 /** `…/sessions/{id}` → `…/sessions/{id}/{name}`, without the detail's query. */
 function pathUrl(detail: URL, name: SubResource): URL {
