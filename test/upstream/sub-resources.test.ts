@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { SessionDetail } from '../../src/snapshot/model.js';
+import { diff } from '../../src/snapshot/diff.js';
+import { emptySnapshot, type Part, type SessionDetail } from '../../src/snapshot/model.js';
 import type { UpstreamObserver } from '../../src/upstream/observer.js';
 import { REPROBE_MS } from '../../src/upstream/sub-resource-reader.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -282,3 +283,41 @@ async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(cond()).toBe(true);
 }
+
+describe('news from sub-resources behind links', () => {
+  it('a question added behind a HAL link is reported once, and nothing else', async () => {
+    const questions = [...QUESTIONS];
+    const s = await server({
+      [DETAIL]: () => ({
+        ...CORE,
+        _links: {
+          questions: { href: `${DETAIL}/questions` },
+          speakers: { href: `${DETAIL}/speakers` },
+        },
+        reactions: REACTIONS,
+        ai: AI,
+        announcements: [],
+      }),
+      [`${DETAIL}/questions`]: () => ({ _embedded: { questions }, total: questions.length }),
+      [`${DETAIL}/speakers`]: () => SPEAKERS,
+    });
+    const { c, drift } = reader(s.origin);
+    const snap = (part: Part<SessionDetail>, at: number) => ({
+      ...emptySnapshot('acme', at),
+      details: { s1: part },
+    });
+    const before = await c.fetchSessionDetail(ACME, 's1');
+    expect(before.state === 'complete' && counts(before.value)).toEqual({
+      questions: 14,
+      speakers: 6,
+      reactions: 9,
+      ai: AI,
+      unread: undefined,
+    });
+    questions.push({ id: 'q15', text: 'And the new one?' });
+    const after = await c.fetchSessionDetail(ACME, 's1');
+    const events = diff(snap(before, 1), snap(after, 2));
+    expect(events.map((e) => [e.kind, e.to])).toEqual([['session.question_added', 'And the new one?']]);
+    expect(drift).toEqual([]);
+  });
+});
