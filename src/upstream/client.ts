@@ -57,7 +57,7 @@ import {
   type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
-import type { MoneyHabit } from './shape/numbers.js';
+import { MoneyHabits } from './shape/numbers.js';
 import { flattenResource } from './shape/json.js';
 import { subResourceLinks } from './shape/sub-resource-links.js';
 import { SubResourceReader } from './sub-resource-reader.js';
@@ -212,7 +212,7 @@ export class UpstreamClient implements Fetcher {
   /** Reads plan, limits, usage and AI funding. */
   fetchSubscription(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Subscription>> {
     return this.objectPart(org, 'subscription', ['subscription'], o, (raw) =>
-      normalizeSubscription(raw, { ...this.opts.shape, money: this.moneyHabit(org.slug) }),
+      normalizeSubscription(raw, { ...this.opts.shape, money: this.moneyHabits.of(org.slug) }),
     );
   }
 
@@ -631,15 +631,7 @@ export class UpstreamClient implements Fetcher {
   private readonly windowProbes = new Map<string, number[]>();
   private readonly subResources: SubResourceReader;
   /** How each org's server writes money in numbers, as seen so far (shape/numbers.ts). */
-  private readonly moneyHabits = new Map<string, MoneyHabit>();
-
-  private moneyHabit(org: string): MoneyHabit {
-    const known = this.moneyHabits.get(org);
-    if (known !== undefined) return known;
-    const habit: MoneyHabit = { fractions: false };
-    this.moneyHabits.set(org, habit);
-    return habit;
-  }
+  private readonly moneyHabits = new MoneyHabits();
 }
 
 /**

@@ -139,6 +139,20 @@ export interface MoneyHabit {
   fractions: boolean;
 }
 
+/** Each org's {@link MoneyHabit}, learned as its subscription is read. */
+export class MoneyHabits {
+  private readonly byOrg = new Map<string, MoneyHabit>();
+
+  /** The habit of `org` (a new one, nothing seen, the first time). */
+  of(org: string): MoneyHabit {
+    const known = this.byOrg.get(org);
+    if (known !== undefined) return known;
+    const habit: MoneyHabit = { fractions: false };
+    this.byOrg.set(org, habit);
+    return habit;
+  }
+}
+
 /** A currency code as servers write one: three letters, any case (`usd`, `EUR`). */
 export function isCurrencyCode(v: unknown): v is string {
   return typeof v === 'string' && /^[A-Za-z]{3}$/.test(v.trim());
