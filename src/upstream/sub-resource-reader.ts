@@ -108,7 +108,7 @@ export class SubResourceReader {
         );
         continue;
       }
-      detail = merge(detail, name, await this.readOwn(r, name, url));
+      detail = this.take(detail, name, await this.readOwn(r, name, url), 'behind its link in the detail');
     }
     detail = await this.byLearned(r, detail);
     const probed = new Set((detail.unread ?? []).filter((n) => this.due(r, n)));
@@ -146,7 +146,7 @@ export class SubResourceReader {
       if (style?.kind === 'path') {
         const got = await this.readOwn(r, name, pathUrl(r.url, name));
         if (got === undefined && !transient.has(r)) memory.delete(name);
-        detail = merge(detail, name, got);
+        detail = this.take(detail, name, got, 'on its own path');
       } else if (style?.kind === 'expand') {
         const key = `${style.style.param} ${style.style.joined}`;
         expand.set(key, [...(expand.get(key) ?? []), name]);
@@ -156,7 +156,8 @@ export class SubResourceReader {
       const style = (memory.get(names[0]!) as { kind: 'expand'; style: ExpandStyle }).style;
       const got = await this.readExpanded(r, names, style);
       for (const name of names) {
-        if (got !== undefined && got.unread?.includes(name) !== true) detail = merge(detail, name, got);
+        if (got !== undefined && got.unread?.includes(name) !== true)
+          detail = this.take(detail, name, got, `expanded by ${style.param}`);
         else if (got !== undefined || !transient.has(r)) memory.delete(name);
       }
     }
@@ -172,7 +173,7 @@ export class SubResourceReader {
       const got = await this.readOwn(r, name, pathUrl(r.url, name));
       if (got === undefined) continue;
       memory.set(name, { kind: 'path' });
-      detail = merge(detail, name, got);
+      detail = this.take(detail, name, got, 'on its own path');
     }
     for (const style of EXPAND_STYLES) {
       const names = (detail.unread ?? []).filter(due);
@@ -182,7 +183,7 @@ export class SubResourceReader {
       for (const name of names) {
         if (got.unread?.includes(name)) continue;
         memory.set(name, { kind: 'expand', style });
-        detail = merge(detail, name, got);
+        detail = this.take(detail, name, got, `expanded by ${style.param}`);
       }
     }
     return detail;
@@ -236,13 +237,26 @@ export class SubResourceReader {
     }
   }
 
+  /** `detail` with `name` from `from`, and `--explain` told where it was read. */
+  private take(
+    detail: SessionDetail,
+    name: SubResource,
+    from: SessionDetail | undefined,
+    way: string,
+  ): SessionDetail {
+    const out = merge(detail, name, from);
+    // Refines the source the normalizer just reported (`questions`); the AI's fields are
+    // its own keys, so it is named.
+    if (out !== detail)
+      this.deps.shape.trace?.field('session', `detail.${name}`, name === 'ai' ? 'ai' : '', way);
+    return out;
+  }
+
   /** Whether `name` is to be probed: no link to it, and no way known (or none for an hour). */
   private due(r: DetailRead, name: SubResource): boolean {
     if (r.links.has(name)) return false;
     const style = this.memoryOf(r.org).get(name);
-    return (
-      style === undefined || (style.kind === 'none' && this.deps.clock.now() - style.at >= REPROBE_MS)
-    );
+    return style === undefined || (style.kind === 'none' && this.deps.clock.now() - style.at >= REPROBE_MS);
   }
 
   private memoryOf(org: string): Map<SubResource, SubStyle> {

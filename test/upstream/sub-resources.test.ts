@@ -234,6 +234,27 @@ describe('sub-resources on their own paths and on request, probed once per org a
     expect(s.received.length).toBe(1 + probes + 1 + 1 + probes);
   });
 
+  it('--explain is told where each sub-resource was read', async () => {
+    const s = await server({
+      [DETAIL]: (u) => (u.searchParams.get('include') ? { ...CORE, ai: AI } : CORE),
+      ...SUBS,
+      '/v1/acme/sessions/s1/ai': () => undefined,
+    });
+    const seen: string[] = [];
+    const trace = {
+      field: (_e: string, key: string, path: string, how: string | undefined) => {
+        if (how !== undefined && key.startsWith('detail.')) seen.push(`${key} ${path} ${how}`);
+      },
+      keys: () => {},
+      page: () => {},
+    };
+    const c = client(s.origin, { shape: { trace } });
+    await detailOf(c);
+    expect(seen).toEqual(
+      expect.arrayContaining(['detail.questions  on its own path', 'detail.ai ai expanded by include']),
+    );
+  });
+
   it('a way that stops working is forgotten and relearned', async () => {
     let mode: 'path' | 'include' = 'path';
     const s = await server({
