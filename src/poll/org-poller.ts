@@ -10,7 +10,13 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import { carryChannels, carryProfile, carrySessions, carrySubscription } from '../snapshot/carry.js';
+import {
+  carryChannels,
+  carryDetail,
+  carryProfile,
+  carrySessions,
+  carrySubscription,
+} from '../snapshot/carry.js';
 import type {
   Channel,
   Org,
@@ -266,10 +272,13 @@ export class OrgPoller {
         // A failed first read of a watched start keeps, stored with it, the time its first
         // detail is compared from, so a restart before a whole read does not lose it.
         const since = this.firstDetailSince.get(sessionId);
+        const before = this.current.details[sessionId];
         const kept =
           part.state === 'failed' && since !== undefined
             ? ({ ...part, firstSince: since } as Part<SessionDetail>)
-            : part;
+            : part.state === 'complete' && before?.state === 'complete'
+              ? { ...part, value: carryDetail(before.value, part.value) }
+              : part;
         this.commit(
           { ...this.current, details: { ...this.current.details, [sessionId]: kept } },
           `detail:${sessionId}`,

@@ -13,7 +13,8 @@
  * - channel list: a channel's `name` and `visibility` when absent, its status when the
  *   record has none (read as `unknown`) while it had one before;
  * - session list: a session's `title` and times when absent, its status when the record
- *   has none and its times tell none either (`unknown`).
+ *   has none and its times tell none either (`unknown`);
+ * - session detail: a sub-resource it could not read (`unread`) that was read before.
  * An explicit `null` reads as absent: tally never reports a change it cannot tell from a
  * field the server left out (docs/upstream-shapes.md). Items are matched by id within the
  * same list; a list with nothing to carry is returned as it is, so unchanged lists stay
@@ -25,7 +26,10 @@ import {
   inferredStatus,
   type Org,
   type Session,
+  type SessionDetail,
+  type SubResource,
   type Subscription,
+  subResourceRead,
 } from './model.js';
 import { isEndedStatus, isScheduledStatus } from './status.js';
 
@@ -50,6 +54,29 @@ export function carrySubscription(prev: Subscription, next: Subscription): Subsc
   if (isEmpty(out.limits) && !isEmpty(prev.limits)) out.limits = prev.limits;
   if (isEmpty(out.usage) && !isEmpty(prev.usage)) out.usage = prev.usage;
   return out;
+}
+
+/**
+ * The session detail `next`, with each sub-resource it could not read (`unread`) taken
+ * from `prev` where `prev` had read it: the last known value, so a later read reports
+ * what changed in between. One never read stays unread (its first read is a baseline).
+ */
+export function carryDetail(prev: SessionDetail, next: SessionDetail): SessionDetail {
+  if (next.unread === undefined) return next;
+  const known = next.unread.filter((name) => subResourceRead(prev, name));
+  if (known.length === 0) return next;
+  const out: SessionDetail = { ...next };
+  for (const name of known) setSub(out, prev, name);
+  const unread = next.unread.filter((name) => !known.includes(name));
+  if (unread.length > 0) out.unread = unread;
+  else delete out.unread;
+  return out;
+}
+
+function setSub(out: SessionDetail, from: SessionDetail, name: SubResource): void {
+  if (name === 'reactions') out.reactions = from.reactions;
+  else if (name === 'ai') out.ai = from.ai;
+  else out[name] = from[name];
 }
 
 function carryFunding(prev: AiFunding, next: AiFunding): AiFunding {

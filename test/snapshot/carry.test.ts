@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { diff } from '../../src/snapshot/diff.js';
-import { carryChannels, carryProfile, carrySessions, carrySubscription } from '../../src/snapshot/carry.js';
-import type { OrgSnapshot, Subscription } from '../../src/snapshot/model.js';
+import {
+  carryChannels,
+  carryDetail,
+  carryProfile,
+  carrySessions,
+  carrySubscription,
+} from '../../src/snapshot/carry.js';
+import {
+  emptySnapshot,
+  type OrgSnapshot,
+  type SessionDetail,
+  type SubResource,
+  type Subscription,
+} from '../../src/snapshot/model.js';
 import { normalizeSession } from '../../src/upstream/shape/normalize-session.js';
 
 const AT = Date.UTC(2026, 10, 1);
@@ -134,5 +146,49 @@ describe('a status guessed from the times', () => {
     // A status the record gives is taken as it is.
     const said = record({ status: 'scheduled' });
     expect(carrySessions([live], [said])[0]!.status).toBe('scheduled');
+  });
+});
+
+describe('carryDetail: a sub-resource that could not be read keeps its last known value', () => {
+  const read = (): SessionDetail => ({
+    id: 's1',
+    questions: { count: 2, items: [{ id: 'q1' }, { id: 'q2' }] },
+    announcements: { count: 0, items: [] },
+    reactions: { count: 5, byKind: { clap: 5 } },
+    speakers: { count: 1, items: [{ id: 'sp1' }] },
+    ai: { status: 'idle' },
+  });
+  const unreadOf = (names: SubResource[]): SessionDetail => {
+    const d: SessionDetail = { ...read(), unread: names };
+    if (names.includes('questions')) d.questions = { count: 0, items: [] };
+    if (names.includes('reactions')) d.reactions = { count: 0, byKind: {} };
+    if (names.includes('ai')) d.ai = {};
+    return d;
+  };
+
+  it('takes the last known value of what was read before; the rest stays unread', () => {
+    const prev = { ...read(), unread: ['ai'] as SubResource[] };
+    const out = carryDetail(prev, unreadOf(['questions', 'reactions', 'ai']));
+    expect(out.questions).toEqual(read().questions);
+    expect(out.reactions).toEqual(read().reactions);
+    expect(out.unread).toEqual(['ai']);
+  });
+
+  it('a detail with everything read is returned as it is', () => {
+    const next = read();
+    expect(carryDetail(unreadOf(['questions']), next)).toBe(next);
+  });
+
+  it('a later read reports what changed while the sub-resource could not be read', () => {
+    const first = read();
+    const gap = carryDetail(first, unreadOf(['questions']));
+    expect(gap.unread).toBeUndefined();
+    const back = { ...read(), questions: { count: 3, items: [...read().questions.items, { id: 'q3' }] } };
+    const at = (value: SessionDetail, t: number) => ({
+      ...emptySnapshot('acme', t),
+      details: { s1: { state: 'complete' as const, at: t, value } },
+    });
+    expect(diff(at(first, 1), at(gap, 2))).toEqual([]);
+    expect(diff(at(gap, 2), at(back, 3)).map((e) => e.kind)).toEqual(['session.question_added']);
   });
 });
