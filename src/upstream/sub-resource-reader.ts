@@ -13,8 +13,8 @@ import type { SessionDetail, SubResource } from '../snapshot/model.js';
 import type { DriftIssue } from './shape/drift.js';
 import { flattenResource, isRecord } from './shape/json.js';
 import { normalizeSessionDetail } from './shape/normalize-detail.js';
+import { readObject } from './shape/envelope.js';
 import type { ShapeOptions } from './shape/options.js';
-import { withParams } from './page-end.js';
 import type { RequestContext, Requester } from './requester.js';
 import { UpstreamError, type UpstreamReason } from './errors.js';
 
@@ -78,10 +78,9 @@ export class SubResourceReader {
 
   /** `r.detail` with every sub-resource it lacks that can be read elsewhere read there. */
   async fill(r: DetailRead): Promise<SessionDetail> {
-    // One probe per org at a time: details read side by side use what it learns.
-    const running = this.probing.get(r.org);
-    if (running !== undefined) await running;
-    const done = this.fillOnce(r);
+    // One org's details one at a time: those read side by side use what a probe learns.
+    const prior = this.probing.get(r.org) ?? Promise.resolve(undefined);
+    const done = prior.then(() => this.fillOnce(r));
     const settled = done.then(
       () => undefined,
       () => undefined,
@@ -206,10 +205,15 @@ export class SubResourceReader {
     const url = new URL(r.url);
     if (style.joined) url.searchParams.set(style.param, names.join(','));
     else for (const name of names) url.searchParams.append(style.param, name);
-    const body = await this.get(r, withParams(url, {}));
-    if (!isRecord(body)) return undefined;
-    const unwrapped = isRecord(body['data']) ? body['data'] : body;
-    return normalizeSessionDetail(flattenResource(unwrapped), r.sessionId, this.deps.shape).value;
+    const body = await this.get(r, url);
+    let record: Record<string, unknown>;
+    try {
+      // The detail's own envelope rules, JSON:API's `included` resolved.
+      record = readObject('session', body, this.deps.shape);
+    } catch {
+      return undefined;
+    }
+    return normalizeSessionDetail(record, r.sessionId, this.deps.shape).value;
   }
 
   /**

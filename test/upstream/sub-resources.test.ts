@@ -234,6 +234,45 @@ describe('sub-resources on their own paths and on request, probed once per org a
     expect(s.received.length).toBe(1 + probes + 1 + 1 + probes);
   });
 
+  it('JSON:API include: the included resources give the questions their text', async () => {
+    const resource = (u: URL) => {
+      const asked = u.searchParams.get('include')?.split(',') ?? [];
+      const rel = (name: string, items: { id: string }[]) =>
+        asked.includes(name) ? { [name]: { data: items.map((i) => ({ type: name, id: i.id })) } } : {};
+      return {
+        data: {
+          type: 'sessions',
+          id: 's1',
+          attributes: { title: 'Talk', status: 'live', reactions: REACTIONS, ai: AI, announcements: [] },
+          relationships: { ...rel('questions', QUESTIONS), ...rel('speakers', SPEAKERS) },
+        },
+        ...(asked.length > 0
+          ? {
+              included: [
+                ...QUESTIONS.filter(() => asked.includes('questions')).map((q) => ({
+                  type: 'questions',
+                  id: q.id,
+                  attributes: { text: q.text },
+                })),
+                ...SPEAKERS.filter(() => asked.includes('speakers')).map((sp) => ({
+                  type: 'speakers',
+                  id: sp.id,
+                  attributes: { name: sp.name },
+                })),
+              ],
+            }
+          : {}),
+      };
+    };
+    const s = await server({ [DETAIL]: resource });
+    const { c, drift } = reader(s.origin);
+    const d = await detailOf(c);
+    expect(counts(d)).toEqual(ALL_READ);
+    expect(d.questions.items[13]).toEqual({ id: 'q14', text: 'Question 14' });
+    expect(d.speakers.items[0]).toEqual({ id: 'sp1', text: 'Speaker 1' });
+    expect(drift).toEqual([]);
+  });
+
   it('--explain is told where each sub-resource was read', async () => {
     const s = await server({
       [DETAIL]: (u) => (u.searchParams.get('include') ? { ...CORE, ai: AI } : CORE),
