@@ -192,8 +192,13 @@ export class SubResourceReader {
   private async readOwn(r: DetailRead, name: SubResource, url: URL): Promise<SessionDetail | undefined> {
     const body = await this.get(r, url);
     if (body === undefined) return undefined;
-    const read = normalizeSessionDetail(asDetail(name, body), r.sessionId, this.deps.shape).value;
-    return read.unread?.includes(name) ? undefined : read;
+    const n = normalizeSessionDetail(asDetail(name, body), r.sessionId, this.deps.shape);
+    if (n.value.unread?.includes(name)) return undefined;
+    this.deps.report(
+      r.org,
+      n.drift.filter((i) => concerns(i, [name])),
+    );
+    return n.value;
   }
 
   /** The detail asked for again with `names` expanded; undefined when that request fails. */
@@ -213,7 +218,13 @@ export class SubResourceReader {
     } catch {
       return undefined;
     }
-    return normalizeSessionDetail(record, r.sessionId, this.deps.shape).value;
+    const n = normalizeSessionDetail(record, r.sessionId, this.deps.shape);
+    const got = names.filter((name) => !n.value.unread?.includes(name));
+    this.deps.report(
+      r.org,
+      n.drift.filter((i) => concerns(i, got)),
+    );
+    return n.value;
   }
 
   /**
@@ -307,6 +318,20 @@ function merge(detail: SessionDetail, name: SubResource, from: SessionDetail | u
   if (unread.length > 0) out.unread = unread;
   else delete out.unread;
   return out;
+}
+
+/** Field prefixes of each sub-resource's items (field-aliases.ts). */
+const ITEM_PREFIX: Readonly<Record<SubResource, string>> = {
+  questions: 'question.',
+  announcements: 'announcement.',
+  reactions: 'reaction.',
+  speakers: 'speaker.',
+  ai: 'detail.ai',
+};
+
+/** Whether drift `i` of a sub-resource read concerns one of `names` (not the session around them). */
+function concerns(i: DriftIssue, names: readonly SubResource[]): boolean {
+  return names.some((name) => i.field.startsWith(`detail.${name}`) || i.field.startsWith(ITEM_PREFIX[name]));
 }
 
 function issue(name: SubResource, problem: string): DriftIssue {

@@ -273,6 +273,16 @@ describe('sub-resources on their own paths and on request, probed once per org a
     expect(drift).toEqual([]);
   });
 
+  it('drift in a sub-resource read on its own path is reported, that of the session around it is not', async () => {
+    const s = await server({
+      [DETAIL]: () => ({ ...CORE, speakers: SPEAKERS, reactions: REACTIONS, ai: AI, announcements: [] }),
+      '/v1/acme/sessions/s1/questions': () => [...QUESTIONS, { text: 'no id' }],
+    });
+    const { c, drift } = reader(s.origin);
+    expect((await detailOf(c)).questions.count).toBe(14);
+    expect(drift).toEqual(['session question.id: item [14] has no usable id; skipped']);
+  });
+
   it('--explain is told where each sub-resource was read', async () => {
     const s = await server({
       [DETAIL]: (u) => (u.searchParams.get('include') ? { ...CORE, ai: AI } : CORE),
