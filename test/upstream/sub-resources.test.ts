@@ -182,6 +182,7 @@ describe('sub-resources on their own paths and on request, probed once per org a
     ['include', 'include', (u: URL) => (u.searchParams.get('include') ?? '').split(',')],
     ['$expand', '$expand', (u: URL) => (u.searchParams.get('$expand') ?? '').split(',')],
     ['expand[]', 'expand[]', (u: URL) => u.searchParams.getAll('expand[]')],
+    ['expand', 'expand', (u: URL) => (u.searchParams.get('expand') ?? '').split(',')],
     ['embed', 'embed', (u: URL) => (u.searchParams.get('embed') ?? '').split(',')],
   ])('expansion by %s: learned once, then asked for directly', async (_name, param, asked) => {
     const full: Record<string, unknown> = {
