@@ -78,9 +78,12 @@ export class SubResourceReader {
 
   /** `r.detail` with every sub-resource it lacks that can be read elsewhere read there. */
   async fill(r: DetailRead): Promise<SessionDetail> {
-    // One org's details one at a time: those read side by side use what a probe learns.
-    const prior = this.probing.get(r.org) ?? Promise.resolve(undefined);
-    const done = prior.then(() => this.fillOnce(r));
+    // A probe of the org under way first: what it learns serves this read too.
+    for (let running = this.probing.get(r.org); running !== undefined; running = this.probing.get(r.org))
+      await running;
+    if (!(r.detail.unread ?? []).some((name) => this.due(r, name))) return this.fillOnce(r);
+    // One probe per org at a time; reads that need none go side by side.
+    const done = this.fillOnce(r);
     const settled = done.then(
       () => undefined,
       () => undefined,

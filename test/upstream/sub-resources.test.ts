@@ -213,6 +213,31 @@ describe('sub-resources on their own paths and on request, probed once per org a
     expect(again[1]!.searchParams.has(param)).toBe(true);
   });
 
+  it('details read side by side: the org is probed once, the others use what it learned', async () => {
+    const full: Record<string, unknown> = {
+      questions: QUESTIONS,
+      speakers: SPEAKERS,
+      reactions: REACTIONS,
+      ai: AI,
+      announcements: [],
+    };
+    const detail = (id: string) => (u: URL) => {
+      const asked = (u.searchParams.get('include') ?? '').split(',').filter((n) => n in full);
+      return { ...CORE, id, ...Object.fromEntries(asked.map((n) => [n, full[n]])) };
+    };
+    const s = await server({
+      '/v1/acme/sessions/s1': detail('s1'),
+      '/v1/acme/sessions/s2': detail('s2'),
+      '/v1/acme/sessions/s3': detail('s3'),
+    });
+    const { c, drift } = reader(s.origin);
+    const parts = await Promise.all(['s1', 's2', 's3'].map((id) => c.fetchSessionDetail(ACME, id)));
+    for (const part of parts) expect(part.state === 'complete' && part.value.questions.count).toBe(14);
+    expect(drift).toEqual([]);
+    // One probe: 3 details, 5 own paths (404), the expansion; then 2 × (detail, expansion).
+    expect(s.received).toHaveLength(3 + 5 + 1 + 2);
+  });
+
   it('404 everywhere: unread, reported, not 0; not probed again for an hour, then probed again', async () => {
     const clock = new ManualClock();
     const s = await server({
