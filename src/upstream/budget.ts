@@ -135,8 +135,8 @@ export interface BudgetStats {
   pauses: number;
   /** How many 429 answers were seen. */
   rateLimited: number;
-  /** Requests left by the server's last word on its limit (rate-limit.ts), when it said. */
-  serverRemaining?: number;
+  /** Requests left (and the limit) by the server's last word on its limit (rate-limit.ts), when it said. */
+  server?: { remaining: number; limit?: number };
   /** Requests waiting, by priority. */
   queued: Record<Priority, number>;
   /** Requests granted and not yet released. */
@@ -383,7 +383,7 @@ export class RequestBudget {
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : 0,
       pauses: this.pauseCount,
       rateLimited: this.rateLimitCount,
-      ...(this.pace.remaining === undefined ? {} : { serverRemaining: this.pace.remaining }),
+      ...this.pace.said(),
       queued: {
         high: this.queues.high.length,
         follow: this.queues.follow.length,

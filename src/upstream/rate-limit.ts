@@ -125,13 +125,15 @@ export class ServerPace {
   private gapMs = 0;
   private gapUntil = 0;
   private lastGrant = Number.NEGATIVE_INFINITY;
-  /** The requests left the server last reported, for the read side. */
+  /** The requests left the server last reported, and the limit it said beside them, for the read side. */
   remaining: number | undefined;
+  limit: number | undefined;
 
   /** Takes what an answer at `now` said. */
   observe(hint: RateLimitHint, now: number): void {
     if (hint.remaining === undefined) return;
     this.remaining = hint.remaining;
+    this.limit = hint.limit;
     if (hint.resetMs === undefined) return;
     const until = now + hint.resetMs;
     const low = hint.limit === undefined ? LOW_COUNT : Math.max(1, Math.ceil(hint.limit * LOW_SHARE));
@@ -145,6 +147,14 @@ export class ServerPace {
     let t = this.holdUntil > now ? this.holdUntil : 0;
     if (this.gapMs > 0 && now < this.gapUntil) t = Math.max(t, Math.ceil(this.lastGrant + this.gapMs));
     return t > now ? t : 0;
+  }
+
+  /** What the server last said, for the budget's figures (`BudgetStats.server`). */
+  said(): { server?: { remaining: number; limit?: number } } {
+    if (this.remaining === undefined) return {};
+    return {
+      server: { remaining: this.remaining, ...(this.limit === undefined ? {} : { limit: this.limit }) },
+    };
   }
 
   /** A request went at `now`. */
