@@ -12,7 +12,7 @@
  * ({@link ListReader.onNoAdvance}), a step of reading past a page that shows no paging
  * ({@link ListReader.onSilentStep}), a 304 ({@link ListReader.onNotModified}).
  */
-import { applyLearned, type Learned, MAX_ADAPTATIONS, saferQuery } from '../adapt.js';
+import { applyLearned, type Learned } from '../adapt.js';
 import { UpstreamError } from '../errors.js';
 import { fingerprint } from '../fingerprint.js';
 import { describePath, type JsonResponse, validatorsOf } from '../http.js';
@@ -25,23 +25,14 @@ import {
   type Blind,
   digestOf,
   type ListAt,
-  PAGING_KEYS,
-  pickPaging,
   silentKnowledge,
   type Step,
   step,
   withFinding,
 } from '../silent-pages.js';
 import { byRefusal, KEYSET_PARAMS, keysetWays } from './keyset.js';
-import {
-  asUpstreamError,
-  freshRecords,
-  incomplete,
-  pageKey,
-  pagerWaiting,
-  sameQuery,
-  waiting,
-} from './outcomes.js';
+import { saferFirstQuery, withPaging } from './first-query.js';
+import { asUpstreamError, freshRecords, incomplete, pageKey, pagerWaiting, waiting } from './outcomes.js';
 import { initialState, type ListState } from './state.js';
 import { DEFAULT_PER_PAGE, type ListRead, type ListRequest } from './types.js';
 
@@ -166,40 +157,10 @@ export class ListReader {
     return this.onNoAdvance(what, []);
   }
 
-  /** The first page's query was refused: the next safer query (adapt.ts), or the end of the read. */
+  /** The first page's query was refused: the next safer query (first-query.ts), or the end of the read. */
   private onRefusedQuery(e: UpstreamError, what: string): Outcome {
-    const { s, req } = this;
-    const adapt = req.adapt!;
-    // Another read learned something meanwhile: go on from what it knows.
-    const theirs = adapt.memory.get(req.org, req.endpoint);
-    const version = adapt.memory.version(req.org, req.endpoint);
-    const adopt =
-      version !== s.known && theirs !== undefined && !sameQuery(theirs, s.learned) ? theirs : undefined;
-    s.known = version;
-    const next = adopt
-      ? { url: applyLearned(this.first, adopt, adapt.ctx), learned: adopt }
-      : saferQuery(s.url, e, s.learned, adapt.ctx, s.tried);
-    if (next && s.adaptations < MAX_ADAPTATIONS) {
-      s.adaptations += 1;
-      req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);
-      s.url = next.url;
-      s.learned = next.learned;
-      // Remembered before it is tried: a read that starts meanwhile, or after a restart,
-      // starts from here instead of the top of the ladder.
-      this.remember(this.withPaging({ ...s.learned, refused: true }));
-      s.at.perPage = Number(s.url.searchParams.get(this.perPageParam)) || s.at.perPage;
-      return undefined;
-    }
-    if (next) {
-      // Out of tries for this read: the next read goes on from the next query.
-      this.remember(this.withPaging({ ...next.learned, refused: true }));
-    } else {
-      // Nothing safer is left: the safest query is remembered as refused, and reads wait
-      // before they ask again (one request, not the whole ladder).
-      this.remember(this.withPaging({ ...s.learned, refused: true }));
-      adapt.memory.refuse(req.org, req.endpoint, e, adapt.now());
-    }
-    return this.done(e);
+    const goOn = saferFirstQuery(this.s, this.req, this.first, e, what, (l) => this.remember(l));
+    return goOn ? undefined : this.done(e);
   }
 
   /** A page was read. */
@@ -207,7 +168,7 @@ export class ListReader {
     const { s, req } = this;
     if (s.pages === 0 && req.adapt && (s.adaptations > 0 || s.learned.refused === true)) {
       const { refused: _answered, ...works } = s.learned;
-      this.remember(this.withPaging(works));
+      this.remember(withPaging(req, works));
     }
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, s.seenIds);
@@ -563,18 +524,6 @@ export class ListReader {
     const adapt = req.adapt;
     adapt?.memory.set(req.org, req.endpoint, l);
     s.known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
-  }
-
-  /**
-   * `l`, a query learned on the adaptation ladder, with what the memory holds now of the
-   * list's paging (silent-pages.ts): another read may have learned it meanwhile.
-   */
-  private withPaging(l: Learned): Learned {
-    const { req } = this;
-    const now = req.adapt?.memory.get(req.org, req.endpoint) ?? {};
-    const out: Learned = { ...l };
-    for (const k of PAGING_KEYS) delete out[k];
-    return { ...out, ...pickPaging(now) };
   }
 
   private done(error?: UpstreamError): ListRead {
