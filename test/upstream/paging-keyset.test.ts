@@ -163,6 +163,20 @@ describe('keyset paging: "more" and no pointer', () => {
 });
 
 describe('a next page no way reaches', () => {
+  it('an id parameter answered 404 is a way that did not work, not the end of the read', async () => {
+    const s = await serve((req, res) => {
+      const q = query(req);
+      if (q.has('starting_after')) return json(res, 404, { message: 'no such object' });
+      const from = q.has('after') ? CHANNELS.findIndex((c) => c.id === q.get('after')) + 1 : 0;
+      json(res, 200, { data: CHANNELS.slice(from, from + 10), has_more: from + 10 < CHANNELS.length });
+    });
+    const memory = new QueryMemory();
+    const part = await client(s.origin, { memory }).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toHaveLength(25);
+    expect(memory.get('acme', 'channels')?.moreBy).toBe('after');
+  });
+
   /** "More" on every first page, and a 400 for any parameter but the page size. */
   const refusing = (req: IncomingMessage, res: ServerResponse) => {
     const bad = [...query(req).keys()].find((k) => k !== 'per_page');
@@ -199,6 +213,9 @@ describe('a next page no way reaches', () => {
     }
     const refused = s.received.filter((r) => r.url !== '/v1/acme/channels?per_page=100');
     expect(refused).toHaveLength(6);
+    // The drift holds while the list waits: one problem, heard on every read.
+    expect(new Set(drift.map((d) => d.problem)).size).toBe(1);
+    expect(drift).toHaveLength(61);
     expect(s.received.length).toBe(first + 60);
 
     // The wait over, one more try of every way; refused again, the wait doubles.

@@ -139,8 +139,10 @@ export class ListReader {
     if (s.blind !== undefined)
       return this.onSilentStep(step(s.blind, { kind: 'error', status: e.status }), what);
     const refused = e.status === 400 || e.status === 422;
-    // A way of asking for a page after the first, refused: the next way, if any.
-    if (s.pages > 0 && s.via !== undefined && refused) return this.onRefusal(e, what);
+    // A way of asking for a page after the first, refused (or, after the last record, not
+    // found: a server may answer an id parameter it does not take so): the next way, if any.
+    if (s.pages > 0 && s.via !== undefined && (refused || (e.status === 404 && s.via.keyset === true)))
+      return this.onRefusal(e, what);
     // A refused first query: ask again with a safer one (adapt.ts).
     if (s.pages === 0 && this.req.adapt && refused) return this.onRefusedQuery(e, what);
     return this.done(e);
@@ -286,7 +288,11 @@ export class ListReader {
     // Every way of asking for the page after was refused lately: not asked again yet.
     const adapt = req.adapt;
     const held = s.via && adapt ? adapt.memory.pagers.waiting(req.org, req.endpoint, adapt.now()) : undefined;
-    if (held !== undefined) return this.done(pagerWaiting(what, held));
+    if (held !== undefined) {
+      // The same drift as when every way failed: it holds while the list waits.
+      this.pagingDrift(unreachableProblem(held.tried));
+      return this.done(pagerWaiting(what, held));
+    }
     // The same page but for implicit parameters (`?page=1` after `?per_page=100`): read it,
     // and let its ids say whether it is (a server counting pages from 0 means page 2 by it).
     s.again = s.visitedKeys.has(pageKey(url, req.shape));
@@ -412,9 +418,7 @@ export class ListReader {
       const { moreBy: _gone, ...now } = adapt.memory.get(req.org, req.endpoint) ?? {};
       if (s.via?.keyset === true && s.moreBy !== undefined) this.remember(now);
     }
-    this.pagingDrift(
-      `the list has more, but the server refused or ignored every way tally asked for the next page (${tried}); the list is read as incomplete`,
-    );
+    this.pagingDrift(unreachableProblem(names));
     return this.done(
       incomplete(
         what,
@@ -537,4 +541,9 @@ export class ListReader {
       ...(s.validators !== undefined && s.pages === 1 && !error ? { validators: s.validators } : {}),
     };
   }
+}
+
+/** The drift of a list whose next page no way of asking reached. */
+function unreachableProblem(tried: readonly string[]): string {
+  return `the list has more, but the server refused or ignored every way tally asked for the next page (${tried.join(', ')}); the list is read as incomplete`;
 }
