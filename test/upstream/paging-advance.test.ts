@@ -109,6 +109,9 @@ describe('--explain says what was learned of a cursor', () => {
     expect(formatExplain(entry({ cursorParam: 'pageToken' }))).toContain(
       '    learned: cursor sent back as pageToken\n',
     );
+    expect(formatExplain(entry({ moreBy: 'starting_after' }))).toContain(
+      '    learned: the page after a "more" without a pointer asked by starting_after\n',
+    );
     expect(formatExplain(entry({ cursorStuck: true }))).toContain(
       '    learned: the server ignores the cursor under every name tried (lists incomplete)\n',
     );
