@@ -57,8 +57,9 @@ export const NEXT_URL_KEYS = [
   // Salesforce query results: `nextRecordsUrl` beside `done: false`
   // (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_query_more_results.htm).
   'next_records_url',
-  // Twilio (2010 API): a path under the API's root, `null` on the last page
-  // (https://www.twilio.com/docs/usage/twilios-response#pagination); its newer APIs use `meta.next_page_url`.
+  // Twilio (2010 API): a path under the API's root, `null` on the last page (as the
+  // Twilio-compatible https://developer.signalwire.com/compatibility-api/rest/overview/paging
+  // documents it); its newer APIs write `meta.next_page_url`.
   'next_page_uri',
   'meta.next_page_url',
 ];
@@ -93,7 +94,8 @@ export const CURSOR_KEYS = [
   'next_page_token',
   'next_token',
   'continuation_token',
-  // HubSpot: `paging.next.after` beside `paging.next.link` (the link is followed when present).
+  // HubSpot: `paging.next.after` beside `paging.next.link` (the link is followed when present),
+  // https://developers.hubspot.com/docs/api/crm/understanding-the-crm
   'paging.next.after',
 ];
 /**
@@ -110,7 +112,8 @@ export const CONDITIONAL_CURSOR_KEYS = [
   'pagination.cursor',
   'links.cursor',
   'meta.pagination.cursor',
-  // Zendesk cursor paging: `meta.after_cursor` beside `meta.has_more` (and `links.next`).
+  // Zendesk cursor paging: `meta.after_cursor` beside `meta.has_more` (and `links.next`),
+  // https://developer.zendesk.com/api-reference/introduction/pagination/
   'meta.after_cursor',
 ];
 
