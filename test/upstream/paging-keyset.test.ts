@@ -162,6 +162,49 @@ describe('keyset paging: "more" and no pointer', () => {
   });
 });
 
+describe('servers that misread a way', () => {
+  it('an empty answer to a way not yet known to work (an unknown parameter read as a filter) is not the end', async () => {
+    const s = await serve((req, res) => {
+      const q = query(req);
+      // Every parameter but the page size and `after` filters records by a field of that name.
+      for (const k of q.keys())
+        if (k !== 'per_page' && k !== 'after') return json(res, 200, { data: [], has_more: false });
+      const from = q.has('after') ? CHANNELS.findIndex((c) => c.id === q.get('after')) + 1 : 0;
+      json(res, 200, { data: CHANNELS.slice(from, from + 10), has_more: from + 10 < CHANNELS.length });
+    });
+    const memory = new QueryMemory();
+    const part = await client(s.origin, { memory }).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toHaveLength(25);
+    expect(memory.get('acme', 'channels')?.moreBy).toBe('after');
+  });
+
+  it('an empty last page by the way learned ends the list (a record removed between pages)', async () => {
+    const memory = new QueryMemory();
+    memory.load({ 'acme channels': { drop: ['per_page'], moreBy: 'starting_after' } });
+    // 20 records, and the page before the last says more: the page after ch_20 is empty.
+    const s = await serve((req, res) => {
+      const q = query(req);
+      const from = q.has('starting_after')
+        ? CHANNELS.findIndex((c) => c.id === q.get('starting_after')) + 1
+        : 0;
+      json(res, 200, {
+        object: 'list',
+        has_more: from < 20,
+        data: CHANNELS.slice(0, 20).slice(from, from + 10),
+      });
+    });
+    const part = await client(s.origin, { memory }).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toHaveLength(20);
+    expect(s.received.map((r) => r.url)).toEqual([
+      '/v1/acme/channels',
+      '/v1/acme/channels?starting_after=ch_10',
+      '/v1/acme/channels?starting_after=ch_20',
+    ]);
+  });
+});
+
 describe('a next page no way reaches', () => {
   it('an id parameter answered 404 is a way that did not work, not the end of the read', async () => {
     const s = await serve((req, res) => {

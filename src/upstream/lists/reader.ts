@@ -183,7 +183,10 @@ export class ListReader {
       (identified > 0
         ? fresh.count * 2 < identified
         : s.again || (head !== undefined && head === s.lastFirst));
-    if (stuck) return this.onNoAdvance(what, fresh.items);
+    // An empty page for a way after the last record not yet known to work: a server that
+    // reads an unknown parameter as a filter answers none; the next way is asked.
+    const unproven = s.via?.keyset === true && page.items.length === 0 && s.moreBy !== s.via.param;
+    if (stuck || unproven) return this.onNoAdvance(what, fresh.items);
     this.onAdvanced();
     s.lastFirst = head;
     req.shape.trace?.page(req.endpoint, {
