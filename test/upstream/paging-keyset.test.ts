@@ -205,6 +205,44 @@ describe('servers that misread a way', () => {
   });
 });
 
+describe('a page number refused', () => {
+  /** Totals and page numbers in the body, but the page asked for only by `offset`. */
+  const byOffsetOnly = (offsetToo: boolean) => (req: IncomingMessage, res: ServerResponse) => {
+    const q = query(req);
+    if (q.has('page') || (q.has('offset') && !offsetToo))
+      return json(res, 400, { message: `unknown parameter: ${q.has('page') ? 'page' : 'offset'}` });
+    const from = Number(q.get('offset') ?? 0);
+    json(res, 200, { data: CHANNELS.slice(from, from + 10), page: 1 + from / 10, total_pages: 3 });
+  };
+
+  it('is asked by offset instead, and the list is whole', async () => {
+    const s = await serve(byOffsetOnly(true));
+    const part = await client(s.origin).fetchChannels(ORG);
+    expect(part.state).toBe('complete');
+    expect(ids(part)).toHaveLength(25);
+    expect(s.received.map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels?per_page=100&page=2',
+      '/v1/acme/channels?per_page=100&offset=10',
+      '/v1/acme/channels?per_page=100&offset=20',
+    ]);
+  });
+
+  it('by offset too: incomplete, and page 2 is not asked again before the wait is over', async () => {
+    const s = await serve(byOffsetOnly(false));
+    const clock = new ManualClock();
+    const c = client(s.origin, { clock });
+    const part = await c.fetchChannels(ORG);
+    expect(part.state === 'incomplete' && part.error.message).toMatch(
+      /refused or ignored every way of asking for the next page \(page, offset\); asked again from 2026-11-01T12:05:00/,
+    );
+    const first = s.received.length;
+    clock.time = CLOCK_START + 60_000;
+    expect((await c.fetchChannels(ORG)).state).toBe('incomplete');
+    expect(s.received.length - first).toBe(1);
+  });
+});
+
 describe('a next page no way reaches', () => {
   it('an id parameter answered 404 is a way that did not work, not the end of the read', async () => {
     const s = await serve((req, res) => {
