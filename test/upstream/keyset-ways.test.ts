@@ -58,12 +58,9 @@ describe('byRefusal', () => {
   });
 
   it('never offers the parameter refused, nor invents one from words that name none', () => {
-    expect(byRefusal(others, 'bad request', 'after', 'cus_9').map((w) => w.param)).toEqual([
-      'page',
-      'offset',
-      'after_id',
-      'since_id',
-    ]);
+    expect(
+      byRefusal(others, 'bad request; try again thereafter', 'after', 'cus_9').map((w) => w.param),
+    ).toEqual(['page', 'offset', 'after_id', 'since_id']);
   });
 });
 

@@ -57,8 +57,11 @@ function wayOf(param: string, at: KeysetAt): Way {
   return { param, value: at.lastId, kind: 'keyset' };
 }
 
-/** Words naming a parameter that asks after a record or a cursor (`starting_after`, `startAfter`, `after_id`). */
-const KEYSET_LIKE = /^[a-z][a-z0-9_]*(after|since|cursor)[a-z0-9_]*$/i;
+/**
+ * Words naming a parameter that asks after a record or a cursor (`start_after`, `startAfter`,
+ * `page_cursor`): snake_case or camelCase, so that prose (`thereafter`) is not taken for one.
+ */
+const keysetLike = (w: string): boolean => /_|[a-z][A-Z]/.test(w) && /after|since|cursor/i.test(w);
 
 /**
  * `others` reordered by what a refusal says: the ways whose parameter its words name go
@@ -75,7 +78,7 @@ export function byRefusal(others: readonly Way[], words: string, refused: string
     lastId === undefined
       ? []
       : [...named]
-          .filter((w) => KEYSET_LIKE.test(w) && !known.has(w))
+          .filter((w) => keysetLike(w) && !known.has(w))
           .slice(0, 2)
           .map((param) => ({ param, value: lastId, kind: 'keyset' as const }));
   const first = others.filter((w) => named.has(w.param));
