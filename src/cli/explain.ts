@@ -191,6 +191,7 @@ function describeLearned(l: Learned): string {
   for (const [f, ps] of byFormat) parts.push(`${ps.join(', ')} as ${describeTimeFormat(f)}`);
   if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
   if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
+  if (l.moreBy !== undefined) parts.push(`the page after a "more" without a pointer asked by ${l.moreBy}`);
   if (l.cursorStuck === true)
     parts.push('the server ignores the cursor under every name tried (lists incomplete)');
   if (l.silentPages !== undefined)

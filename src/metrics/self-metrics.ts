@@ -184,6 +184,18 @@ function registerBudget(registry: Registry, source: StatusSource): void {
     'Until when every request waits for a Retry-After (Unix seconds); 0 when not paused.',
     (b) => (b.pausedUntil > 0 ? seconds(b.pausedUntil) : 0),
   );
+  // Only once the server said it (src/upstream/rate-limit.ts): absent, not 0, before.
+  collectedGauge(
+    registry,
+    'tally_upstream_server_remaining_requests',
+    'Requests the API said were left in its rate-limit window, by its last answer that said; `limit` is the limit it said beside them.',
+    ['limit'],
+    (g) => {
+      const server = source.budget().server;
+      if (server !== undefined)
+        g.set({ limit: server.limit === undefined ? '' : String(server.limit) }, server.remaining);
+    },
+  );
   collectedGauge(
     registry,
     'tally_budget_queued_requests',

@@ -16,6 +16,7 @@
  * changed. 401 and 403 never adapt anything.
  */
 import type { UpstreamError } from './errors.js';
+import { PagerLedger } from './lists/keyset.js';
 import { ProbeLedger } from './silent-pages.js';
 import {
   formatTime,
@@ -53,6 +54,11 @@ export interface Learned {
   cursorParam?: string;
   /** The server ignored every name tried for its cursor: later reads try no other name. */
   cursorStuck?: boolean;
+  /**
+   * The query parameter that asks for the page after a page that says "more" and gives no
+   * pointer (`starting_after`, `after`, `page` …: src/upstream/lists/keyset.ts), once one worked.
+   */
+  moreBy?: string;
   /**
    * The server pages this list without showing it (no next pointer, totals or "more"
    * flag): pages of `size` records, the next one asked for by page number (counted from
@@ -132,6 +138,8 @@ export class QueryMemory {
   private readonly refusals = new Map<string, Refusal>();
   /** What reads asking after lists that show no paging noted (silent-pages.ts; not persisted). */
   readonly probes = new ProbeLedger();
+  /** Lists whose every way of asking for a next page was refused (src/upstream/lists/keyset.ts; not persisted). */
+  readonly pagers = new PagerLedger();
 
   constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
 
@@ -245,6 +253,8 @@ function sanitize(v: unknown): Learned | undefined {
   }
   if (typeof o['cursorParam'] === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o['cursorParam']))
     out.cursorParam = o['cursorParam'];
+  if (typeof o['moreBy'] === 'string' && /^[A-Za-z0-9_.[\]-]{1,64}$/.test(o['moreBy']))
+    out.moreBy = o['moreBy'];
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
   for (const f of ['drop', 'ignored'] as const) {

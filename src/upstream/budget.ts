@@ -33,6 +33,7 @@
  *   above still bounds every window.
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { type RateHeaders, readRateLimit, ServerPace } from './rate-limit.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /**
@@ -134,6 +135,8 @@ export interface BudgetStats {
   pauses: number;
   /** How many 429 answers were seen. */
   rateLimited: number;
+  /** Requests left (and the limit) by the server's last word on its limit (rate-limit.ts), when it said. */
+  server?: { remaining: number; limit?: number };
   /** Requests waiting, by priority. */
   queued: Record<Priority, number>;
   /** Requests granted and not yet released. */
@@ -207,6 +210,8 @@ export class RequestBudget {
   private lastFallbackAt = Number.NEGATIVE_INFINITY;
   /** The latest time read from the clock, to notice it being set back. */
   private seen = Number.NEGATIVE_INFINITY;
+  /** The server's own word on its limit (rate-limit.ts): none left holds, few left spreads. */
+  private readonly pace = new ServerPace();
 
   constructor(opts: BudgetOptions) {
     this.clock = opts.clock;
@@ -276,9 +281,10 @@ export class RequestBudget {
    * Records a 429: pauses every request and steps the budget down. `serverDate` is the
    * answer's `Date` header, which an HTTP-date `Retry-After` is measured from.
    */
-  rateLimited(retryAfter: string | undefined, serverDate?: string | undefined): PauseDecision {
+  rateLimited(retryAfter: string | undefined, serverDate?: string, limits: RateHeaders = {}): PauseDecision {
     const now = this.now();
-    let wait = parseRetryAfter(retryAfter, now, serverDate);
+    // Without a usable Retry-After, the reset the rate-limit fields name (rate-limit.ts).
+    let wait = parseRetryAfter(retryAfter, now, serverDate) ?? readRateLimit(limits, now, serverDate).resetMs;
     const trusted = wait !== undefined;
     if (wait === undefined) {
       if (now - this.lastFallbackAt > FALLBACK_STREAK_RESET_MS) this.fallbackStreak = 0;
@@ -298,6 +304,13 @@ export class RequestBudget {
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.pump();
     return { retryAfterMs: wait, untilMs: this.pausedUntil, trusted, started };
+  }
+
+  /** Takes what an answer's rate-limit fields say (rate-limit.ts): few requests left slow every request down. */
+  serverLimits(limits: RateHeaders, serverDate?: string): void {
+    if (Object.keys(limits).length === 0) return;
+    this.pace.observe(readRateLimit(limits, this.now(), serverDate), this.now());
+    this.pump();
   }
 
   /** Changes the configured budget (config reload); a step-down in force stays in force. */
@@ -370,6 +383,7 @@ export class RequestBudget {
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : 0,
       pauses: this.pauseCount,
       rateLimited: this.rateLimitCount,
+      ...this.pace.said(),
       queued: {
         high: this.queues.high.length,
         follow: this.queues.follow.length,
@@ -394,6 +408,7 @@ export class RequestBudget {
       if (this.pausedUntil > 0) this.pausedUntil -= back;
       this.stepAt -= back;
       this.lastFallbackAt -= back;
+      this.pace.shift(back);
       // A timer runs on elapsed time, unmoved by the jump: only its label moves.
       this.timerAt -= back;
     }
@@ -412,8 +427,9 @@ export class RequestBudget {
         return;
       }
       const { queue, priority } = next;
-      if (now < this.pausedUntil) {
-        this.arm(this.pausedUntil, now);
+      const gate = Math.max(this.pausedUntil, this.pace.notBefore(now));
+      if (now < gate) {
+        this.arm(gate, now);
         return;
       }
       if (this.inFlight >= this.maxInFlight) {
@@ -434,6 +450,7 @@ export class RequestBudget {
         return;
       }
       this.tokens -= 1;
+      this.pace.granted(now);
       const waiter = this.queues[queue].shift()!;
       waiter.detach();
       const entry: LogEntry = { at: now, open: true, priority };

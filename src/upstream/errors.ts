@@ -69,6 +69,8 @@ export class UpstreamError extends TallyError {
   readonly retryAfter: string | undefined;
   /** The raw `Date` header of the same answer: what an HTTP-date `Retry-After` is measured from. */
   readonly serverDate: string | undefined;
+  /** The answer's rate-limit fields (rate-limit.ts), by lower-cased name. */
+  readonly rateLimit: Record<string, string> | undefined;
 
   constructor(
     message: string,
@@ -79,6 +81,7 @@ export class UpstreamError extends TallyError {
       upstreamWords?: string | undefined;
       retryAfter?: string | undefined;
       serverDate?: string | undefined;
+      rateLimit?: Record<string, string> | undefined;
       cause?: unknown;
     },
   ) {
@@ -88,6 +91,7 @@ export class UpstreamError extends TallyError {
     this.upstreamWords = opts.upstreamWords;
     this.retryAfter = opts.retryAfter;
     this.serverDate = opts.serverDate;
+    this.rateLimit = opts.rateLimit;
   }
 }
 

@@ -22,6 +22,7 @@ import zlib from 'node:zlib';
 import { nodeHttp } from '../core/node-http.js';
 import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
 import { parseJsonBody } from './json-body.js';
+import { rateLimitHeaders } from './rate-limit.js';
 
 /** Timeouts of one exchange, in milliseconds. */
 export interface HttpTimeouts {
@@ -225,6 +226,7 @@ export class HttpTransport {
       throw statusError(status, what, ctx.org, detail, {
         retryAfter: headerValue(headers['retry-after']),
         serverDate: headerValue(headers.date),
+        rateLimit: rateLimitHeaders(headers),
       });
     }
     let bytes: Buffer;
@@ -271,7 +273,11 @@ function statusError(
   what: string,
   org: string,
   detail: ErrorDetail,
-  timing: { retryAfter: string | undefined; serverDate: string | undefined },
+  timing: {
+    retryAfter: string | undefined;
+    serverDate: string | undefined;
+    rateLimit: Record<string, string>;
+  },
 ): UpstreamError {
   const reason = reasonForStatus(status);
   let words: string;

@@ -17,6 +17,7 @@ export function withParams(url: URL, params: Record<string, string>): URL {
 export function nextUrl(current: URL, page: ListPage): URL | undefined {
   const next = page.next!;
   if (next.kind === 'params') return withParams(current, next.params);
+  if (next.kind === 'keyset') return undefined;
   try {
     return new URL(next.url, current);
   } catch {

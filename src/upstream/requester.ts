@@ -8,7 +8,8 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { Priority, RequestBudget, Urgency } from './budget.js';
 import { redact, UpstreamError } from './errors.js';
-import { describePath, type HttpTransport, type JsonResponse } from './http.js';
+import { describePath, type HttpTransport, headerValue, type JsonResponse } from './http.js';
+import { rateLimitHeaders } from './rate-limit.js';
 import { statusClass, type UpstreamObserver } from './observer.js';
 import { type RetryPolicy, withRetries } from './retry.js';
 
@@ -126,6 +127,8 @@ export class Requester {
     const started = deps.clock.now();
     try {
       const res = await deps.transport.exchange(url, ctx);
+      if (res.kind === 'json')
+        deps.budget.serverLimits(rateLimitHeaders(res.headers), headerValue(res.headers.date));
       deps.observer.onRequest?.({
         org: ctx.org,
         endpoint: ctx.endpoint,
@@ -152,8 +155,9 @@ export class Requester {
       reason: err.reason,
       durationMs,
     });
+    if (err.rateLimit !== undefined) budget.serverLimits(err.rateLimit, err.serverDate);
     if (err.reason === 'rate_limited') {
-      const pause = budget.rateLimited(err.retryAfter, err.serverDate);
+      const pause = budget.rateLimited(err.retryAfter, err.serverDate, err.rateLimit);
       observer.onRateLimited?.({ retryAfterMs: pause.retryAfterMs });
       observer.onPause?.({ untilMs: pause.untilMs });
       // One line per pause, not one per request answered 429 while it starts.

@@ -103,6 +103,13 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_sessions_unread_channels', { org: 'acme' })).toBe(1);
   });
 
+  it('exposes the requests the server says are left, once it said', async () => {
+    const source = new FakeSource([]);
+    source.currentBudget = { ...source.currentBudget, server: { remaining: 42, limit: 5000 } };
+    const samples = await samplesOf(make(source));
+    expect(value(samples, 'tally_upstream_server_remaining_requests', { limit: '5000' })).toBe(42);
+  });
+
   it('exposes the budget and the plan', async () => {
     const source = new FakeSource([]);
     source.currentBudget = { ...source.currentBudget, effective: 180, pausedUntil: AT + 30_000 };
@@ -114,6 +121,8 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_budget_left_requests')).toBe(223);
     expect(value(samples, 'tally_budget_paused_until_timestamp_seconds')).toBe((AT + 30_000) / 1000);
     expect(value(samples, 'tally_budget_queued_requests', { priority: 'low' })).toBe(2);
+    // Not said by the server yet: no sample rather than a 0 that reads as "none left".
+    expect(find(samples, 'tally_upstream_server_remaining_requests')).toEqual([]);
     expect(value(samples, 'tally_planner_sweep_bound_seconds')).toBe(2580);
     expect(value(samples, 'tally_planner_stretch_ratio')).toBe(1.5);
     expect(value(samples, 'tally_planner_planned_requests', { purpose: 'sweep' })).toBe(30);

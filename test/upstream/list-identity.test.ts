@@ -190,14 +190,14 @@ describe('paging that does not advance', () => {
     const part = await c.fetchChannels(ORG);
     expect(part).toMatchObject({ state: 'incomplete', error: { reason: 'paging' } });
     expect(part.state === 'incomplete' && part.error.message).toMatch(
-      /ignores the paging parameter \(cursor, page_token, pageToken, next_page_token\)$/,
+      /ignores the paging parameter \(cursor, page_token, pageToken, next_page_token, nextPageToken\)$/,
     );
     expect(ids(part)).toEqual(['c1', 'c2']);
-    expect(s.received).toHaveLength(5);
+    expect(s.received).toHaveLength(6);
     expect(drift).toEqual([expect.objectContaining({ endpoint: 'channels', field: 'paging', fatal: false })]);
     // Names the parameters tried, never the token or a URL.
     expect(drift[0]?.problem).toBe(
-      'the next page repeats records already read with the paging parameter sent as cursor, page_token, pageToken, next_page_token; the list is read as incomplete',
+      'the next page repeats records already read with the paging parameter sent as cursor, page_token, pageToken, next_page_token, nextPageToken; the list is read as incomplete',
     );
 
     // Remembered: a later read does not try every name again.

@@ -32,12 +32,12 @@ describe('pageKey', () => {
 
 describe('cursorParamNames', () => {
   it.each<[string, string[]]>([
-    ['next_page_token', ['page_token', 'pageToken', 'next_page_token']],
+    ['next_page_token', ['page_token', 'pageToken', 'next_page_token', 'nextPageToken']],
     ['next_token', ['token', 'next_token', 'nextToken']],
     ['continuation_token', ['continuation_token', 'continuationToken']],
-    ['meta.next_page_cursor', ['page_cursor', 'pageCursor', 'next_page_cursor']],
-    ['next_cursor', ['next_cursor', 'nextCursor']],
-    ['page_info.end_cursor', ['after']],
+    ['meta.next_page_cursor', ['page_cursor', 'pageCursor', 'next_page_cursor', 'nextPageCursor']],
+    ['next_cursor', ['next_cursor', 'nextCursor', 'start_cursor']],
+    ['page_info.end_cursor', ['after', 'start_cursor']],
     ['paging.cursors.after', ['after']],
     ['meta.next', []],
     ['cursor', []],
@@ -61,7 +61,7 @@ describe('readListPage: where the cursor goes back', () => {
   it('offers the names a Google-style token key suggests', () => {
     const page = readListPage('channels', { results: [{ id: 1 }], next_page_token: 'T' }, {}, url, {}, st);
     expect(page.next).toEqual({ kind: 'params', params: { cursor: 'T' } });
-    expect(page.cursorNames).toEqual(['page_token', 'pageToken', 'next_page_token']);
+    expect(page.cursorNames).toEqual(['page_token', 'pageToken', 'next_page_token', 'nextPageToken']);
   });
 
   it('offers none on the last page or for a plain cursor', () => {
@@ -108,6 +108,9 @@ describe('--explain says what was learned of a cursor', () => {
   it('names the parameter, or that none advanced', () => {
     expect(formatExplain(entry({ cursorParam: 'pageToken' }))).toContain(
       '    learned: cursor sent back as pageToken\n',
+    );
+    expect(formatExplain(entry({ moreBy: 'starting_after' }))).toContain(
+      '    learned: the page after a "more" without a pointer asked by starting_after\n',
     );
     expect(formatExplain(entry({ cursorStuck: true }))).toContain(
       '    learned: the server ignores the cursor under every name tried (lists incomplete)\n',

@@ -4,7 +4,7 @@
  * what comes next is paging.ts's job; this file only reads.
  */
 import type { FoundList } from './envelope.js';
-import { getPath, hasOwn, isRecord, type JsonRecord } from './json.js';
+import { getPath, hasOwn, isRecord, type JsonRecord, looseKey } from './json.js';
 import { nextFromLinkHeader, resolveUrl } from './link-header.js';
 import { parseNumber } from './numbers.js';
 import { END, type End } from './paging-end.js';
@@ -52,6 +52,16 @@ export const NEXT_URL_KEYS = [
   'pagination.next_url',
   'pagination.links.next',
   '@odata.nextLink',
+  // OData v3 (JSON verbose-less) writes it without the `@`.
+  'odata.nextLink',
+  // Salesforce query results: `nextRecordsUrl` beside `done: false`
+  // (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_query_more_results.htm).
+  'next_records_url',
+  // Twilio (2010 API): a path under the API's root, `null` on the last page (as the
+  // Twilio-compatible https://developer.signalwire.com/compatibility-api/rest/overview/paging
+  // documents it); its newer APIs write `meta.next_page_url`.
+  'next_page_uri',
+  'meta.next_page_url',
 ];
 /** Keys whose opaque string value (not a URL) is a cursor. */
 const OPAQUE_NEXT_KEYS = new Set([
@@ -84,6 +94,9 @@ export const CURSOR_KEYS = [
   'next_page_token',
   'next_token',
   'continuation_token',
+  // HubSpot: `paging.next.after` beside `paging.next.link` (the link is followed when present),
+  // https://developers.hubspot.com/docs/api/crm/understanding-the-crm
+  'paging.next.after',
 ];
 /**
  * Cursors present on every page, meaningful only when the body also says there is more: a
@@ -99,6 +112,9 @@ export const CONDITIONAL_CURSOR_KEYS = [
   'pagination.cursor',
   'links.cursor',
   'meta.pagination.cursor',
+  // Zendesk cursor paging: `meta.after_cursor` beside `meta.has_more` (and `links.next`),
+  // https://developer.zendesk.com/api-reference/introduction/pagination/
+  'meta.after_cursor',
 ];
 
 export const PAGE_KEYS = [
@@ -156,6 +172,8 @@ export const TOTAL_KEYS = [
 export const COUNT_KEYS = ['count', 'meta.count', 'pagination.count'];
 export const PER_PAGE_KEYS = [
   'per_page',
+  // Jira: `maxResults` beside `startAt` and `total`.
+  'max_results',
   'page_size',
   'limit',
   'page.size',
@@ -184,11 +202,19 @@ export const HAS_MORE_KEYS = [
   'paging.has_more',
   'page_info.has_next_page',
 ];
+/**
+ * Booleans that say "this is the last page", the other way round from {@link HAS_MORE_KEYS}:
+ * Salesforce's `done` (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_query_more_results.htm),
+ * Jira's `isLast`. Only a JSON boolean counts: `last` or `done` may name other things.
+ */
+export const IS_LAST_KEYS = ['done', 'is_last', 'is_last_page', 'last'];
 /** Body keys of offset paging; the last segment is the query parameter that sets it. */
 export const OFFSET_KEYS = [
   'offset',
   'skip',
   'start_index',
+  // Jira's `startAt`, sent back as `startAt` (the key as the body writes it).
+  'start_at',
   'meta.offset',
   'meta.skip',
   'pagination.offset',
@@ -274,13 +300,21 @@ export function readSignals(
   if (fromBody.cursor !== undefined) s.cursor = fromBody.cursor;
   if (fromBody.cursorKey !== undefined && typeof s.cursor === 'string') s.cursorKey = fromBody.cursorKey;
 
-  const hasMore = first(scopes, HAS_MORE_KEYS, toBool);
+  const hasMore = first(scopes, HAS_MORE_KEYS, toBool) ?? first(scopes, IS_LAST_KEYS, notLast);
   if (hasMore !== undefined) s.hasMore = hasMore;
   if (s.cursor === undefined && hasMore === true) {
     const after = firstWithKey(scopes, CONDITIONAL_CURSOR_KEYS, cursorValue);
     if (after !== undefined && after.value !== END) {
       s.cursor = after.value;
       s.cursorKey = after.key;
+    }
+  }
+
+  if (s.cursor === undefined && hasMore === undefined) {
+    const bare = bareCursor(scopes, requestUrl);
+    if (bare !== undefined) {
+      s.cursor = bare;
+      s.cursorKey = 'cursor';
     }
   }
 
@@ -310,15 +344,44 @@ export function readSignals(
   return s;
 }
 
+/** `false` of an "is last" key is "there is more"; only JSON booleans count. */
+const notLast = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? !v : undefined);
+
+/**
+ * Square's paging: a `cursor` at the top of the body only while there is more
+ * (https://developer.squareup.com/docs/working-with-apis/pagination). A server that echoes the
+ * cursor it was asked with would repeat its page: a value sent with the request is no next cursor.
+ */
+function bareCursor(scopes: JsonRecord[], requestUrl: URL): string | undefined {
+  const root = scopes[0];
+  const v = root === undefined ? undefined : cursorValue(getPath(root, 'cursor'));
+  if (typeof v !== 'string') return undefined;
+  for (const sent of requestUrl.searchParams.values()) if (sent === v) return undefined;
+  return v;
+}
+
 function readOffset(scopes: JsonRecord[], headers: Headers): PagingSignals['offset'] {
   for (const scope of scopes) {
     for (const path of OFFSET_KEYS) {
       const v = count(getPath(scope, path));
-      if (v !== undefined) return { value: v, param: path.slice(path.lastIndexOf('.') + 1) };
+      if (v !== undefined) return { value: v, param: keyAsWritten(scope, path) };
     }
   }
   const header = headerNumber(headers, 'x-offset');
   return header === undefined ? undefined : { value: header, param: 'offset' };
+}
+
+/**
+ * The last segment of `path` as `scope` writes it: offset parameters go back under the
+ * body's own spelling (Jira's `startAt`, read by the loose key `start_at`).
+ */
+function keyAsWritten(scope: JsonRecord, path: string): string {
+  const dot = path.lastIndexOf('.');
+  const holder = dot < 0 ? scope : getPath(scope, path.slice(0, dot));
+  const seg = path.slice(dot + 1);
+  if (!isRecord(holder) || hasOwn(holder, seg)) return seg;
+  const want = looseKey(seg);
+  return Object.keys(holder).find((k) => looseKey(k) === want) ?? seg;
 }
 
 /** A cursor value: a non-empty string or a number; null, `""` and `false` say "no more". */
@@ -339,7 +402,10 @@ function bodyNext(
     for (const path of NEXT_URL_KEYS) {
       const raw = getPath(scope, path);
       if (raw === undefined) continue;
-      const v = isRecord(raw) ? (getPath(raw, 'href') ?? getPath(raw, 'url')) : raw;
+      // HAL's `{ href }`, `{ url }`, HubSpot's `paging.next: { after, link }` (the link only:
+      // a record without one is not "no next", its cursor is read below).
+      const v = isRecord(raw) ? (getPath(raw, 'href') ?? getPath(raw, 'url') ?? getPath(raw, 'link')) : raw;
+      if (v === undefined) continue;
       if (v === null || v === '' || v === false) {
         out.url ??= END;
       } else if (typeof v === 'string' && looksLikeUrl(v.trim())) {
@@ -407,7 +473,7 @@ const CURSOR_PARAM_OF_KEY: Readonly<Record<string, string>> = {
 };
 
 /** At most this many other names are tried for a cursor whose parameter the server ignores. */
-const MAX_CURSOR_NAMES = 3;
+const MAX_CURSOR_NAMES = 4;
 
 /**
  * Other query parameters a cursor found under `key` may have to go back in, when the
@@ -421,6 +487,8 @@ export function cursorParamNames(key: string, current: string): string[] {
   const mapped = CURSOR_PARAM_OF_KEY[seg];
   const base = mapped ?? seg.replace(/^next_/, '');
   const names = mapped === undefined ? [base, camel(base), seg, camel(seg)] : [base];
+  // Notion answers `next_cursor` and takes `start_cursor` (https://developers.notion.com/reference/intro#pagination).
+  if (seg.endsWith('cursor') && seg !== 'cursor') names.push('start_cursor');
   const out: string[] = [];
   for (const n of names) {
     if (n === '' || n === current || out.includes(n)) continue;

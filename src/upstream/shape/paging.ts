@@ -17,10 +17,18 @@ import { cursorParamNames, type Headers, type PagingSignals, readSignals } from 
  * How to ask for the next page: a full URL (already resolved against the request URL;
  * the caller checks its origin), or query parameters to set on the current request's URL.
  */
-export type NextPage = { kind: 'url'; url: string } | { kind: 'params'; params: Record<string, string> };
+export type NextPage =
+  | { kind: 'url'; url: string }
+  | { kind: 'params'; params: Record<string, string> }
+  /**
+   * The page says there is more and gives no pointer: the next page is asked for after the
+   * last record's id (Stripe's `starting_after`, https://docs.stripe.com/api/pagination), under
+   * a parameter name the list reader finds out (src/upstream/lists/keyset.ts).
+   */
+  | { kind: 'keyset' };
 
 /** The paging style a page was read with; `none` when the response shows no paging. */
-export type PagingStyle = 'link' | 'url' | 'cursor' | 'page' | 'offset' | 'none';
+export type PagingStyle = 'link' | 'url' | 'cursor' | 'page' | 'offset' | 'keyset' | 'none';
 
 /** One page of a list response. */
 export interface ListPage {
@@ -136,6 +144,16 @@ function decide(s: PagingSignals, count: number, po: PagingOptions, url: URL, st
   if (s.nextPage === END) return { style: 'page' };
   if (mode === 'auto' && s.offset !== undefined && s.page === undefined)
     return offsetArithmetic(s, s.offset, count, stop, po, url, state);
+  // "More", and nothing to ask for it by (no pointer, no page number): after the last record.
+  // (A request that asked by page number is answered by page number.)
+  if (
+    mode === 'auto' &&
+    s.hasMore === true &&
+    s.page === undefined &&
+    s.totalPages === undefined &&
+    requestedPage(url, po) === undefined
+  )
+    return { style: 'keyset', next: { kind: 'keyset' } };
   const numbered = s.page !== undefined || s.total !== undefined || s.totalPages !== undefined;
   if (mode === 'auto' && !numbered && s.hasMore === undefined) return noSigns(count, po, url, state);
   if (stop) return { style: 'page' };

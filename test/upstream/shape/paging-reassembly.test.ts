@@ -37,7 +37,12 @@ function collect(
     items.push(...lp.items);
     if (lp.next === undefined) return { items, requests: page, last: lp };
     if (lp.next.kind === 'url') current = new URL(lp.next.url);
-    else {
+    else if (lp.next.kind === 'keyset') {
+      // "More" and no pointer: the list reader asks after the last record, then by page
+      // number among its other candidates (src/upstream/lists/keyset.ts); these servers page by number.
+      current = new URL(current.href);
+      current.searchParams.set('page', String(page + 1));
+    } else {
       current = new URL(current.href);
       for (const [k, v] of Object.entries(lp.next.params)) current.searchParams.set(k, v);
     }

@@ -171,8 +171,50 @@ describe('next pointer from one response', () => {
     ],
     ['count equal to a short page ends', { results: one, count: 1 }, {}, undefined],
     ['total equal to a full page ends', { results: two, total: 2 }, {}, undefined],
-    ['has_more true', { data: two, has_more: true }, {}, params({ page: '2' })],
-    ['hasMore true', { data: two, hasMore: true }, {}, params({ page: '2' })],
+    // "More" without a pointer: after the last record (the list reader picks the parameter).
+    ['has_more true', { data: two, has_more: true }, {}, { kind: 'keyset' }],
+    ['hasMore true', { data: two, hasMore: true }, {}, { kind: 'keyset' }],
+    [
+      'done false (Salesforce) with its next URL',
+      { records: two, done: false, nextRecordsUrl: '/q/01g-2' },
+      {},
+      { kind: 'url', url: 'https://api.test/q/01g-2' },
+    ],
+    ['done true ends', { records: two, done: true, total: 9 }, {}, undefined],
+    [
+      'isLast false (Jira) goes on from startAt',
+      { data: two, startAt: 0, maxResults: 2, total: 5, isLast: false },
+      {},
+      params({ startAt: '2' }),
+    ],
+    ['isLast true ends', { data: two, startAt: 2, maxResults: 2, total: 9, isLast: true }, {}, undefined],
+    [
+      'paging.next.link (HubSpot)',
+      { results: two, paging: { next: { after: 'NTI1', link: '?after=NTI1' } } },
+      {},
+      { kind: 'url', url: 'https://api.test/v1/acme/channels?after=NTI1' },
+    ],
+    [
+      'paging.next.after without a link',
+      { results: two, paging: { next: { after: 'NTI1' } } },
+      {},
+      params({ cursor: 'NTI1' }),
+    ],
+    [
+      'next_page_uri (Twilio)',
+      { data: two, next_page_uri: '/2010-04-01/Calls.json?Page=1&PageToken=PA1' },
+      {},
+      { kind: 'url', url: 'https://api.test/2010-04-01/Calls.json?Page=1&PageToken=PA1' },
+    ],
+    ['next_page_uri null ends', { data: two, next_page_uri: null, page: 0 }, {}, undefined],
+    ['a bare cursor (Square) goes on', { data: two, cursor: 'sq-2' }, {}, params({ cursor: 'sq-2' })],
+    [
+      'response_metadata.next_cursor (Slack)',
+      { data: two, response_metadata: { next_cursor: 'dXNl' } },
+      {},
+      params({ cursor: 'dXNl' }),
+    ],
+    ['nextPageToken (Google AIP-158)', { channels: two, nextPageToken: 'g2' }, {}, params({ cursor: 'g2' })],
     ['has_more false beats totals', { data: two, has_more: false, total: 10 }, {}, undefined],
     ['page without totals, full page', { data: two, page: 1 }, {}, params({ page: '2' })],
     ['page without totals, short page', { data: one, page: 1 }, {}, undefined],
@@ -215,7 +257,8 @@ describe('the current page number', () => {
     );
     const u = new URL('https://api.test/v1/acme/channels?page=3');
     expect(readListPage('channels', body, {}, u, {}, st).next).toEqual(params({ page: '4' }));
-    expect(readListPage('channels', body, {}, url, {}, st).next).toEqual(params({ page: '8' }));
+    // Asked without a page number, "more" alone is answered after the last record.
+    expect(readListPage('channels', body, {}, url, {}, st).next).toEqual({ kind: 'keyset' });
   });
 
   it('never points at the page just requested when the body disagrees with the request', () => {
