@@ -10,7 +10,7 @@
  *
  * Call `start()` (or `load()`) before feeding it, so the saved state is in place first.
  */
-import type { Clock, TimerHandle } from '../core/clock.js';
+import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
@@ -49,6 +49,8 @@ const RESOLVED_RETENTION_MS = 15 * 60_000;
 const MAX_SLEEP_MS = 30_000;
 /** State is saved at most this often, except right after notifications were handed over. */
 const SAVE_EVERY_MS = 10_000;
+/** A restart shorter than this keeps a pending alert's `for` counting (Prometheus' default grace). */
+const FOR_GRACE_MS = 10 * 60_000;
 /** Delay before retrying notifications that could not be handed over. */
 const RETRY_MS = 5_000;
 
@@ -127,10 +129,12 @@ export class AlertEngine {
   private loop: Promise<void> | undefined;
   private wakeAgain = false;
   private saving: Promise<void> = Promise.resolve();
+  private readonly steps: StepWatch;
 
   constructor(private readonly opts: AlertEngineOptions) {
     this.log = opts.logger.child({ component: 'alerts' });
     this.clock = opts.clock;
+    this.steps = new StepWatch(opts.clock);
     const cel = new CelEnvironments();
     const templates = new Templates();
     this.rules = compileRules(opts.rules, cel, templates);
@@ -182,8 +186,9 @@ export class AlertEngine {
     this.wallet.restore(s.wallets);
     this.muting.restore(s.upstream ?? {});
     if (s.cursor !== undefined) this.cursor = s.cursor;
-    // Alerts of rules or orgs that were removed from the config end now.
     const now = this.clock.now();
+    this.resumeTimes(now - s.savedAt);
+    // Alerts of rules or orgs that were removed from the config end now.
     const watched = this.opts.orgs && new Set(this.opts.orgs);
     for (const a of [...this.tracker.all()]) {
       const gone = this.ruleByName.get(a.rule)?.kind !== a.kind || (watched && !watched.has(a.org));
@@ -244,7 +249,7 @@ export class AlertEngine {
       if (e.kind === 'wallet.balance_changed' && typeof e.to === 'number')
         this.wallet.record(e.org, e.at, e.to);
     }
-    this.evaluator.events(events, this.eventRules, this.tracker, this.clock.now());
+    this.evaluator.events(events, this.eventRules, this.tracker, this.now());
     this.changed();
   }
 
@@ -262,7 +267,7 @@ export class AlertEngine {
       }
     }
     const watched = this.opts.orgs && new Set(this.opts.orgs);
-    this.evaluator.conditions(views, this.conditionRules, this.tracker, this.clock.now(), watched);
+    this.evaluator.conditions(views, this.conditionRules, this.tracker, this.now(), watched);
     this.changed();
   }
 
@@ -271,8 +276,47 @@ export class AlertEngine {
     return this.flushDue().map((f) => f.notification);
   }
 
+  /**
+   * The wall time, with the alerts' and groups' times moved by any step of the wall clock
+   * since the last look, so that durations measure the time that passed (docs/reliability.md,
+   * "Clock steps").
+   */
+  private now(): number {
+    const step = this.steps.take();
+    if (step !== 0) this.shift(step);
+    return this.clock.now();
+  }
+
+  private shift(ms: number): void {
+    this.tracker.shift(ms);
+    this.grouper.shiftTimers(ms);
+    this.lastSave += ms;
+    this.dirty = true;
+  }
+
+  /**
+   * Times read back from the last run, checked against the clock (docs/reliability.md,
+   * "Clock steps"). State saved "in the future" was saved before the clock was set back:
+   * every time moves back with it. A pending alert keeps counting its `for` across a short
+   * restart; after a longer gap (or a clock stepped forward while tally was down, which
+   * looks the same) the time not watched does not count, so none fires early — as
+   * Prometheus' `for` grace period does.
+   */
+  private resumeTimes(sinceSave: number): void {
+    if (sinceSave < 0) {
+      this.shift(sinceSave);
+      this.log.warn(
+        { ms: -sinceSave },
+        'alert state saved after now (the clock was set back): its times moved back',
+      );
+      return;
+    }
+    if (sinceSave <= FOR_GRACE_MS) return;
+    for (const a of this.tracker.all()) if (a.state === 'pending') a.activeAt += sinceSave;
+  }
+
   private flushDue(): Flushed[] {
-    const now = this.clock.now();
+    const now = this.now();
     // Pruned before flushing, so an alert sent in this round is still there if the
     // hand-over fails and the round is rolled back.
     for (const fp of this.tracker.prune(now - RESOLVED_RETENTION_MS, (f) => this.grouper.holds(f))) {
@@ -459,7 +503,7 @@ export class AlertEngine {
           delay = RETRY_MS;
         }
       }
-      const now = this.clock.now();
+      const now = this.now();
       if (flushed.length > 0 || (this.dirty && now - this.lastSave >= SAVE_EVERY_MS)) await this.save();
       if (delay !== RETRY_MS) delay = this.nextDelay(now);
     } catch (err) {

@@ -170,6 +170,23 @@ export class AlertTracker {
     return gone;
   }
 
+  /**
+   * Moves every alert's times by `ms`, the wall clock's step (docs/reliability.md, "Clock
+   * steps"): `for`, `keep_firing_for` and `resolve_after` keep the time that really passed,
+   * and the times shown stay on the clock people read.
+   */
+  shift(ms: number): void {
+    for (const a of this.byFp.values()) {
+      a.activeAt += ms;
+      if (a.startsAt !== undefined) a.startsAt += ms;
+      if (a.endsAt !== undefined) a.endsAt += ms;
+      if (a.lastTrueAt !== undefined) a.lastTrueAt += ms;
+      if (a.keepFiringSince !== undefined) a.keepFiringSince += ms;
+      if (a.resolveAt !== undefined) a.resolveAt += ms;
+      if (a.updatedAt !== undefined) a.updatedAt += ms;
+    }
+  }
+
   /** Puts back alerts from the state file. */
   restore(alerts: readonly TrackedAlert[]): void {
     for (const a of alerts) this.byFp.set(a.fingerprint, { ...a });
