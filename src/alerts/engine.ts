@@ -15,6 +15,7 @@ import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
+import { capAlerts } from './cap.js';
 import { CelEnvironments } from './cel.js';
 import { AlertGrouper, type Flushed } from './grouper.js';
 import { RuleEvaluator } from './evaluator.js';
@@ -336,7 +337,7 @@ export class AlertEngine {
     });
     if (this.silenceSet.prune(now - EXPIRED_SILENCE_RETENTION_MS)) this.dirty = true;
     if (flushed.length > 0) this.dirty = true;
-    return flushed;
+    return flushed.map((f) => ({ ...f, notification: capAlerts(f.notification) }));
   }
 
   /** Tracked alerts (pending, firing, recently resolved), firing first, newest first. */

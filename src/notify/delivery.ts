@@ -12,6 +12,7 @@
  * a step of the wall clock, and times read back from the last run are checked against
  * it (docs/reliability.md, "Clock steps").
  */
+import { truncatedCount } from '../alerts/cap.js';
 import type { Notification } from '../alerts/types.js';
 import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
@@ -134,6 +135,8 @@ export class DeliveryWorker {
     }
     if (this.#pending.get(id)) return id;
     await this.#outbox.put(id, { notification: n });
+    const left = truncatedCount(n);
+    if (left > 0) this.#metrics.truncated?.(n.receiver, left);
     const now = this.#now();
     this.#pending.add({
       id,
