@@ -15,7 +15,7 @@ import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
-import { capAlerts } from './cap.js';
+import { capAlerts, MAX_ALERTS_PER_RULE } from './cap.js';
 import { CelEnvironments } from './cel.js';
 import { AlertGrouper, type Flushed } from './grouper.js';
 import { RuleEvaluator } from './evaluator.js';
@@ -85,6 +85,10 @@ export interface AlertEngineOptions {
    * or not (Alertmanager): they hear the resolve of a held alert (grouper.ts).
    */
   keepsTold?: (receiver: string) => boolean;
+  /** Alerts one rule keeps at most (src/alerts/cap.ts). */
+  maxAlertsPerRule?: number;
+  /** Hears of each new alert not kept because its rule reached its bound. */
+  onCapped?: (rule: string) => void;
 }
 
 /** An alert as listed by the API: with its rule, receivers and what mutes it. */
@@ -113,7 +117,9 @@ export class AlertEngine {
   private readonly ruleByName: Map<string, CompiledRule>;
   private readonly conditionRules: ConditionRule[];
   private readonly eventRules: EventRule[];
-  private readonly tracker = new AlertTracker();
+  private readonly tracker: AlertTracker;
+  /** Rules whose bound on alerts was logged as reached (once per rule and run). */
+  private readonly cappedRules = new Set<string>();
   private readonly grouper: AlertGrouper;
   private readonly silenceSet: Silences;
   private readonly windows: MaintenanceWindows;
@@ -136,6 +142,7 @@ export class AlertEngine {
     this.log = opts.logger.child({ component: 'alerts' });
     this.clock = opts.clock;
     this.steps = new StepWatch(opts.clock);
+    this.tracker = new AlertTracker(opts.maxAlertsPerRule, (rule) => this.capped(rule));
     const cel = new CelEnvironments();
     const templates = new Templates();
     this.rules = compileRules(opts.rules, cel, templates);
@@ -293,6 +300,17 @@ export class AlertEngine {
     this.grouper.shiftTimers(ms);
     this.lastSave += ms;
     this.dirty = true;
+  }
+
+  /** A new alert of `rule` was not kept: counted, and logged once per rule. */
+  private capped(rule: string): void {
+    this.opts.onCapped?.(rule);
+    if (this.cappedRules.has(rule)) return;
+    this.cappedRules.add(rule);
+    this.log.warn(
+      { rule, max: this.opts.maxAlertsPerRule ?? MAX_ALERTS_PER_RULE },
+      'rule holds as many alerts as it may keep; further ones are counted, not kept',
+    );
   }
 
   /**

@@ -19,6 +19,7 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   private readonly depth: Gauge<'receiver'>;
   private readonly oldest: Gauge<'receiver'>;
   private readonly truncatedTotal: Counter<'receiver'>;
+  private readonly cappedTotal: Counter<'rule'>;
   /** Receivers declared so far: a reload declares them again, and zero() would wipe their latency. */
   private readonly declared = new Set<string>();
 
@@ -62,6 +63,12 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       name: 'tally_notification_alerts_truncated_total',
       help: 'Alerts left out of notifications to bound their size (counted in each payload), by receiver.',
       labelNames: ['receiver'],
+      registers,
+    });
+    this.cappedTotal = new Counter({
+      name: 'tally_alerts_capped_total',
+      help: 'New alerts not kept because their rule holds as many as it may, by rule.',
+      labelNames: ['rule'],
       registers,
     });
     this.oldest = new Gauge({
@@ -117,6 +124,10 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
 
   setOldestPendingAge(receiver: string, seconds: number): void {
     this.oldest.set({ receiver }, seconds);
+  }
+
+  alertsCapped(rule: string): void {
+    this.cappedTotal.inc({ rule });
   }
 
   truncated(receiver: string, alerts: number): void {

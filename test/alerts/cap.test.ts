@@ -17,6 +17,7 @@ import { ManualClock } from '../helpers/clock.js';
 import { firingAlert, firingNotification } from '../notify/helpers/fixtures.js';
 import { MemoryOutbox } from '../notify/helpers/memory-outbox.js';
 import { parseSamples, value } from '../metrics/parse.js';
+import { engine, event, HOUR, MIN, tickFor } from './helpers.js';
 
 function storm(firing: number, resolved: number) {
   const alerts: Alert[] = [];
@@ -87,5 +88,50 @@ describe('capAlerts', () => {
     expect(sent).toEqual([100]);
     const samples = parseSamples(await registry.metrics());
     expect(value(samples, 'tally_notification_alerts_truncated_total', { receiver: 'ops' })).toBe(150);
+  });
+});
+
+describe('alerts kept per rule', () => {
+  const config = `
+rules:
+  - name: added
+    on: session.added
+    resolve_after: 1h
+  - name: live
+    on: session.started
+route:
+  receiver: ops
+  group_wait: 0s
+`;
+
+  it('keeps at most the bound per rule, counts the rest, and lets other rules be', () => {
+    const capped: string[] = [];
+    const { engine: e } = engine(config, { maxAlertsPerRule: 50, onCapped: (r) => capped.push(r) });
+    e.onEvents(
+      Array.from({ length: 120 }, (_, i) =>
+        event('session.added', { entity: `s${i}`, labels: { session_id: `s${i}` } }),
+      ),
+    );
+    e.onEvents([event('session.started', { entity: 'x' })]);
+    const alerts = e.alerts();
+    expect(alerts.filter((a) => a.rule === 'added')).toHaveLength(50);
+    expect(alerts.filter((a) => a.rule === 'live')).toHaveLength(1);
+    expect(capped).toHaveLength(70);
+    expect(new Set(capped)).toEqual(new Set(['added']));
+  });
+
+  it('makes room again once alerts of the rule are gone', () => {
+    const { engine: e, clock } = engine(config, { maxAlertsPerRule: 10 });
+    const burst = (from: number) =>
+      Array.from({ length: 10 }, (_, i) =>
+        event('session.added', { entity: `s${from + i}`, labels: { session_id: `s${from + i}` } }),
+      );
+    e.onEvents(burst(0));
+    e.onEvents(burst(10));
+    expect(e.alerts().filter((a) => a.state === 'firing')).toHaveLength(10);
+    // Resolved after an hour, forgotten 15 minutes later: room for the next ten.
+    tickFor(e, clock, 2 * HOUR, MIN);
+    e.onEvents(burst(20));
+    expect(e.alerts().filter((a) => a.state === 'firing')).toHaveLength(10);
   });
 });
