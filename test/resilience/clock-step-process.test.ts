@@ -62,8 +62,8 @@ afterAll(async () => {
 });
 
 /** Starts `tally run` under libfaketime reading its offset from `offsetFile`; resolves to its HTTP base URL. */
-async function start(): Promise<string> {
-  await writeFile(offsetFile, '+0\n');
+async function start(offset = '+0'): Promise<string> {
+  await writeFile(offsetFile, `${offset}\n`);
   child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', config], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: {
@@ -166,5 +166,50 @@ describe.skipIf(!existsSync(LIBFAKETIME))('a real tally whose wall clock steps',
     );
     expect(await metric(url, 'tally_notifications_dropped_total')).toBe(0);
     child!.kill('SIGTERM');
+    await exited(child!);
+  }, 90_000);
+
+  it('kill -9 with a notification pending, restarted 25 h later and then 25 h earlier: each delivered, none expired', async () => {
+    const [a, b] = sim
+      .view('demo')
+      .channels.slice(4, 6)
+      .map((c) => String(c['id']));
+    for (const id of [a!, b!]) sim.trigger.channelStatus({ channel: id, status: 'live' });
+    let up = false;
+    rx.respond((q) => {
+      if (!up) return { status: 503 };
+      accepted.push(q.body);
+      return { status: 200 };
+    });
+    await start();
+    await sleep(4000); // the channels read live again
+    for (const [id, offset] of [
+      [a!, '+25h'],
+      [b!, '+0'],
+    ] as const) {
+      up = false;
+      sim.trigger.channelStatus({ channel: id, status: 'offline' });
+      await until(async () => (await pending()) === 1, 'a notification pending', 15_000);
+      await rx.waitFor(rx.requests.length + 2, 10_000);
+      child!.kill('SIGKILL');
+      await exited(child!);
+      // Written at the old time; read back 25 h later (older than max_age by the wall
+      // clock) or 25 h earlier (dated in the future, its retry 25 h away).
+      await start(offset);
+      await sleep(3000);
+      expect(await pending(), `kept after a restart at ${offset}`).toBe(1);
+      up = true;
+      await until(async () => (await pending()) === 0, `delivered after a restart at ${offset}`, 10_000);
+      expect(deliveredChannels()).toContain(id);
+    }
+    child!.kill('SIGTERM');
+    await exited(child!);
   }, 90_000);
 });
+
+function exited(c: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) resolve();
+    else c.once('exit', () => resolve());
+  });
+}
