@@ -461,6 +461,7 @@ export class OrgPoller {
     }
     if (running) return running;
     const started = this.deps.clock.now();
+    const startedMono = this.deps.clock.monotonic();
     if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
     const urgency = new Urgency(priority);
     this.urgencies.set(key, urgency);
@@ -468,7 +469,7 @@ export class OrgPoller {
       this.inflight.delete(key);
       this.urgencies.delete(key);
       for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
-      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
+      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
     });
     this.inflight.set(key, p);
     return p;
