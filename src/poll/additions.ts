@@ -1,6 +1,6 @@
 /**
- * Mass additions are suspect too (docs/architecture.md, invariant 9; docs/polling.md,
- * "Evidence before removal"): a read that adds a mass share of a list at once — a page of
+ * Mass additions are suspect too (docs/architecture.md, invariant 9; docs/events.md, "Mass
+ * additions"): a read that adds a mass share of a list at once — a page of
  * 70 000 sessions on a channel that held 30 — is as likely a server gone wrong as news,
  * and taken at face value it is 70 000 events, as many alerts and follow-up reads.
  *
