@@ -30,6 +30,10 @@ export class AcceleratedClock implements Clock {
     return Math.floor(this.origin + (realNow() - this.origin) * this.factor);
   }
 
+  monotonic(): number {
+    return performance.now() * this.factor;
+  }
+
   /** Clock milliseconds as real milliseconds. */
   toReal(ms: number): number {
     return Math.max(0, ms) / this.factor;

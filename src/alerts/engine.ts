@@ -10,11 +10,12 @@
  *
  * Call `start()` (or `load()`) before feeding it, so the saved state is in place first.
  */
-import type { Clock, TimerHandle } from '../core/clock.js';
+import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgView } from '../core/status.js';
+import { capAlerts, MAX_ALERTS_PER_RULE } from './cap.js';
 import { CelEnvironments } from './cel.js';
 import { AlertGrouper, type Flushed } from './grouper.js';
 import { RuleEvaluator } from './evaluator.js';
@@ -49,6 +50,8 @@ const RESOLVED_RETENTION_MS = 15 * 60_000;
 const MAX_SLEEP_MS = 30_000;
 /** State is saved at most this often, except right after notifications were handed over. */
 const SAVE_EVERY_MS = 10_000;
+/** A restart shorter than this keeps a pending alert's `for` counting (Prometheus' default grace). */
+const FOR_GRACE_MS = 10 * 60_000;
 /** Delay before retrying notifications that could not be handed over. */
 const RETRY_MS = 5_000;
 
@@ -82,6 +85,10 @@ export interface AlertEngineOptions {
    * or not (Alertmanager): they hear the resolve of a held alert (grouper.ts).
    */
   keepsTold?: (receiver: string) => boolean;
+  /** Alerts one rule keeps at most (src/alerts/cap.ts). */
+  maxAlertsPerRule?: number;
+  /** Hears of each new alert not kept because its rule reached its bound. */
+  onCapped?: (rule: string) => void;
 }
 
 /** An alert as listed by the API: with its rule, receivers and what mutes it. */
@@ -110,7 +117,9 @@ export class AlertEngine {
   private readonly ruleByName: Map<string, CompiledRule>;
   private readonly conditionRules: ConditionRule[];
   private readonly eventRules: EventRule[];
-  private readonly tracker = new AlertTracker();
+  private readonly tracker: AlertTracker;
+  /** Rules whose bound on alerts was logged as reached (once per rule and run). */
+  private readonly cappedRules = new Set<string>();
   private readonly grouper: AlertGrouper;
   private readonly silenceSet: Silences;
   private readonly windows: MaintenanceWindows;
@@ -127,10 +136,13 @@ export class AlertEngine {
   private loop: Promise<void> | undefined;
   private wakeAgain = false;
   private saving: Promise<void> = Promise.resolve();
+  private readonly steps: StepWatch;
 
   constructor(private readonly opts: AlertEngineOptions) {
     this.log = opts.logger.child({ component: 'alerts' });
     this.clock = opts.clock;
+    this.steps = new StepWatch(opts.clock);
+    this.tracker = new AlertTracker(opts.maxAlertsPerRule, (rule) => this.capped(rule));
     const cel = new CelEnvironments();
     const templates = new Templates();
     this.rules = compileRules(opts.rules, cel, templates);
@@ -182,8 +194,9 @@ export class AlertEngine {
     this.wallet.restore(s.wallets);
     this.muting.restore(s.upstream ?? {});
     if (s.cursor !== undefined) this.cursor = s.cursor;
-    // Alerts of rules or orgs that were removed from the config end now.
     const now = this.clock.now();
+    this.resumeTimes(now - s.savedAt);
+    // Alerts of rules or orgs that were removed from the config end now.
     const watched = this.opts.orgs && new Set(this.opts.orgs);
     for (const a of [...this.tracker.all()]) {
       const gone = this.ruleByName.get(a.rule)?.kind !== a.kind || (watched && !watched.has(a.org));
@@ -244,7 +257,7 @@ export class AlertEngine {
       if (e.kind === 'wallet.balance_changed' && typeof e.to === 'number')
         this.wallet.record(e.org, e.at, e.to);
     }
-    this.evaluator.events(events, this.eventRules, this.tracker, this.clock.now());
+    this.evaluator.events(events, this.eventRules, this.tracker, this.now());
     this.changed();
   }
 
@@ -262,7 +275,7 @@ export class AlertEngine {
       }
     }
     const watched = this.opts.orgs && new Set(this.opts.orgs);
-    this.evaluator.conditions(views, this.conditionRules, this.tracker, this.clock.now(), watched);
+    this.evaluator.conditions(views, this.conditionRules, this.tracker, this.now(), watched);
     this.changed();
   }
 
@@ -271,8 +284,58 @@ export class AlertEngine {
     return this.flushDue().map((f) => f.notification);
   }
 
+  /**
+   * The wall time, with the alerts' and groups' times moved by any step of the wall clock
+   * since the last look, so that durations measure the time that passed (docs/reliability.md,
+   * "Clock steps").
+   */
+  private now(): number {
+    const step = this.steps.take();
+    if (step !== 0) this.shift(step);
+    return this.clock.now();
+  }
+
+  private shift(ms: number): void {
+    this.tracker.shift(ms);
+    this.grouper.shiftTimers(ms);
+    this.lastSave += ms;
+    this.dirty = true;
+  }
+
+  /** A new alert of `rule` was not kept: counted, and logged once per rule. */
+  private capped(rule: string): void {
+    this.opts.onCapped?.(rule);
+    if (this.cappedRules.has(rule)) return;
+    this.cappedRules.add(rule);
+    this.log.warn(
+      { rule, max: this.opts.maxAlertsPerRule ?? MAX_ALERTS_PER_RULE },
+      'rule holds as many alerts as it may keep; further ones are counted, not kept',
+    );
+  }
+
+  /**
+   * Times read back from the last run, checked against the clock (docs/reliability.md,
+   * "Clock steps"). State saved "in the future" was saved before the clock was set back:
+   * every time moves back with it. A pending alert keeps counting its `for` across a short
+   * restart; after a longer gap (or a clock stepped forward while tally was down, which
+   * looks the same) the time not watched does not count, so none fires early — as
+   * Prometheus' `for` grace period does.
+   */
+  private resumeTimes(sinceSave: number): void {
+    if (sinceSave < 0) {
+      this.shift(sinceSave);
+      this.log.warn(
+        { ms: -sinceSave },
+        'alert state saved after now (the clock was set back): its times moved back',
+      );
+      return;
+    }
+    if (sinceSave <= FOR_GRACE_MS) return;
+    for (const a of this.tracker.all()) if (a.state === 'pending') a.activeAt += sinceSave;
+  }
+
   private flushDue(): Flushed[] {
-    const now = this.clock.now();
+    const now = this.now();
     // Pruned before flushing, so an alert sent in this round is still there if the
     // hand-over fails and the round is rolled back.
     for (const fp of this.tracker.prune(now - RESOLVED_RETENTION_MS, (f) => this.grouper.holds(f))) {
@@ -292,7 +355,7 @@ export class AlertEngine {
     });
     if (this.silenceSet.prune(now - EXPIRED_SILENCE_RETENTION_MS)) this.dirty = true;
     if (flushed.length > 0) this.dirty = true;
-    return flushed;
+    return flushed.map((f) => ({ ...f, notification: capAlerts(f.notification) }));
   }
 
   /** Tracked alerts (pending, firing, recently resolved), firing first, newest first. */
@@ -459,7 +522,7 @@ export class AlertEngine {
           delay = RETRY_MS;
         }
       }
-      const now = this.clock.now();
+      const now = this.now();
       if (flushed.length > 0 || (this.dirty && now - this.lastSave >= SAVE_EVERY_MS)) await this.save();
       if (delay !== RETRY_MS) delay = this.nextDelay(now);
     } catch (err) {

@@ -325,7 +325,7 @@ export class RuleEvaluator {
 
   /** Logs a rule's run-time problem, at most once per rule every ten minutes. */
   private warn(rule: string, what: string, problem: string): void {
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     const last = this.lastLog.get(rule);
     if (last && now - last.at < LOG_EVERY_MS) {
       last.suppressed++;

@@ -240,6 +240,19 @@ export class AlertGrouper {
     return next;
   }
 
+  /**
+   * Moves every group's times by `ms`, the wall clock's step, so that group_wait,
+   * group_interval and repeat_interval keep the time that really passed (docs/reliability.md,
+   * "Clock steps").
+   */
+  shiftTimers(ms: number): void {
+    for (const g of this.groups.values()) {
+      g.createdAt += ms;
+      g.nextFlushAt += ms;
+      if (g.lastSent) g.lastSent = { ...g.lastSent, at: g.lastSent.at + ms };
+    }
+  }
+
   /** Whether a group still holds the alert (it must not be forgotten yet). */
   /** Fingerprints a group of `receiver` has sent as firing in its last notification. */
   sentFiring(receiver: string): Set<string> {

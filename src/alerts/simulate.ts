@@ -21,6 +21,9 @@ class SimulatedClock implements Clock {
   now(): number {
     return this.time;
   }
+  monotonic(): number {
+    return this.time;
+  }
   setTimeout(): TimerHandle {
     return { cancel: () => {} };
   }

@@ -9,6 +9,7 @@
  * fingerprint depends only on the rule and the entity, so a renamed channel keeps its alert.
  */
 import { createHash } from 'node:crypto';
+import { MAX_ALERTS_PER_RULE } from './cap.js';
 import type { Alert } from './types.js';
 
 /** An alert with what the engine needs to carry it across passes and restarts. */
@@ -43,12 +44,53 @@ export interface Timing {
   keepFiringFor: number;
 }
 
-/** What a transition did, for logs and the caller's bookkeeping. */
-export type Transition = 'created' | 'fired' | 'resolved' | 'dropped' | 'none';
+/**
+ * What a transition did, for logs and the caller's bookkeeping; `capped`: a new alert not
+ * kept because its rule holds {@link MAX_ALERTS_PER_RULE} already.
+ */
+export type Transition = 'created' | 'fired' | 'resolved' | 'dropped' | 'capped' | 'none';
 
-/** All alerts by fingerprint, with the lifecycle transitions. */
+/**
+ * All alerts by fingerprint, with the lifecycle transitions. Each rule keeps at most
+ * `maxPerRule` alerts (docs/alerts.md, "Bounds"): a new one beyond that is not kept, only
+ * counted, so a storm cannot make the alert state grow without bound.
+ */
 export class AlertTracker {
   private readonly byFp = new Map<string, TrackedAlert>();
+  private readonly perRule = new Map<string, number>();
+
+  /** `onCapped` hears of each new alert not kept, by rule. */
+  constructor(
+    private readonly maxPerRule = MAX_ALERTS_PER_RULE,
+    private readonly onCapped: (rule: string) => void = () => {},
+  ) {}
+
+  private put(a: TrackedAlert): void {
+    const had = this.byFp.get(a.fingerprint);
+    if (had) this.count(had.rule, -1);
+    this.byFp.set(a.fingerprint, a);
+    this.count(a.rule, 1);
+  }
+
+  private remove(fp: string): void {
+    const had = this.byFp.get(fp);
+    if (!had) return;
+    this.byFp.delete(fp);
+    this.count(had.rule, -1);
+  }
+
+  private count(rule: string, by: number): void {
+    const n = (this.perRule.get(rule) ?? 0) + by;
+    if (n > 0) this.perRule.set(rule, n);
+    else this.perRule.delete(rule);
+  }
+
+  /** Whether a new alert of `rule` would go beyond its bound (and is then counted). */
+  private full(rule: string): boolean {
+    if ((this.perRule.get(rule) ?? 0) < this.maxPerRule) return false;
+    this.onCapped(rule);
+    return true;
+  }
 
   /** Every tracked alert (pending, firing and recently resolved). */
   all(): IterableIterator<TrackedAlert> {
@@ -77,12 +119,14 @@ export class AlertTracker {
     let a = this.byFp.get(fp);
     let result: Transition = 'none';
     if (a === undefined || a.state === 'resolved') {
-      a = create();
+      const made = create();
+      if (a === undefined && this.full(made.rule)) return 'capped';
+      a = made;
       a.state = 'pending';
       a.activeAt = now;
       delete a.startsAt;
       delete a.endsAt;
-      this.byFp.set(fp, a);
+      this.put(a);
       result = 'created';
     }
     a.lastTrueAt = now;
@@ -101,7 +145,7 @@ export class AlertTracker {
     const a = this.byFp.get(fp);
     if (a === undefined || a.state === 'resolved') return 'none';
     if (a.state === 'pending') {
-      this.byFp.delete(fp);
+      this.remove(fp);
       return 'dropped';
     }
     if (timing.keepFiringFor > 0) {
@@ -117,7 +161,8 @@ export class AlertTracker {
     // A resolved alert of the same rule and entity fires again as a new instance.
     const held = this.byFp.get(alert.fingerprint);
     if (held && held.state !== 'resolved') return false;
-    this.byFp.set(alert.fingerprint, alert);
+    if (!held && this.full(alert.rule)) return false;
+    this.put(alert);
     return true;
   }
 
@@ -125,7 +170,7 @@ export class AlertTracker {
   resolve(a: TrackedAlert, now: number): void {
     if (a.state === 'resolved') return;
     if (a.state === 'pending') {
-      this.byFp.delete(a.fingerprint);
+      this.remove(a.fingerprint);
       return;
     }
     a.state = 'resolved';
@@ -163,16 +208,33 @@ export class AlertTracker {
     const gone: string[] = [];
     for (const [fp, a] of this.byFp) {
       if (a.state === 'resolved' && (a.endsAt ?? 0) < before && !keep(fp)) {
-        this.byFp.delete(fp);
+        this.remove(fp);
         gone.push(fp);
       }
     }
     return gone;
   }
 
+  /**
+   * Moves every alert's times by `ms`, the wall clock's step (docs/reliability.md, "Clock
+   * steps"): `for`, `keep_firing_for` and `resolve_after` keep the time that really passed,
+   * and the times shown stay on the clock people read.
+   */
+  shift(ms: number): void {
+    for (const a of this.byFp.values()) {
+      a.activeAt += ms;
+      if (a.startsAt !== undefined) a.startsAt += ms;
+      if (a.endsAt !== undefined) a.endsAt += ms;
+      if (a.lastTrueAt !== undefined) a.lastTrueAt += ms;
+      if (a.keepFiringSince !== undefined) a.keepFiringSince += ms;
+      if (a.resolveAt !== undefined) a.resolveAt += ms;
+      if (a.updatedAt !== undefined) a.updatedAt += ms;
+    }
+  }
+
   /** Puts back alerts from the state file. */
   restore(alerts: readonly TrackedAlert[]): void {
-    for (const a of alerts) this.byFp.set(a.fingerprint, { ...a });
+    for (const a of alerts) this.put({ ...a });
   }
 }
 

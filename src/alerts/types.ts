@@ -52,4 +52,9 @@ export interface Notification {
   externalURL?: string;
   /** Marks a `tally notify-test` message. */
   test?: boolean;
+  /**
+   * Alerts of the group left out of this notification to bound its size, by state
+   * (src/alerts/cap.ts); absent when it carries them all.
+   */
+  truncated?: { firing: number; resolved: number };
 }

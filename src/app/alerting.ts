@@ -92,6 +92,7 @@ export class Alerting {
       orgLabels,
       onNotifications: (ns) => this.deliver(ns),
       keepsTold: (receiver) => config.receivers.some((r) => r.name === receiver && r.type === 'alertmanager'),
+      onCapped: (rule) => deps.metrics.alertsCapped?.(rule),
     });
   }
 

@@ -12,6 +12,7 @@ import type { Registry } from 'prom-client';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { ClockStepReporter } from './clock-steps.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
@@ -97,6 +98,7 @@ export class App implements StatusSource {
   private http: HttpServer | undefined;
   private httpBase: string | undefined;
   private evaluateTimer: TimerHandle | undefined;
+  private readonly clockSteps: ClockStepReporter;
 
   private constructor(
     loaded: LoadedConfig,
@@ -124,6 +126,7 @@ export class App implements StatusSource {
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
     this.storeHealth = new StoreHealth(deps.clock);
+    this.clockSteps = new ClockStepReporter(deps.clock, this.log, (d) => this.metrics.recordClockStep(d));
     this.deliveryMetrics = deps.deliveryMetrics ?? delivery;
     this.declareReceivers = (receivers) => delivery.declareReceivers(receivers);
     this.alerting = new AlertingSlot(
@@ -156,6 +159,7 @@ export class App implements StatusSource {
   async start(): Promise<void> {
     this.lock = await acquireStateLock(this.stateDir(), { logger: this.deps.logger, clock: this.deps.clock });
     this.opened = true;
+    this.clockSteps.start();
     this.snapshots = await SnapshotStore.open({
       dir: path.join(this.stateDir(), 'snapshots'),
       logger: this.deps.logger,
@@ -286,6 +290,7 @@ export class App implements StatusSource {
     this.started = false;
     this.opened = false;
     this.evaluateTimer?.cancel();
+    this.clockSteps.stop();
     const clock = this.deps.clock;
     const end = clock.now() + timeoutMs;
     const left = (share = 1) => Math.max(0, Math.floor((end - clock.now()) * share));

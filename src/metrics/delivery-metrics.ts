@@ -18,6 +18,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   private readonly latency: Histogram<'receiver' | 'sink'>;
   private readonly depth: Gauge<'receiver'>;
   private readonly oldest: Gauge<'receiver'>;
+  private readonly truncatedTotal: Counter<'receiver'>;
+  private readonly cappedTotal: Counter<'rule'>;
   /** Receivers declared so far: a reload declares them again, and zero() would wipe their latency. */
   private readonly declared = new Set<string>();
 
@@ -57,6 +59,18 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       // The backlog's age grows without any delivery event: ask for it at scrape time.
       collect: refresh,
     });
+    this.truncatedTotal = new Counter({
+      name: 'tally_notification_alerts_truncated_total',
+      help: 'Alerts left out of notifications to bound their size (counted in each payload), by receiver.',
+      labelNames: ['receiver'],
+      registers,
+    });
+    this.cappedTotal = new Counter({
+      name: 'tally_alerts_capped_total',
+      help: 'New alerts not kept because their rule holds as many as it may, by rule.',
+      labelNames: ['rule'],
+      registers,
+    });
     this.oldest = new Gauge({
       name: 'tally_delivery_oldest_pending_age_seconds',
       help: "Age of the receiver's oldest notification still waiting in the outbox (0 when none waits).",
@@ -84,6 +98,7 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       this.declared.add(r.name);
       this.depth.set({ receiver: r.name }, 0);
       this.oldest.set({ receiver: r.name }, 0);
+      this.truncatedTotal.inc({ receiver: r.name }, 0);
     }
   }
 
@@ -109,5 +124,13 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
 
   setOldestPendingAge(receiver: string, seconds: number): void {
     this.oldest.set({ receiver }, seconds);
+  }
+
+  alertsCapped(rule: string): void {
+    this.cappedTotal.inc({ rule });
+  }
+
+  truncated(receiver: string, alerts: number): void {
+    this.truncatedTotal.inc({ receiver }, alerts);
   }
 }

@@ -104,6 +104,7 @@ export class TallyMetrics {
   private readonly changes: Counter<'org' | 'kind'>;
   private readonly polls: Histogram<'org' | 'resource'>;
   private readonly stateWrites: Counter<'reason'>;
+  private readonly clockSteps: Counter<'direction'>;
   private readonly reloadOk: Gauge;
   private readonly reloadAt: Gauge;
   private readonly dropped: Counter<'family'>;
@@ -198,6 +199,13 @@ export class TallyMetrics {
       registers,
     });
     for (const reason of STORE_ERROR_REASONS) this.stateWrites.inc({ reason }, 0);
+    this.clockSteps = new Counter({
+      name: 'tally_clock_steps_total',
+      help: 'Steps of a minute or more of the wall clock against elapsed time, by direction.',
+      labelNames: ['direction'],
+      registers,
+    });
+    for (const direction of ['forward', 'back']) this.clockSteps.inc({ direction }, 0);
     this.reloadOk = new Gauge({
       name: 'tally_config_last_reload_successful',
       help: 'Whether the last configuration (re)load succeeded (1) or not (0).',
@@ -248,6 +256,11 @@ export class TallyMetrics {
   /** Counts a failed write to the state directory. */
   recordStateWriteFailure(reason: string): void {
     this.stateWrites.inc({ reason });
+  }
+
+  /** Counts a step of the wall clock (src/app/clock-steps.ts). */
+  recordClockStep(direction: 'forward' | 'back'): void {
+    this.clockSteps.inc({ direction });
   }
 
   /** Records the outcome of a configuration reload at `at` (ms). */

@@ -7,9 +7,14 @@
  * after its receiver accepted it, or when it is given up on (a non-retryable error, older
  * than `maxAgeMs`, more than `maxAttempts` failures), which is logged and counted. After a
  * crash it is sent again under the same id: at least once, never silently lost.
+ *
+ * Ages, expiry and retries measure elapsed time: the wall times kept (and shown) move with
+ * a step of the wall clock, and times read back from the last run are checked against
+ * it (docs/reliability.md, "Clock steps").
  */
+import { truncatedCount } from '../alerts/cap.js';
 import type { Notification } from '../alerts/types.js';
-import type { Clock, TimerHandle } from '../core/clock.js';
+import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import { type BackoffOptions, retryDelay } from './backoff.js';
@@ -91,6 +96,7 @@ export class DeliveryWorker {
   readonly #attempts = new Set<Promise<void>>();
   readonly #stop = new AbortController();
   readonly #idleWaiters = new Set<() => void>();
+  readonly #steps: StepWatch;
   #timer: TimerHandle | undefined;
   #started = false;
   #stopped = false;
@@ -103,6 +109,14 @@ export class DeliveryWorker {
     this.#metrics = deps.metrics;
     this.#opts = deps.options;
     this.#random = deps.random ?? Math.random;
+    this.#steps = new StepWatch(deps.clock);
+  }
+
+  /** The wall time, with what is pending moved by any step of the wall clock since the last look. */
+  #now(): number {
+    const step = this.#steps.take();
+    if (step !== 0) this.#pending.shift(step);
+    return this.#clock.now();
   }
 
   /**
@@ -121,7 +135,9 @@ export class DeliveryWorker {
     }
     if (this.#pending.get(id)) return id;
     await this.#outbox.put(id, { notification: n });
-    const now = this.#clock.now();
+    const left = truncatedCount(n);
+    if (left > 0) this.#metrics.truncated?.(n.receiver, left);
+    const now = this.#now();
     this.#pending.add({
       id,
       notification: n,
@@ -142,7 +158,9 @@ export class DeliveryWorker {
     if (this.#started) return;
     this.#started = true;
     const entries: readonly OutboxEntry<unknown>[] = await this.#outbox.list();
+    const now = this.#now();
     let resumed = 0;
+    let future = 0;
     for (const e of entries) {
       if (!isDeliveryEntry(e)) {
         const id = (e as OutboxEntry<unknown>).id;
@@ -150,18 +168,26 @@ export class DeliveryWorker {
         await this.#outbox.ack(id);
         continue;
       }
+      const times = resumedTimes(e, now, this.#opts.maxAgeMs);
+      if (times.createdAt !== e.createdAt) future++;
       const added = this.#pending.add({
         id: e.id,
         notification: e.item.notification,
-        createdAt: e.createdAt,
+        ...times,
         attempts: e.attempts,
-        nextAttemptAt: e.nextAttemptAt,
         lastError: e.lastError ?? undefined,
         inFlight: false,
+        heldSince: now,
       });
       if (added) resumed++;
     }
     if (resumed > 0) this.#log.info({ pending: resumed }, 'resuming notifications left from the last run');
+    if (future > 0) {
+      this.#log.warn(
+        { entries: future },
+        'outbox entries dated in the future (the clock was set back): their ages count from now',
+      );
+    }
     this.#pump();
   }
 
@@ -199,6 +225,7 @@ export class DeliveryWorker {
 
   /** Notifications waiting for delivery, oldest first. */
   pending(): PendingView[] {
+    this.#now();
     return this.#pending.all().map((e) => ({
       id: e.id,
       notificationId: e.notification.id,
@@ -212,7 +239,7 @@ export class DeliveryWorker {
 
   /** Depth and oldest age per receiver; also pushed to the metrics recorder. */
   reportBacklog(): Map<string, ReceiverBacklog> {
-    const backlog = this.#pending.backlog(this.#clock.now(), this.#notifiers.keys());
+    const backlog = this.#pending.backlog(this.#now(), this.#notifiers.keys());
     for (const [receiver, row] of backlog) {
       this.#metrics.setQueueDepth(receiver, row.depth);
       this.#metrics.setOldestPendingAge(receiver, row.oldestAgeMs / 1000);
@@ -225,7 +252,7 @@ export class DeliveryWorker {
     if (!this.#started) return;
     this.#timer?.cancel();
     this.#timer = undefined;
-    const now = this.#clock.now();
+    const now = this.#now();
     for (const e of this.#pending.olderThan(now - this.#opts.maxAgeMs)) {
       this.#track(
         this.#drop(e, 'expired', `not delivered within ${Math.round(this.#opts.maxAgeMs / 1000)}s`),
@@ -271,7 +298,7 @@ export class DeliveryWorker {
     }, timeoutMs);
     const onStop = () => ctrl.abort(this.#stop.signal.reason);
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
-    const started = this.#clock.now();
+    const started = this.#clock.monotonic();
     let failure: DeliveryError | undefined;
     try {
       await untilAborted(notifier.send(n, { signal: ctrl.signal, idempotencyKey: e.id }), ctrl.signal);
@@ -281,7 +308,7 @@ export class DeliveryWorker {
       timer.cancel();
       this.#stop.signal.removeEventListener('abort', onStop);
     }
-    this.#metrics.observeLatency(n.receiver, notifier.type, (this.#clock.now() - started) / 1000);
+    this.#metrics.observeLatency(n.receiver, notifier.type, (this.#clock.monotonic() - started) / 1000);
     try {
       if (failure === undefined) await this.#delivered(e, notifier);
       else if (this.#stop.signal.aborted)
@@ -322,7 +349,7 @@ export class DeliveryWorker {
       await this.#drop(e, 'max_attempts', err.message);
       return;
     }
-    const now = this.#clock.now();
+    const now = this.#now();
     const delay = retryDelay(attempts, this.#opts.backoff, this.#random, err.retryAfterMs);
     // Never wait past the entry's expiry: it is dropped then, on time.
     const nextAttemptAt = Math.min(now + delay, e.createdAt + this.#opts.maxAgeMs + 1);
@@ -397,6 +424,21 @@ function classify(err: unknown, signal: AbortSignal, receiver: string): Delivery
   if (err instanceof DeliveryError) return err;
   if (signal.aborted) return abortError(signal, receiver);
   return new DeliveryError(`${receiver}: ${describeError(err)}`, { reason: 'unknown', cause: err });
+}
+
+/**
+ * The times of an entry taken over from the last run, checked against the clock now. An
+ * entry dated in the future was written before the clock was set back: its age counts from
+ * now and it is due now. A retry time further ahead than any retry is ever put (the
+ * maximum age) cannot be meant either: it is due now.
+ */
+export function resumedTimes(
+  e: { createdAt: number; nextAttemptAt: number },
+  now: number,
+  maxAgeMs: number,
+): { createdAt: number; nextAttemptAt: number } {
+  if (e.createdAt > now) return { createdAt: now, nextAttemptAt: now };
+  return { createdAt: e.createdAt, nextAttemptAt: e.nextAttemptAt > now + maxAgeMs ? now : e.nextAttemptAt };
 }
 
 function isDeliveryEntry(e: OutboxEntry<unknown>): e is OutboxEntry<DeliveryItem> {

@@ -18,6 +18,10 @@ export interface DeliveryMetrics {
   setQueueDepth(receiver: string, depth: number): void;
   /** Age of this receiver's oldest waiting notification in seconds (0 when none waits). */
   setOldestPendingAge(receiver: string, seconds: number): void;
+  /** A notification queued for this receiver left `alerts` alerts out (src/alerts/cap.ts). */
+  truncated?(receiver: string, alerts: number): void;
+  /** A new alert of `rule` was not kept: the rule holds as many as it may (src/alerts/cap.ts). */
+  alertsCapped?(rule: string): void;
 }
 
 /** A recorder that ignores everything, for commands and tests that do not measure. */

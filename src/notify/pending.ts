@@ -17,6 +17,12 @@ export interface PendingEntry {
   nextAttemptAt: number;
   lastError: string | undefined;
   inFlight: boolean;
+  /**
+   * Since when this run holds it (ms, wall clock, moved with its steps); an entry taken over
+   * from the last run expires only once this run held it for the maximum age too, so a
+   * clock stepped while tally was down cannot expire it unseen. Absent: since `createdAt`.
+   */
+  heldSince?: number;
 }
 
 /** Per-receiver counts for metrics and the status API. */
@@ -97,9 +103,21 @@ export class PendingSet {
     return next;
   }
 
-  /** Entries created before `cutoff` (ms) and not in flight: the expired ones. */
+  /** Entries created, and held by this run, before `cutoff` (ms) and not in flight: the expired ones. */
   olderThan(cutoff: number): PendingEntry[] {
-    return this.all().filter((e) => !e.inFlight && e.createdAt < cutoff);
+    return this.all().filter((e) => !e.inFlight && Math.max(e.createdAt, e.heldSince ?? 0) < cutoff);
+  }
+
+  /**
+   * Moves every entry's times by `ms`, the wall clock's step (docs/reliability.md, "Clock
+   * steps"): ages, expiry and retry schedules keep the time that really passed.
+   */
+  shift(ms: number): void {
+    for (const e of this.#entries.values()) {
+      e.createdAt += ms;
+      e.nextAttemptAt += ms;
+      if (e.heldSince !== undefined) e.heldSince += ms;
+    }
   }
 
   /** Depth and oldest age per receiver, with a zero row for each of `receivers` that has none. */

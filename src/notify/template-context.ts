@@ -2,6 +2,7 @@
  * The variables a message template sees (documented in docs/notifications.md). Times are
  * given both as RFC 3339 (`startsAt`) and as readable text (`startsAtText`).
  */
+import { truncatedCount } from '../alerts/cap.js';
 import type { Alert, Notification } from '../alerts/types.js';
 import { formatDuration } from '../core/units.js';
 import {
@@ -74,6 +75,8 @@ export interface TemplateContext {
   resolved: AlertView[];
   createdAt: string | undefined;
   createdAtText: string;
+  /** Alerts of the group left out of `alerts` to bound the message (src/alerts/cap.ts). */
+  truncatedAlerts: number;
 }
 
 function pairs(rec: Record<string, string>, skip: readonly string[] = []): Pair[] {
@@ -137,5 +140,6 @@ export function templateContext(n: Notification): TemplateContext {
     resolved: alerts.filter((a) => a.status === 'resolved'),
     createdAt: isoTime(n.createdAt),
     createdAtText: formatTime(n.createdAt),
+    truncatedAlerts: truncatedCount(n),
   };
 }

@@ -34,6 +34,7 @@ import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/err
 import { PRIORITIES, Urgency } from '../upstream/budget.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
+import { AdditionCheck } from './additions.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
@@ -120,6 +121,8 @@ export class OrgPoller {
   private readonly finalUntil = new Map<string, number>();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
+  /** Mass additions wait for a later read of their list too (see additions.ts). */
+  private readonly additions = new AdditionCheck();
   /** Lists to read again once the read in progress is done. */
   private readonly rereads: { list: ListKey; sessions?: string[] | undefined }[] = [];
   /** When details were last pruned. */
@@ -467,6 +470,7 @@ export class OrgPoller {
     }
     if (running) return running;
     const started = this.deps.clock.now();
+    const startedMono = this.deps.clock.monotonic();
     if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
     const urgency = new Urgency(priority);
     this.urgencies.set(key, urgency);
@@ -474,7 +478,7 @@ export class OrgPoller {
       this.inflight.delete(key);
       this.urgencies.delete(key);
       for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
-      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.now() - started);
+      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
     });
     this.inflight.set(key, p);
     return p;
@@ -664,7 +668,15 @@ export class OrgPoller {
     } = read === 'channels'
       ? this.filtered.review(found, this.filter)
       : { events: found, left: [], entered: [] };
-    const reviewed = this.removals.review(read, diffed, this.current, taken, now);
+    const added = this.additions.review(read, diffed, this.current, taken, now);
+    if (added.held > 0) {
+      this.deps.logger.warn(
+        { org: this.slug, list: read, added: added.held },
+        'suspect read: a mass of additions held until a later read confirms it',
+      );
+      this.rereads.push(...added.reread.map((list) => ({ list })));
+    }
+    const reviewed = this.removals.review(read, added.events, this.current, added.next, now);
     for (const h of this.removals.held()) {
       if (!h.suspect || suspectBefore.has(h.list)) continue;
       this.deps.logger.warn(

@@ -38,14 +38,15 @@ export class SpendMeter {
 
   /** Counts one read. */
   count(org: string, purpose: SpendPurpose): void {
-    const now = this.clock.now();
+    // Elapsed time, not the wall clock: a step of it neither empties nor freezes the minute.
+    const now = this.clock.monotonic();
     this.prune(now);
     this.entries.push({ at: now, org, purpose });
   }
 
   /** Reads of the last minute by purpose for `org` (every purpose present, 0 when none). */
   of(org: string): Record<SpendPurpose, number> {
-    this.prune(this.clock.now());
+    this.prune(this.clock.monotonic());
     const out = Object.fromEntries(SPEND_PURPOSES.map((p) => [p, 0])) as Record<SpendPurpose, number>;
     for (const e of this.entries) if (e.org === org) out[e.purpose] += 1;
     return out;
@@ -86,7 +87,6 @@ export class SpendMeter {
   private prune(now: number): void {
     let drop = 0;
     while (drop < this.entries.length && this.entries[drop]!.at <= now - WINDOW_MS) drop++;
-    // A clock set back leaves newer-looking entries: they age out by count instead.
     if (drop > 0) this.entries.splice(0, drop);
     if (this.entries.length > 10_000) this.entries.splice(0, this.entries.length - 10_000);
   }

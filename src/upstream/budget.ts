@@ -32,7 +32,7 @@
  *   pages of a channel list) may borrow up to another `burst` ahead. The sliding log
  *   above still bounds every window.
  */
-import type { Clock, TimerHandle } from '../core/clock.js';
+import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { type RateHeaders, readRateLimit, ServerPace } from './rate-limit.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -212,9 +212,12 @@ export class RequestBudget {
   private seen = Number.NEGATIVE_INFINITY;
   /** The server's own word on its limit (rate-limit.ts): none left holds, few left spreads. */
   private readonly pace = new ServerPace();
+  /** Steps of the wall clock, measured against the monotonic one. */
+  private readonly steps: StepWatch;
 
   constructor(opts: BudgetOptions) {
     this.clock = opts.clock;
+    this.steps = new StepWatch(opts.clock);
     this.configured = clampBudget(opts.perMinute);
     this.windowMs = opts.windowMs ?? MINUTE;
     this.spanMs = this.windowMs + (opts.guardMs ?? 0);
@@ -395,25 +398,35 @@ export class RequestBudget {
   }
 
   /**
-   * The clock's time. When the clock was set back (an NTP step, a VM restored), every
-   * recorded time moves back with it: the requests of the last minute stay counted for
+   * The clock's time. When the wall clock steps (an NTP step, a VM restored or resumed),
+   * every recorded time moves with it by the step measured against the monotonic clock
+   * (docs/reliability.md, "Clock steps"): the requests of the last minute stay counted for
    * what is left of their minute, and a pause lasts what was left of it. Taken at face
-   * value, they would hold the budget shut for as long as the clock jumped.
+   * value, a step back would hold the budget shut for as long as the clock jumped, and a
+   * step forward would open a full window at once. A set-back too small to tell from drift
+   * still moves them back by what the clock went back.
    */
   private now(): number {
+    const step = this.steps.take();
+    if (step !== 0) this.shift(step);
     const now = this.clock.now();
-    if (now < this.seen) {
-      const back = this.seen - now;
-      for (const e of this.log) e.at -= back;
-      if (this.pausedUntil > 0) this.pausedUntil -= back;
-      this.stepAt -= back;
-      this.lastFallbackAt -= back;
-      this.pace.shift(back);
-      // A timer runs on elapsed time, unmoved by the jump: only its label moves.
-      this.timerAt -= back;
-    }
+    if (now < this.seen) this.shift(now - this.seen);
     this.seen = now;
     return now;
+  }
+
+  /** Moves every recorded time by `ms`. */
+  private shift(ms: number): void {
+    for (const e of this.log) e.at += ms;
+    if (this.pausedUntil > 0) this.pausedUntil += ms;
+    this.stepAt += ms;
+    this.lastFallbackAt += ms;
+    this.tokensAt += ms;
+    for (const q of Object.values(this.queues)) for (const w of q) w.since += ms;
+    // A timer runs on elapsed time, unmoved by the jump: only its label moves.
+    this.timerAt += ms;
+    this.pace.shift(-ms);
+    this.seen += ms;
   }
 
   /** Grants what may go now, and arms one timer for the next moment something may. */

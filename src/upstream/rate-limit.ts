@@ -162,7 +162,7 @@ export class ServerPace {
     this.lastGrant = now;
   }
 
-  /** The clock was set back by `ms` (budget.ts): every time moves with it. */
+  /** The clock was set back by `ms` (forward when negative; budget.ts): every time moves with it. */
   shift(ms: number): void {
     this.holdUntil -= ms;
     this.gapUntil -= ms;

@@ -31,10 +31,10 @@ describe('alert storms', () => {
     );
     e.onEvents(events);
     const ns = tickFor(e, clock, 10 * MIN);
-    expect(ns.map((n) => `${n.groupLabels['org']}:${n.alerts.length}`).sort()).toEqual([
-      'acme:250',
-      'globex:250',
-    ]);
+    // Each carries the first 100 and counts the 150 others (src/alerts/cap.ts).
+    expect(ns.map((n) => `${n.groupLabels['org']}:${n.alerts.length}+${n.truncated?.firing}`).sort()).toEqual(
+      ['acme:100+150', 'globex:100+150'],
+    );
     expect(ns.every((n) => n.createdAt === T0 + 30_000)).toBe(true);
   });
 
@@ -46,10 +46,13 @@ describe('alert storms', () => {
     e.evaluate([view('acme', { channels })]); // for: 2m has passed
     ns = [...ns, ...tickFor(e, clock, 10 * MIN)];
     expect(ns).toHaveLength(1);
-    expect(ns[0]!.alerts).toHaveLength(500);
+    expect(ns[0]!.alerts).toHaveLength(100);
+    expect(ns[0]!.truncated).toEqual({ firing: 400, resolved: 0 });
     // They all come back: one resolution for the whole group.
     e.evaluate([view('acme', { channels: channels.map((c) => ({ ...c, status: 'live' })) })]);
     const resolved = tickFor(e, clock, 10 * MIN);
-    expect(resolved.map((n) => `${n.status}:${n.alerts.length}`)).toEqual(['resolved:500']);
+    expect(resolved.map((n) => `${n.status}:${n.alerts.length}+${n.truncated?.resolved}`)).toEqual([
+      'resolved:100+400',
+    ]);
   });
 });

@@ -16,20 +16,27 @@ interface Timer {
  * - `advance(ms)` moves synchronously, firing every due timer with `now()` at its due time;
  * - `tick(ms)` does the same but lets promises and I/O settle after each timer, for code
  *   that awaits between timers (pollers, dispatchers);
- * - assigning `time` jumps without firing anything, for pure evaluation at chosen instants.
+ * - assigning `time` jumps without firing anything, for pure evaluation at chosen instants;
+ * - `stepWall(ms)` steps the wall clock only (an NTP step, a VM resumed): `monotonic()` and
+ *   the timers, which run on it as Node's do, do not move.
  */
 export class ManualClock implements Clock {
   private timers: Timer[] = [];
   private seq = 0;
+  /** The monotonic reading; starts at the wall time so that the two agree until a step. */
+  private m: number;
 
-  constructor(private t: number = CLOCK_START) {}
+  constructor(private t: number = CLOCK_START) {
+    this.m = t;
+  }
 
-  /** The current time (ms); assigning it jumps without firing timers. */
+  /** The current time (ms); assigning it jumps both clocks without firing timers. */
   get time(): number {
     return this.t;
   }
 
   set time(value: number) {
+    this.m += value - this.t;
     this.t = value;
   }
 
@@ -37,8 +44,17 @@ export class ManualClock implements Clock {
     return this.t;
   }
 
+  monotonic(): number {
+    return this.m;
+  }
+
+  /** Steps the wall clock by `ms` (negative: back); the monotonic clock and timers stay. */
+  stepWall(ms: number): void {
+    this.t += ms;
+  }
+
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, done: false };
+    const timer: Timer = { at: this.m + Math.max(0, ms), seq: this.seq++, fn, done: false };
     this.timers.push(timer);
     return {
       cancel: () => {
@@ -65,19 +81,19 @@ export class ManualClock implements Clock {
 
   /** Moves time forward by `ms`, firing due timers in order. */
   advance(ms: number): void {
-    const end = this.t + ms;
+    const end = this.m + ms;
     for (let due = this.nextDue(end); due; due = this.nextDue(end)) this.fire(due);
-    this.t = Math.max(this.t, end);
+    this.moveTo(end);
   }
 
   /** Like {@link advance}, letting promises and I/O settle after each timer fires. */
   async tick(ms: number): Promise<void> {
-    const end = this.t + ms;
+    const end = this.m + ms;
     for (let due = this.nextDue(end); due; due = this.nextDue(end)) {
       this.fire(due);
       await new Promise((r) => setImmediate(r));
     }
-    this.t = Math.max(this.t, end);
+    this.moveTo(end);
   }
 
   /** Resolves once at least `n` timers are pending (I/O keeps running meanwhile). */
@@ -101,8 +117,15 @@ export class ManualClock implements Clock {
 
   private fire(timer: Timer): void {
     timer.done = true;
-    this.t = Math.max(this.t, timer.at);
+    this.moveTo(timer.at);
     timer.fn();
+  }
+
+  /** Moves both clocks forward to the monotonic reading `m` (never back). */
+  private moveTo(m: number): void {
+    if (m <= this.m) return;
+    this.t += m - this.m;
+    this.m = m;
   }
 }
 
@@ -115,6 +138,10 @@ export class JumpingClock implements Clock {
 
   now(): number {
     return Date.now() + this.offset;
+  }
+
+  monotonic(): number {
+    return systemClock.monotonic();
   }
 
   /** Moves the time by `ms` (negative: backward). */

@@ -14,6 +14,7 @@ const TOKEN = 'tok_live_0123456789abcdef';
 
 const clock: Clock = {
   now: () => AT + 90_000,
+  monotonic: () => AT + 90_000,
   setTimeout: () => ({ cancel() {} }),
   sleep: async () => {},
 };

@@ -66,4 +66,30 @@ describe('clock jumps', () => {
     ]);
     expect(t.app.ready()).toBe(true);
   });
+
+  it('a pending for: 30m alert does not fire after a jump of 2 h forward', async () => {
+    const tmp = await tempDir('clock-for');
+    remove = tmp.remove;
+    sim = await startSimulator({ seed: 23, channels: 4, sessionsPerChannel: 2, frozen: true });
+    for (const c of sim.view('demo').channels)
+      sim.trigger.channelStatus({ channel: String(c['id']), status: 'offline' });
+    const clock = new JumpingClock();
+    const extra = `rules:
+  - name: channel_down
+    for_each: channel
+    when: '!channel.live'
+    for: 30m
+`;
+    tally = await startTally({ sim, stateDir: tmp.dir, clock, extra });
+    const t = tally;
+    const alerts = () => t.app.alerting.engine.alerts();
+    await until(() => alerts().length === 4, 'four pending alerts');
+    clock.jump(2 * HOUR);
+    // Evaluated on every read (the channel list every 2 s): by the wall clock they would
+    // have been pending for 2 h.
+    await sleep(5000);
+    expect(alerts().map((a) => a.state)).toEqual(['pending', 'pending', 'pending', 'pending']);
+    const since = Math.max(...alerts().map((a) => clock.now() - a.activeAt));
+    expect(since).toBeLessThan(60_000);
+  });
 });

@@ -128,7 +128,12 @@ describe('simulator tokens', () => {
 
   it('expires a token while the simulator runs', async () => {
     let now = NOW;
-    const clock = { now: () => now, setTimeout: () => ({ cancel() {} }), sleep: async () => {} };
+    const clock = {
+      now: () => now,
+      monotonic: () => now,
+      setTimeout: () => ({ cancel() {} }),
+      sleep: async () => {},
+    };
     const sim = await startSimulator({
       clock,
       channels: 1,

@@ -61,6 +61,27 @@ describe('RequestBudget across a clock set back', () => {
     },
   );
 
+  it.each([1, 25])(
+    'a full window stays full for the rest of its minute after the clock stepped forward %i h',
+    async (hours) => {
+      const b = new RequestBudget({ perMinute: 10, clock: systemClock });
+      const first = grants(b, 10);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(first).toHaveLength(10);
+      await vi.advanceTimersByTimeAsync(20_000);
+      // Forward: the wall clock moves, elapsed time (and the timers) does not.
+      base += hours * HOUR;
+      vi.setSystemTime(Date.now() + hours * HOUR);
+      const later = grants(b, 5);
+      await vi.advanceTimersByTimeAsync(39_000);
+      expect(later).toEqual([]); // not a new window: only 59 s passed
+      await vi.advanceTimersByTimeAsync(22_000);
+      expect(later).toHaveLength(5);
+      expect(Math.min(...later)).toBeGreaterThanOrEqual(60_000);
+      expect(b.stats().usedLastMinute).toBeLessThanOrEqual(10);
+    },
+  );
+
   it('a Retry-After pause lasts what was left of it', async () => {
     const b = new RequestBudget({ perMinute: 100, clock: systemClock, pauseMarginMs: 0 });
     b.rateLimited('30');

@@ -32,6 +32,7 @@ function fastClock(factor: number): Clock {
   const start = Date.now();
   return {
     now: () => start + (performance.now() - realStart) * factor,
+    monotonic: () => performance.now() * factor,
     setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms / factor),
     sleep: (ms, signal) => systemClock.sleep(ms / factor, signal),
   };

@@ -62,7 +62,7 @@ export class AlertmanagerResender {
     );
     const onStop = () => ctrl.abort(this.#stop.signal.reason);
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
-    const started = this.#deps.clock.now();
+    const started = this.#deps.clock.monotonic();
     try {
       await n.push(alerts, ctrl.signal);
       this.#log.debug({ receiver: n.name, alerts: alerts.length }, 'firing alerts re-sent');
@@ -77,7 +77,11 @@ export class AlertmanagerResender {
     } finally {
       timer.cancel();
       this.#stop.signal.removeEventListener('abort', onStop);
-      this.#deps.metrics.observeLatency(n.name, 'alertmanager', (this.#deps.clock.now() - started) / 1000);
+      this.#deps.metrics.observeLatency(
+        n.name,
+        'alertmanager',
+        (this.#deps.clock.monotonic() - started) / 1000,
+      );
     }
   }
 

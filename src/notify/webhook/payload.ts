@@ -4,6 +4,7 @@
  * is the Alertmanager webhook shape (version "4"), so receivers written for Alertmanager
  * take tally's notifications unchanged.
  */
+import { truncatedCount } from '../../alerts/cap.js';
 import type { Notification } from '../../alerts/types.js';
 import { isoTime, isResolved } from '../summary.js';
 
@@ -32,7 +33,10 @@ export interface TallyPayloadV1 {
   externalURL: string | null;
   createdAt: string | null;
   test: boolean;
+  /** Alerts of the group, by state, those left out included. */
   counts: { firing: number; resolved: number };
+  /** Alerts left out of `alerts` to bound the body (src/alerts/cap.ts); 0 when none. */
+  truncatedAlerts: number;
   alerts: TallyAlertV1[];
 }
 
@@ -63,7 +67,11 @@ export function tallyPayload(n: Notification): TallyPayloadV1 {
     externalURL: n.externalURL ?? null,
     createdAt: isoTime(n.createdAt) ?? null,
     test: n.test === true,
-    counts: { firing: alerts.length - resolved, resolved },
+    counts: {
+      firing: alerts.length - resolved + (n.truncated?.firing ?? 0),
+      resolved: resolved + (n.truncated?.resolved ?? 0),
+    },
+    truncatedAlerts: truncatedCount(n),
     alerts,
   };
 }
@@ -98,7 +106,7 @@ export function alertmanagerWebhookPayload(n: Notification): AlertmanagerWebhook
   return {
     version: '4',
     groupKey: n.groupKey,
-    truncatedAlerts: 0,
+    truncatedAlerts: truncatedCount(n),
     status: n.status,
     receiver: n.receiver,
     groupLabels: n.groupLabels,
