@@ -1,0 +1,33 @@
+/**
+ * The faithful dialects by name (docs/upstream-shapes.md, "Dialects"), each a
+ * {@link Dialect} whose `faithful` renders every answer.
+ */
+import type { Dialect } from '../dialect.js';
+import { stripe } from './stripe.js';
+import type { FaithfulDialect } from './types.js';
+
+const ALL: readonly FaithfulDialect[] = [stripe];
+
+function shell(fd: FaithfulDialect): Dialect {
+  return {
+    name: fd.name,
+    description: fd.description,
+    style: {},
+    ids: 'string',
+    times: 'iso',
+    words: {},
+    money: 'major',
+    errors: 'json',
+    strict: false,
+    filters: true,
+    faithful: fd,
+  };
+}
+
+/** Every faithful dialect by name. */
+export const FAITHFUL_DIALECTS: Readonly<Record<string, Dialect>> = Object.fromEntries(
+  ALL.map((fd) => [fd.name, shell(fd)]),
+);
+
+/** Names of the faithful dialects. */
+export const FAITHFUL_DIALECT_NAMES: readonly string[] = ALL.map((fd) => fd.name);

@@ -1,0 +1,131 @@
+/**
+ * `tally once` with no overrides against every faithful dialect (src/sim/dialects/),
+ * compared with the simulator's ground truth (`GET /_sim/world`, canonical whatever the
+ * dialect): channels, members, sessions in the window with their statuses and times, and
+ * the wallet in major units.
+ *
+ * A dialect tally does not read right yet is listed in KNOWN_MISREAD with what it got
+ * wrong, and its case runs as `it.fails`: the file passes and documents the gap, and the
+ * day tally reads the dialect the case fails until the entry is removed.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onceCommand } from '../../src/cli/once.js';
+import { FAITHFUL_DIALECT_NAMES } from '../../src/sim/dialects/index.js';
+import { startSimulator } from '../../src/sim/index.js';
+import type { OrgSnapshot } from '../../src/snapshot/model.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
+import { channelClass, statusClass } from '../../src/snapshot/vocabulary.js';
+import { captureIO } from '../helpers/io.js';
+
+/** Dialects tally misreads today, with what was observed. */
+const KNOWN_MISREAD: Readonly<Record<string, string>> = {
+  // ?per_page=100 refused (parameter_unknown) and dropped, but page 2 asked as `page=2`:
+  // keyset paging by `starting_after=<last id>` never learned; session lists incomplete.
+  stripe: 'keyset paging by starting_after not followed; session lists incomplete',
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: ground truth is asserted on, field by field
+type Loose = any;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-faithful-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const DAY = 86_400_000;
+
+/** Classes counted, e.g. `{ live: 2, offline: 3 }`. */
+function count(words: string[]): Record<string, number> {
+  const m: Record<string, number> = {};
+  for (const w of words) m[w] = (m[w] ?? 0) + 1;
+  return m;
+}
+
+/** What tally read, comparable across dialects. */
+function read(s: OrgSnapshot) {
+  const v = <T>(p: { state: string; value?: T } | undefined) =>
+    p && p.state !== 'failed' ? p.value : undefined;
+  const channels = v(s.channels) ?? [];
+  const sessions = Object.values(s.sessions).flatMap((p) => sessionArray(v(p) ?? []));
+  const sub = v(s.subscription);
+  return {
+    members: v(s.team)?.length ?? 0,
+    channels: count(channels.map((c) => channelClass(c.status))),
+    sessions: count(sessions.map((x) => statusClass(x.status))),
+    scheduled: sessions.map((x) => x.scheduledAt ?? null).sort(),
+    started: sessions.map((x) => x.startedAt ?? null).sort(),
+    funding:
+      sub?.funding.mode === 'wallet'
+        ? { balance: sub.funding.balance, currency: sub.funding.currency?.toUpperCase() }
+        : sub?.funding,
+  };
+}
+
+/** The same facts from the ground truth, sessions kept where they overlap the window. */
+function truth(world: Loose, now: number) {
+  const from = now - DAY;
+  const to = now + 7 * DAY;
+  const sessions = (Object.values(world.sessions) as Loose[][]).flat().filter((s) => {
+    const sched = Date.parse(s.scheduled_at);
+    const started = s.started_at === null ? null : Date.parse(s.started_at);
+    const ended = s.ended_at === null ? null : Date.parse(s.ended_at);
+    const begin = s.status === 'scheduled' || s.status === 'cancelled' ? sched : (started ?? sched);
+    const end = s.status === 'live' ? now : (ended ?? begin);
+    return begin <= to && end >= from;
+  });
+  const ms = (x: string | null) => (x === null ? null : Date.parse(x));
+  const w = world.subscription.ai_funding.wallet;
+  return {
+    members: world.team.length,
+    channels: count(world.channels.map((c: Loose) => channelClass(c.status))),
+    sessions: count(sessions.map((x: Loose) => statusClass(x.status))),
+    scheduled: sessions.map((x: Loose) => ms(x.scheduled_at)).sort(),
+    started: sessions.map((x: Loose) => ms(x.started_at)).sort(),
+    funding: { balance: w.balance, currency: w.currency },
+  };
+}
+
+describe('tally once against every faithful dialect, no overrides', () => {
+  for (const dialect of FAITHFUL_DIALECT_NAMES) {
+    const why = KNOWN_MISREAD[dialect];
+    const test = why === undefined ? it : it.fails;
+    test(`${dialect}${why === undefined ? '' : ` (known misread: ${why})`}`, async () => {
+      const sim = await startSimulator({
+        orgs: [{ slug: 'demo', funding: 'wallet' }],
+        channels: 6,
+        sessionsPerChannel: 14,
+        seed: 11,
+        frozen: true,
+        dialect,
+      });
+      try {
+        const file = path.join(dir, `${dialect}.yaml`);
+        await writeFile(
+          file,
+          `upstream:\n  base_url: ${sim.url}\norgs:\n  - slug: demo\n    token: demo-token\n`,
+        );
+        const io = captureIO({}, dir);
+        const code = await onceCommand(['--config', file, '--json'], io);
+        expect(code, io.err()).toBe(0);
+        const out = JSON.parse(io.out()) as { orgs: Record<string, OrgSnapshot> };
+        const world = await (await fetch(`${sim.url}/_sim/world?org=demo`)).json();
+        const got = read(out.orgs['demo']!);
+        const want = truth(world, Date.now());
+        expect(got.members).toBe(want.members);
+        expect(got.channels).toEqual(want.channels);
+        expect(got.sessions).toEqual(want.sessions);
+        expect(got.scheduled).toEqual(want.scheduled);
+        expect(got.started).toEqual(want.started);
+        expect(got.funding).toEqual(want.funding);
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+});
