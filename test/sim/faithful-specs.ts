@@ -3,7 +3,7 @@
  * own documentation as cited at the top of src/sim/dialects/<name>.ts.
  */
 import { expect } from 'vitest';
-import { type DialectSpec, type Loose, replaced } from './faithful-harness.js';
+import { type DialectSpec, type Loose, linkNext, replaced } from './faithful-harness.js';
 
 const stripe: DialectSpec = {
   name: 'stripe',
@@ -39,7 +39,44 @@ const stripe: DialectSpec = {
   },
 };
 
+const github: DialectSpec = {
+  name: 'github',
+  items: (b) => {
+    expect(Array.isArray(b)).toBe(true);
+    return b;
+  },
+  next: (res) => linkNext(res),
+  small: { per_page: '3' },
+  live: { status: 'in_progress' },
+  badFilter: { created: 'yesterday..soon' },
+  refused: (status, b) => {
+    expect(status).toBe(422);
+    expect(b.message).toBe('Validation Failed');
+    expect(b.errors[0].field).toBe('created');
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toMatchObject({ message: 'Not Found', documentation_url: expect.any(String) });
+  },
+  tooMany: (status, _b, h) => {
+    expect(status).toBe(429);
+    expect(h.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(h.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    expect(h.get('retry-after')).toBeNull();
+  },
+  id: (x) => String(x.id),
+  shapes: ({ org, subscription, channel, session, detail }) => {
+    expect(org.plan.name).toEqual(expect.any(String));
+    expect(Number.isInteger(subscription.ai_billing.balance_in_cents)).toBe(true);
+    expect(typeof channel.id).toBe('number');
+    expect(session.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(['queued', 'in_progress', 'completed']).toContain(session.status);
+    expect(detail.questions_url).toMatch(/\/questions$/);
+    expect(detail.reactions.total_count).toEqual(expect.any(Number));
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe];
+export const SPECS: readonly DialectSpec[] = [stripe, github];
 
 export type { Loose };

@@ -3,10 +3,11 @@
  * {@link Dialect} whose `faithful` renders every answer.
  */
 import type { Dialect } from '../dialect.js';
+import { github } from './github.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe];
+const ALL: readonly FaithfulDialect[] = [stripe, github];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {

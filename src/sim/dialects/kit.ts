@@ -112,7 +112,6 @@ export function filterSessions(w: World, all: readonly SimSession[], f: SessionF
   });
 }
 
-
 /** The canonical status a dialect word names (case-insensitive), or undefined. */
 export function wordBack<T extends string>(words: Readonly<Record<T, string>>, raw: string): T | undefined {
   const lower = raw.trim().toLowerCase();
