@@ -76,7 +76,41 @@ const github: DialectSpec = {
   },
 };
 
+const graph: DialectSpec = {
+  name: 'graph',
+  items: (b) => {
+    expect(b['@odata.context']).toEqual(expect.any(String));
+    return b.value;
+  },
+  next: (_res, b) => b['@odata.nextLink'] ?? null,
+  small: { $top: '3' },
+  live: { $filter: "status eq 'inProgress'" },
+  badFilter: { $filter: "colour eq 'blue'" },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.error.code).toBe('BadRequest');
+    expect(b.error.message).toContain("'colour'");
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.error.code).toBe('itemNotFound');
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b.error.code).toBe('TooManyRequests');
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, session, detail }) => {
+    expect(subscription.aiFunding['@odata.type']).toBe('#microsoft.graph.walletFunding');
+    expect(subscription.aiFunding.currencyCode).toBe('EUR');
+    expect(session.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(session.scheduledStart.timeZone).toBe('UTC');
+    expect(detail.questions).toBeUndefined();
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph];
 
 export type { Loose };

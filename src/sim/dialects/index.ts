@@ -4,10 +4,11 @@
  */
 import type { Dialect } from '../dialect.js';
 import { github } from './github.js';
+import { graph } from './graph.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
