@@ -110,7 +110,46 @@ const graph: DialectSpec = {
   },
 };
 
+const google: DialectSpec = {
+  name: 'google',
+  items: (b) => {
+    const keys = Object.keys(b).filter((k) => k !== 'nextPageToken');
+    expect(keys).toHaveLength(1);
+    expect(['members', 'channels', 'sessions', 'questions']).toContain(keys[0]);
+    return b[keys[0]!];
+  },
+  next: (_res, b, cur) => (b.nextPageToken ? replaced(cur, { pageToken: b.nextPageToken }) : null),
+  small: { pageSize: '3' },
+  live: { filter: 'state = "RUNNING"' },
+  badFilter: { filter: 'colour = "blue"' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.error.status).toBe('INVALID_ARGUMENT');
+    expect(b.error.details[0].fieldViolations[0].field).toBe('filter');
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b.error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(b.error.details[0].retryDelay).toMatch(/^\d+s$/);
+    expect(h.get('retry-after')).toBeNull();
+  },
+  id: (x) => x.name.split('/').at(-1),
+  shapes: ({ org, subscription, session }) => {
+    expect(org.name).toBe('organizations/demo');
+    expect(subscription.aiFunding.wallet.balance).toMatchObject({
+      currencyCode: 'EUR',
+      units: expect.any(String),
+    });
+    expect(session.state).toMatch(/^[A-Z_]+$/);
+    expect(session.scheduleTime).toMatch(/Z$/);
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google];
 
 export type { Loose };

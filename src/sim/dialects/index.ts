@@ -4,11 +4,12 @@
  */
 import type { Dialect } from '../dialect.js';
 import { github } from './github.js';
+import { google } from './google.js';
 import { graph } from './graph.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
