@@ -149,7 +149,42 @@ const google: DialectSpec = {
   },
 };
 
+const jsonapi: DialectSpec = {
+  name: 'jsonapi',
+  items: (b) => {
+    expect(b.jsonapi.version).toBe('1.1');
+    for (const r of b.data) expect(r).toMatchObject({ type: expect.any(String), id: expect.any(String) });
+    return b.data;
+  },
+  next: (_res, b) => b.links.next,
+  small: { 'page[size]': '3' },
+  live: { 'filter[status]': 'on-air' },
+  badFilter: { from: '2030-01-01T00:00:00Z' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.errors[0]).toMatchObject({ status: '400', source: { parameter: 'from' } });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.errors[0].status).toBe('404');
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b.errors[0].status).toBe('429');
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+    expect(h.get('content-type')).toBe('application/vnd.api+json');
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, channel, session, detail }) => {
+    expect(subscription.data.attributes['ai-funding'].balance).toMatch(/^\d+\.\d\d$/);
+    expect(channel.relationships.sessions.links.related).toMatch(/\/sessions$/);
+    expect(session.attributes['scheduled-for']).toMatch(/\.\d{3}Z$/);
+    expect(detail.data.relationships.questions.links.related).toMatch(/\/questions$/);
+    expect(detail.data.relationships.questions.meta.count).toEqual(expect.any(Number));
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi];
 
 export type { Loose };

@@ -249,9 +249,12 @@ export function subItems(w: World, s: SimSession) {
   };
 }
 
-/** One sub-resource list of a session. */
-export function subList(w: World, s: SimSession, sub: SubName): { id: string }[] {
-  return subItems(w, s)[sub];
+/** An item of a sub-resource list: an id, a time on the clock, and its own fields. */
+export type SubItem = { id: string; at?: number } & Record<string, unknown>;
+
+/** One sub-resource list of a session (reactions as one item per kind). */
+export function subList(w: World, s: SimSession, sub: SubName): SubItem[] {
+  return subItems(w, s)[sub] as SubItem[];
 }
 
 /** The number after the prefix of a canonical id (`ch_000006` → 6). */
