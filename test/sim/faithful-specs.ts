@@ -184,7 +184,45 @@ const jsonapi: DialectSpec = {
   },
 };
 
+const hal: DialectSpec = {
+  name: 'hal',
+  items: (b) => {
+    const rels = Object.keys(b._embedded);
+    expect(rels).toHaveLength(1);
+    expect(b.page).toMatchObject({ size: expect.any(Number), totalElements: expect.any(Number) });
+    return b._embedded[rels[0]!];
+  },
+  next: (_res, b) => b._links.next?.href ?? null,
+  small: { size: '3' },
+  live: { status: 'IN_PROGRESS' },
+  badFilter: { status: 'BROADCASTING' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b).toMatchObject({ status: 400, error: 'Bad Request' });
+    expect(b.message).toContain('BROADCASTING');
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toMatchObject({ status: 404, error: 'Not Found' });
+  },
+  tooMany: (status, _b, h) => {
+    expect(status).toBe(429);
+    expect(Number(h.get('x-rate-limit-retry-after-seconds'))).toBeGreaterThan(0);
+  },
+  id: (x) => {
+    expect(x.id).toBeUndefined();
+    return x._links.self.href.split('/').at(-1);
+  },
+  shapes: ({ subscription, channel, session, detail }) => {
+    expect(subscription.aiFunding.wallet).toMatchObject({ amount: expect.any(Number), currency: 'EUR' });
+    expect(['ON_AIR', 'STANDBY', 'OFF_AIR']).toContain(channel.status);
+    expect(session.plannedStart).toMatch(/Z$/);
+    expect(detail._links.questions.href).toMatch(/\/questions$/);
+    expect(detail.questions).toBeUndefined();
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal];
 
 export type { Loose };

@@ -6,11 +6,12 @@ import type { Dialect } from '../dialect.js';
 import { github } from './github.js';
 import { google } from './google.js';
 import { graph } from './graph.js';
+import { hal } from './hal.js';
 import { jsonapi } from './jsonapi.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
