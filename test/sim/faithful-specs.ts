@@ -222,7 +222,46 @@ const hal: DialectSpec = {
   },
 };
 
+const shopify: DialectSpec = {
+  name: 'shopify',
+  items: (b) => {
+    const keys = Object.keys(b);
+    expect(keys).toHaveLength(1);
+    return b[keys[0]!];
+  },
+  next: (res, _b, cur) => {
+    const next = linkNext(res);
+    if (next !== null) expect(new URL(next).searchParams.get('status')).toBeNull();
+    return next === null ? null : new URL(next, cur).toString();
+  },
+  small: { limit: '3' },
+  live: { status: 'open' },
+  badFilter: { status: 'streaming' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.errors.status[0]).toContain('streaming');
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toEqual({ errors: 'Not Found' });
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(h.get('retry-after')).toMatch(/^\d+\.0$/);
+    expect(h.get('x-shopify-shop-api-call-limit')).toMatch(/^\d+\/\d+$/);
+    expect(b.errors).toContain('Exceeded');
+  },
+  id: (x) => String(x.id),
+  shapes: ({ subscription, session, detail }) => {
+    const s = subscription.subscription;
+    expect(s.ai_balance).toMatch(/^\d+\.\d\d$/);
+    expect(s.ai_balance_set.shop_money.currency_code).toBe('EUR');
+    expect(session.scheduled_at).toMatch(/-05:00$/);
+    expect(Array.isArray(detail.session.questions)).toBe(true);
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal, shopify];
 
 export type { Loose };

@@ -8,10 +8,11 @@ import { google } from './google.js';
 import { graph } from './graph.js';
 import { hal } from './hal.js';
 import { jsonapi } from './jsonapi.js';
+import { shopify } from './shopify.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
