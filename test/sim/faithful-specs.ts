@@ -261,7 +261,44 @@ const shopify: DialectSpec = {
   },
 };
 
+const slack: DialectSpec = {
+  name: 'slack',
+  items: (b) => {
+    expect(b.ok).toBe(true);
+    const keys = Object.keys(b).filter((k) => k !== 'ok' && k !== 'response_metadata');
+    return b[keys[0]!];
+  },
+  next: (_res, b, cur) =>
+    b.response_metadata.next_cursor === ''
+      ? null
+      : replaced(cur, { cursor: b.response_metadata.next_cursor }),
+  small: { limit: '3' },
+  live: { types: 'active' },
+  badFilter: { types: 'broadcasting' },
+  refused: (status, b) => {
+    expect(status).toBe(200);
+    expect(b).toMatchObject({ ok: false, error: 'invalid_types' });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(200);
+    expect(b).toMatchObject({ ok: false, error: 'not_found' });
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b).toEqual({ ok: false, error: 'ratelimited' });
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, channel, session, detail }) => {
+    expect(subscription.subscription.ai_credits.currency).toBe('EUR');
+    expect(channel.id).toMatch(/^C0[0-9A-F]{9}$/);
+    expect(typeof channel.is_archived).toBe('boolean');
+    expect(session.scheduled_ts).toMatch(/^\d{10}\.\d{6}$/);
+    expect(detail.session.question_count).toEqual(expect.any(Number));
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal, shopify];
+export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack];
 
 export type { Loose };

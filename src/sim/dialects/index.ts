@@ -9,10 +9,11 @@ import { graph } from './graph.js';
 import { hal } from './hal.js';
 import { jsonapi } from './jsonapi.js';
 import { shopify } from './shopify.js';
+import { slack } from './slack.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
