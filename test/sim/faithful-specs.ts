@@ -3,7 +3,7 @@
  * own documentation as cited at the top of src/sim/dialects/<name>.ts.
  */
 import { expect } from 'vitest';
-import { type DialectSpec, type Loose, linkNext, replaced } from './faithful-harness.js';
+import { absolute, type DialectSpec, type Loose, linkNext, replaced } from './faithful-harness.js';
 
 const stripe: DialectSpec = {
   name: 'stripe',
@@ -298,7 +298,56 @@ const slack: DialectSpec = {
   },
 };
 
+const twilio: DialectSpec = {
+  name: 'twilio',
+  items: (b) => {
+    expect(b).toMatchObject({
+      page: expect.any(Number),
+      page_size: expect.any(Number),
+      uri: expect.any(String),
+    });
+    const keys = Object.keys(b).filter((k) => Array.isArray(b[k]));
+    return b[keys[0]!];
+  },
+  next: (_res, b, cur) => {
+    if (b.next_page_uri !== null) expect(b.next_page_uri).toMatch(/^\/v1\/.*\.json\?/);
+    return absolute(cur, b.next_page_uri);
+  },
+  small: { PageSize: '3' },
+  live: { Status: 'in-progress' },
+  badFilter: { Status: 'broadcasting' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b).toMatchObject({ code: 20001, status: 400, more_info: expect.stringContaining('twilio') });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.code).toBe(20404);
+  },
+  tooMany: (status, b) => {
+    expect(status).toBe(429);
+    expect(b.code).toBe(20429);
+  },
+  id: (x) => x.sid,
+  shapes: ({ subscription, channel, session, detail }) => {
+    expect(subscription.ai_funding.balance).toMatch(/^\d+\.\d\d$/);
+    expect(channel.sid).toMatch(/^CH[0-9a-f]{32}$/);
+    expect(session.date_created).toMatch(/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d \+0000$/);
+    expect(detail.subresource_uris.questions).toMatch(/\/questions\.json$/);
+  },
+};
+
 /** Every spec, by dialect name. */
-export const SPECS: readonly DialectSpec[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack];
+export const SPECS: readonly DialectSpec[] = [
+  stripe,
+  github,
+  graph,
+  google,
+  jsonapi,
+  hal,
+  shopify,
+  slack,
+  twilio,
+];
 
 export type { Loose };

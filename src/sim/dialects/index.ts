@@ -10,10 +10,11 @@ import { hal } from './hal.js';
 import { jsonapi } from './jsonapi.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
+import { twilio } from './twilio.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack];
+const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack, twilio];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
