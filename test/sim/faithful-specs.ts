@@ -337,6 +337,43 @@ const twilio: DialectSpec = {
   },
 };
 
+const jira: DialectSpec = {
+  name: 'jira',
+  items: (b) => {
+    expect(b).toMatchObject({
+      startAt: expect.any(Number),
+      maxResults: expect.any(Number),
+      total: expect.any(Number),
+    });
+    return b.values;
+  },
+  next: (_res, b, cur) => (b.isLast ? null : replaced(cur, { startAt: String(b.startAt + b.maxResults) })),
+  small: { maxResults: '3' },
+  live: { jql: 'status = "On Air"' },
+  badFilter: { jql: 'colour = "blue"' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.errorMessages[0]).toContain("'colour'");
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.errorMessages).toHaveLength(1);
+  },
+  tooMany: (status, _b, h) => {
+    expect(status).toBe(429);
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+    expect(Date.parse(h.get('x-ratelimit-reset')!)).toBeGreaterThan(Date.now() - 1000);
+  },
+  id: (x) => x.id ?? x.accountId,
+  shapes: ({ subscription, session, detail }) => {
+    expect(subscription.aiFunding.balance).toEqual(expect.any(Number));
+    expect(session.key).toMatch(/^SES-\d+$/);
+    expect(session.fields.status.statusCategory.key).toMatch(/^(new|indeterminate|done)$/);
+    expect(session.fields.plannedStart).toMatch(/\.\d{3}\+0000$/);
+    expect(detail.fields.questions).toMatchObject({ startAt: 0, total: expect.any(Number) });
+  },
+};
+
 /** Every spec, by dialect name. */
 export const SPECS: readonly DialectSpec[] = [
   stripe,
@@ -348,6 +385,7 @@ export const SPECS: readonly DialectSpec[] = [
   shopify,
   slack,
   twilio,
+  jira,
 ];
 
 export type { Loose };

@@ -7,6 +7,7 @@ import { github } from './github.js';
 import { google } from './google.js';
 import { graph } from './graph.js';
 import { hal } from './hal.js';
+import { jira } from './jira.js';
 import { jsonapi } from './jsonapi.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -14,7 +15,18 @@ import { twilio } from './twilio.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
 
-const ALL: readonly FaithfulDialect[] = [stripe, github, graph, google, jsonapi, hal, shopify, slack, twilio];
+const ALL: readonly FaithfulDialect[] = [
+  stripe,
+  github,
+  graph,
+  google,
+  jsonapi,
+  hal,
+  shopify,
+  slack,
+  twilio,
+  jira,
+];
 
 function shell(fd: FaithfulDialect): Dialect {
   return {
