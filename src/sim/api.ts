@@ -253,6 +253,7 @@ function route(
       query: url.searchParams,
       origin,
       pathname: url.pathname,
+      headers: req.headers,
     });
   }
   const t =

@@ -374,6 +374,46 @@ const jira: DialectSpec = {
   },
 };
 
+const salesforce: DialectSpec = {
+  name: 'salesforce',
+  headers: { 'sforce-query-options': 'batchSize=3' },
+  items: (b) => {
+    expect(b).toMatchObject({ totalSize: expect.any(Number), done: expect.any(Boolean) });
+    for (const r of b.records) expect(r.attributes.type).toEqual(expect.any(String));
+    return b.records;
+  },
+  next: (_res, b, cur) => {
+    if (b.done) return null;
+    expect(b.nextRecordsUrl).toMatch(/^\/v1\/demo\/query\/01g/);
+    return absolute(cur, b.nextRecordsUrl);
+  },
+  small: {},
+  live: { q: "SELECT Id FROM Session__c WHERE Status__c = 'Live'" },
+  badFilter: { q: "SELECT Id FROM Session__c WHERE Colour__c = 'Blue'" },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b[0]).toMatchObject({ errorCode: 'INVALID_FIELD' });
+    expect(b[0].message).toContain('Colour__c');
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b[0].errorCode).toBe('NOT_FOUND');
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(403);
+    expect(b[0].errorCode).toBe('REQUEST_LIMIT_EXCEEDED');
+    expect(h.get('sforce-limit-info')).toMatch(/^api-usage=\d+\/\d+$/);
+  },
+  id: (x) => x.Id,
+  shapes: ({ subscription, session, detail }) => {
+    expect(subscription).toMatchObject({ AI_Balance__c: expect.any(Number), CurrencyIsoCode: 'EUR' });
+    expect(session.Id).toMatch(/^a02[0-9A-F]{15}$/);
+    expect(session.Scheduled_Start__c).toMatch(/\.\d{3}\+0000$/);
+    if (detail.Questions__r !== null)
+      expect(detail.Questions__r).toMatchObject({ done: true, records: expect.any(Array) });
+  },
+};
+
 /** Every spec, by dialect name. */
 export const SPECS: readonly DialectSpec[] = [
   stripe,
@@ -386,6 +426,7 @@ export const SPECS: readonly DialectSpec[] = [
   slack,
   twilio,
   jira,
+  salesforce,
 ];
 
 export type { Loose };

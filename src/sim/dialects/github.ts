@@ -28,6 +28,7 @@ import {
   subItems,
   times,
   withParams,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState } from './types.js';
 
@@ -203,6 +204,8 @@ function render(req: DialectRequest): Rendered {
       return sessions(req, req.channel!.sessions);
     case 'session':
       return one(detail(req, req.session!));
+    case 'more':
+      return notServed();
     case 'sub': {
       const items = subItems(world, req.session!)[req.sub as 'questions'];
       return page(req, items, (x) => {

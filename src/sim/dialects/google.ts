@@ -34,6 +34,7 @@ import {
   times,
   token,
   untoken,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -212,6 +213,8 @@ function render(req: DialectRequest): Rendered {
         ai: { state: s.aiStatus.toUpperCase(), enabled: s.aiEnabled },
       });
     }
+    case 'more':
+      return notServed();
     case 'sub': {
       const s = req.session!;
       const name = req.sub as Exclude<SubName, 'reactions'>;

@@ -36,6 +36,7 @@ import {
   token,
   untoken,
   withParams,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -265,6 +266,8 @@ function render(req: DialectRequest): Rendered {
     }
     case 'session':
       return one(detail(req, req.session!));
+    case 'more':
+      return notServed();
     case 'sub':
       return collection(req, req.sub!, subItems(world, req.session!)[req.sub as 'questions'], subItem);
   }

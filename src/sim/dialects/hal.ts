@@ -35,6 +35,7 @@ import {
   times,
   wordBack,
   withParams,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState, SubName } from './types.js';
 
@@ -204,6 +205,8 @@ function render(req: DialectRequest): Rendered {
         ai: { status: s.aiStatus.toUpperCase(), enabled: s.aiEnabled },
       });
     }
+    case 'more':
+      return notServed();
     case 'sub':
       return paged(req, req.sub!, subList(world, req.session!, req.sub!), subItem);
   }

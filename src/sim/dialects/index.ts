@@ -9,6 +9,7 @@ import { graph } from './graph.js';
 import { hal } from './hal.js';
 import { jira } from './jira.js';
 import { jsonapi } from './jsonapi.js';
+import { salesforce } from './salesforce.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
 import { twilio } from './twilio.js';
@@ -26,6 +27,7 @@ const ALL: readonly FaithfulDialect[] = [
   slack,
   twilio,
   jira,
+  salesforce,
 ];
 
 function shell(fd: FaithfulDialect): Dialect {

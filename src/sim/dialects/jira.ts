@@ -36,6 +36,7 @@ import {
   type SubItem,
   times,
   withParams,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState, SubName } from './types.js';
 
@@ -242,6 +243,8 @@ function render(req: DialectRequest): Rendered {
     }
     case 'session':
       return one(session(req, req.session!, true));
+    case 'more':
+      return notServed();
     case 'sub':
       return pageBean(req, subList(world, req.session!, req.sub!), subItem, req.sub!);
   }

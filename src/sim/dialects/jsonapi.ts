@@ -33,6 +33,7 @@ import {
   token,
   untoken,
   withParams,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -264,6 +265,8 @@ function render(req: DialectRequest): Rendered {
       );
       return doc(req, session(req, req.session!, true, include), include.length > 0 ? { included } : {});
     }
+    case 'more':
+      return notServed();
     case 'sub': {
       const n = req.sub as (typeof SUBS)[number];
       return collection(req, subList(world, req.session!, n), (x) => subResource(n, x));

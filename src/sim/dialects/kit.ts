@@ -292,3 +292,8 @@ export function allSessions(org: SimOrg): Iterable<SimSession> {
 
 /** Canonical entities a dialect reads. */
 export type { SimChannel, SimMember, SimSession, ChannelStatus };
+
+/** A path this dialect does not serve. */
+export function notServed(): never {
+  throw new SimRequestError(404, 'not_found', 'path not found');
+}

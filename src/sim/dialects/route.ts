@@ -17,6 +17,7 @@ export interface FaithfulContext {
   query: URLSearchParams;
   origin: string;
   pathname: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** Answers the request in the dialect, or throws a SimRequestError (404 …). */
@@ -32,12 +33,15 @@ export function routeFaithful(fd: FaithfulDialect, rest: readonly string[], ctx:
     origin: ctx.origin,
     pathname,
     rawPathname: ctx.pathname,
+    headers: ctx.headers,
   };
   const [a, b, c] = segs;
   if (segs.length === 0) return fd.render({ ...base, kind: 'org' });
   if (segs.length === 1 && a === 'team') return fd.render({ ...base, kind: 'team' });
   if (segs.length === 1 && a === 'subscription') return fd.render({ ...base, kind: 'subscription' });
   if (segs.length === 1 && a === 'channels') return fd.render({ ...base, kind: 'channels' });
+  if (segs.length === 2 && a === 'query' && fd.morePath === true)
+    return fd.render({ ...base, kind: 'more', locator: b! });
   if (segs.length === 3 && a === 'channels' && c === 'sessions') {
     const id = fd.channelId(ctx.org, b!);
     const channel = ctx.org.channelById.get(id);

@@ -38,6 +38,7 @@ import {
   times,
   token,
   untoken,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState } from './types.js';
 
@@ -200,6 +201,8 @@ function render(req: DialectRequest): Rendered {
       return pageFiltered(req);
     case 'session':
       return one('session', detail(req, req.session!));
+    case 'more':
+      return notServed();
     case 'sub':
       throw new DialectError(404, 'not_found', 'Not Found');
   }

@@ -37,6 +37,7 @@ import {
   times,
   token,
   untoken,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -199,6 +200,8 @@ function render(req: DialectRequest): Rendered {
         ai: { status: s.aiStatus, enabled: s.aiEnabled },
       });
     }
+    case 'more':
+      return notServed();
     case 'sub': {
       const name = req.sub as (typeof SUBS)[number];
       return page(req, name, subList(world, req.session!, name), ({ id, at, ...rest }) => ({

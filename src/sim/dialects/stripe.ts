@@ -31,6 +31,7 @@ import {
   statusesFrom,
   subItems,
   times,
+  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -215,6 +216,8 @@ function render(req: DialectRequest): Rendered {
       return sessions(req, req.channel!.sessions);
     case 'session':
       return one(detail(req, req.session!));
+    case 'more':
+      return notServed();
     case 'sub': {
       const all = subItems(world, req.session!)[req.sub as 'questions'];
       return list(req, all, (x) => subObject(req.sub!, x));

@@ -17,12 +17,16 @@ export const SUB_NAMES: readonly SubName[] = ['questions', 'announcements', 'spe
 
 /** What the API routed: the resource asked for, with the request around it. */
 export interface DialectRequest {
-  kind: 'org' | 'team' | 'subscription' | 'channels' | 'sessions' | 'session' | 'sub';
+  kind: 'org' | 'team' | 'subscription' | 'channels' | 'sessions' | 'session' | 'sub' | 'more';
   world: World;
   org: SimOrg;
   channel?: SimChannel;
   session?: SimSession;
   sub?: SubName;
+  /** For `more`: the locator of `/v1/{org}/query/{locator}` (dialects with `morePath`). */
+  locator?: string;
+  /** Request headers, lower-case names. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
   query: URLSearchParams;
   /** `http://host:port` as the client addressed the server. */
   origin: string;
@@ -76,6 +80,8 @@ export interface FaithfulDialect {
   sessionId(org: SimOrg, segment: string): string;
   /** Sub-resources served on their own paths under `/v1/{org}/sessions/{id}/`. */
   subPaths: readonly SubName[];
+  /** Whether the dialect serves `/v1/{org}/query/{locator}` (the rest of a list, by locator). */
+  morePath?: boolean;
   render(req: DialectRequest): Rendered;
   /** An error in the dialect's documented shape (`param` names a refused query parameter). */
   error(status: number, code: string, message: string, param?: string): ErrorAnswer;
