@@ -20,10 +20,10 @@ export interface DialectSpec {
   next(res: Response, body: Loose, current: URL): string | null;
   /** Query parameters that ask for small pages (so paging is exercised). */
   small: Record<string, string>;
-  /** Query parameters that keep only live sessions. */
-  live: Record<string, string>;
-  /** Query parameters the server refuses as a bad filter. */
-  badFilter: Record<string, string>;
+  /** Query parameters that keep only live sessions; null where the convention's GET lists take no filter. */
+  live: Record<string, string> | null;
+  /** Query parameters the server refuses as a bad filter (null: none is refused). */
+  badFilter: Record<string, string> | null;
   /** Checks a refused filter's answer: status, body shape, the parameter named. */
   refused(status: number, body: Loose): void;
   /** Checks a 404 answer. */

@@ -414,6 +414,75 @@ const salesforce: DialectSpec = {
   },
 };
 
+const zendesk: DialectSpec = {
+  name: 'zendesk',
+  items: (b) => {
+    const keys = Object.keys(b).filter((k) => Array.isArray(b[k]));
+    expect(keys).toHaveLength(1);
+    return b[keys[0]!];
+  },
+  next: (_res, b) => b.next_page ?? null,
+  small: { per_page: '3' },
+  live: { query: 'status:open' },
+  badFilter: { query: 'colour:blue' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b).toMatchObject({ error: 'InvalidValue', description: expect.stringContaining('colour') });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toEqual({ error: 'RecordNotFound', description: 'Not found' });
+  },
+  tooMany: (status, _b, h) => {
+    expect(status).toBe(429);
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+    expect(h.get('ratelimit-remaining')).toBe('0');
+  },
+  id: (x) => String(x.id),
+  shapes: ({ subscription, channel, session }) => {
+    expect(subscription.subscription.ai_funding.balance).toEqual(expect.any(Number));
+    expect(['online', 'away', 'offline']).toContain(channel.status);
+    expect(session.url).toMatch(/\.json$/);
+  },
+};
+
+const square: DialectSpec = {
+  name: 'square',
+  items: (b) => {
+    const keys = Object.keys(b).filter((k) => k !== 'cursor');
+    expect(keys).toHaveLength(1);
+    return b[keys[0]!];
+  },
+  next: (_res, b, cur) => (b.cursor === undefined ? null : replaced(cur, { cursor: b.cursor })),
+  small: { limit: '3' },
+  live: { status: 'IN_PROGRESS' },
+  badFilter: { status: 'LIVE' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.errors[0]).toMatchObject({
+      category: 'INVALID_REQUEST_ERROR',
+      code: 'INVALID_ENUM_VALUE',
+      field: 'status',
+    });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.errors[0].code).toBe('NOT_FOUND');
+  },
+  tooMany: (status, b) => {
+    expect(status).toBe(429);
+    expect(b.errors[0]).toMatchObject({ category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED' });
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, session, detail }) => {
+    const money = subscription.subscription.ai_funding.balance_money;
+    expect(Number.isInteger(money.amount)).toBe(true);
+    expect(money.currency).toBe('EUR');
+    expect(session.status).toMatch(/^[A-Z_]+$/);
+    expect(Array.isArray(detail.session.questions)).toBe(true);
+  },
+};
+
 /** Every spec, by dialect name. */
 export const SPECS: readonly DialectSpec[] = [
   stripe,
@@ -427,6 +496,8 @@ export const SPECS: readonly DialectSpec[] = [
   twilio,
   jira,
   salesforce,
+  zendesk,
+  square,
 ];
 
 export type { Loose };

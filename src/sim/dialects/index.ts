@@ -13,8 +13,10 @@ import { salesforce } from './salesforce.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
 import { twilio } from './twilio.js';
+import { square } from './square.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
+import { zendesk } from './zendesk.js';
 
 const ALL: readonly FaithfulDialect[] = [
   stripe,
@@ -28,6 +30,8 @@ const ALL: readonly FaithfulDialect[] = [
   twilio,
   jira,
   salesforce,
+  zendesk,
+  square,
 ];
 
 function shell(fd: FaithfulDialect): Dialect {
