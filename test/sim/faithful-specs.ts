@@ -483,6 +483,72 @@ const square: DialectSpec = {
   },
 };
 
+const hubspot: DialectSpec = {
+  name: 'hubspot',
+  items: (b) => {
+    for (const r of b.results) expect(typeof r.id).toBe('string');
+    return b.results;
+  },
+  next: (_res, b, cur) => (b.paging?.next ? replaced(cur, { after: b.paging.next.after }) : null),
+  small: { limit: '3' },
+  live: null,
+  badFilter: { limit: '500' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toMatchObject({ status: 'error', category: 'OBJECT_NOT_FOUND' });
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b.errorType).toBe('RATE_LIMIT');
+    expect(h.get('x-hubspot-ratelimit-remaining')).toBe('0');
+    expect(h.get('retry-after')).toBeNull();
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, session }) => {
+    expect(subscription.properties).toMatchObject({
+      amount: expect.stringMatching(/^\d+\.\d\d$/),
+      deal_currency_code: 'EUR',
+    });
+    for (const v of Object.values(session.properties)) expect(v === null || typeof v === 'string').toBe(true);
+    expect(session.properties.hs_meeting_outcome).toMatch(/^[A-Z_]+$/);
+  },
+};
+
+const notion: DialectSpec = {
+  name: 'notion',
+  items: (b) => {
+    expect(b.object).toBe('list');
+    return b.results;
+  },
+  next: (_res, b, cur) => (b.has_more ? replaced(cur, { start_cursor: b.next_cursor }) : null),
+  small: { page_size: '3' },
+  live: null,
+  badFilter: { start_cursor: 'not-a-cursor' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b).toMatchObject({ object: 'error', status: 400, code: 'validation_error' });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b).toMatchObject({ object: 'error', code: 'object_not_found' });
+  },
+  tooMany: (status, b, h) => {
+    expect(status).toBe(429);
+    expect(b.code).toBe('rate_limited');
+    expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, session }) => {
+    expect(subscription.properties.Balance).toMatchObject({ type: 'number', number: expect.any(Number) });
+    expect(session.properties.Status.status.name).toEqual(expect.any(String));
+    expect(session.properties.Scheduled.date.start).toMatch(/\.\d{3}Z$/);
+  },
+};
+
 /** Every spec, by dialect name. */
 export const SPECS: readonly DialectSpec[] = [
   stripe,
@@ -498,6 +564,8 @@ export const SPECS: readonly DialectSpec[] = [
   salesforce,
   zendesk,
   square,
+  hubspot,
+  notion,
 ];
 
 export type { Loose };

@@ -7,8 +7,10 @@ import { github } from './github.js';
 import { google } from './google.js';
 import { graph } from './graph.js';
 import { hal } from './hal.js';
+import { hubspot } from './hubspot.js';
 import { jira } from './jira.js';
 import { jsonapi } from './jsonapi.js';
+import { notion } from './notion.js';
 import { salesforce } from './salesforce.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -32,6 +34,8 @@ const ALL: readonly FaithfulDialect[] = [
   salesforce,
   zendesk,
   square,
+  hubspot,
+  notion,
 ];
 
 function shell(fd: FaithfulDialect): Dialect {
