@@ -549,6 +549,42 @@ const notion: DialectSpec = {
   },
 };
 
+const paypal: DialectSpec = {
+  name: 'paypal',
+  items: (b) => {
+    expect(Array.isArray(b.links)).toBe(true);
+    const keys = Object.keys(b).filter((k) => k !== 'links' && Array.isArray(b[k]));
+    expect(keys).toHaveLength(1);
+    return b[keys[0]!];
+  },
+  next: (_res, b) => b.links.find((l: Loose) => l.rel === 'next')?.href ?? null,
+  small: { page_size: '3' },
+  live: { status: 'ACTIVE' },
+  badFilter: { status: 'LIVE' },
+  refused: (status, b) => {
+    expect(status).toBe(400);
+    expect(b.name).toBe('INVALID_REQUEST');
+    expect(b.details[0]).toMatchObject({ field: 'status', location: 'query' });
+  },
+  notFound: (status, b) => {
+    expect(status).toBe(404);
+    expect(b.name).toBe('RESOURCE_NOT_FOUND');
+  },
+  tooMany: (status, b) => {
+    expect(status).toBe(429);
+    expect(b.name).toBe('RATE_LIMIT_REACHED');
+  },
+  id: (x) => x.id,
+  shapes: ({ subscription, session, detail }) => {
+    expect(subscription.ai_funding.balance).toMatchObject({
+      currency_code: 'EUR',
+      value: expect.stringMatching(/^\d+\.\d\d$/),
+    });
+    expect(session.start_time).toMatch(/Z$/);
+    expect(detail.links.find((l: Loose) => l.rel === 'questions').href).toMatch(/\/questions$/);
+  },
+};
+
 /** Every spec, by dialect name. */
 export const SPECS: readonly DialectSpec[] = [
   stripe,
@@ -566,6 +602,7 @@ export const SPECS: readonly DialectSpec[] = [
   square,
   hubspot,
   notion,
+  paypal,
 ];
 
 export type { Loose };

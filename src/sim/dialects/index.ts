@@ -11,6 +11,7 @@ import { hubspot } from './hubspot.js';
 import { jira } from './jira.js';
 import { jsonapi } from './jsonapi.js';
 import { notion } from './notion.js';
+import { paypal } from './paypal.js';
 import { salesforce } from './salesforce.js';
 import { shopify } from './shopify.js';
 import { slack } from './slack.js';
@@ -36,6 +37,7 @@ const ALL: readonly FaithfulDialect[] = [
   square,
   hubspot,
   notion,
+  paypal,
 ];
 
 function shell(fd: FaithfulDialect): Dialect {
