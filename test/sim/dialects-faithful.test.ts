@@ -92,6 +92,31 @@ describe.each(SPECS.map((s) => [s.name, s] as const))('%s', (_name, spec: Dialec
     spec.shapes({ org, subscription, channel: channels[0], session, detail: await res.json() });
   });
 
+  it('a session’s questions are reached the convention’s way, all of them', async () => {
+    let checked = 0;
+    for (const [i, ch] of channels.entries()) {
+      const truthSessions = truth.sessions[truth.channels[i].id]!;
+      const path = `/v1/demo/channels/${encodeURIComponent(spec.id(ch))}/sessions`;
+      const read = (await readAll(sim, spec, path)).items;
+      for (const [j, s] of truthSessions.entries()) {
+        const asked = sim.sessionDetail('demo', s.id)?.['questions'];
+        const want = Array.isArray(asked) ? asked.length : 0;
+        if (want === 0 || checked >= 2) continue;
+        const item = read[j];
+        const seg = `/v1/demo/sessions/${encodeURIComponent(spec.sessionPath?.(item) ?? spec.id(item))}`;
+        const detail = await (await get(sim, seg, spec)).json();
+        const via = {
+          path: seg,
+          read: async (p: string) => (await readAll(sim, spec, p)).items,
+          get: async (p: string) => (await get(sim, p, spec)).json(),
+        };
+        expect(await spec.questions(detail, via)).toBe(want);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
   it('404 and 429 take the convention’s shapes', async () => {
     const res = await get(sim, '/v1/demo/sessions/nope', spec);
     spec.notFound(res.status, await res.json());

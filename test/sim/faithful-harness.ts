@@ -36,6 +36,14 @@ export interface DialectSpec {
   sessionPath?(item: Loose): string;
   /** Convention checks on the single objects and the detail. */
   shapes(b: { org: Loose; subscription: Loose; channel: Loose; session: Loose; detail: Loose }): void;
+  /**
+   * The number of questions of a session, reached the way the convention keeps them
+   * (embedded, behind a link, expanded on request, or on their own path).
+   */
+  questions(
+    detail: Loose,
+    via: { read(path: string): Promise<Loose[]>; get(path: string): Promise<Loose>; path: string },
+  ): number | Promise<number>;
   /** Extra headers every request carries (none by default). */
   headers?: Record<string, string>;
 }
@@ -60,7 +68,8 @@ export async function readAll(
   q: Record<string, string> = {},
 ): Promise<{ items: Loose[]; pages: number }> {
   const items: Loose[] = [];
-  let url: string | null = `${sim.url}${withQuery(path, { ...spec.small, ...q })}`;
+  const first = withQuery(path, { ...spec.small, ...q });
+  let url: string | null = first.startsWith('http') ? first : `${sim.url}${first}`;
   let pages = 0;
   while (url !== null) {
     const res = await get(sim, url, spec);

@@ -27,6 +27,7 @@ const stripe: DialectSpec = {
     expect(status).toBe(429);
     expect(b.error.code).toBe('rate_limit');
   },
+  questions: async (d, via) => (await via.read(d.questions.url)).length,
   id: (x) => x.id,
   shapes: ({ subscription, channel, session, detail }) => {
     expect(subscription.ai_funding.type).toBe('wallet');
@@ -64,6 +65,7 @@ const github: DialectSpec = {
     expect(Number(h.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
     expect(h.get('retry-after')).toBeNull();
   },
+  questions: async (d, via) => (await via.read(d.questions_url)).length,
   id: (x) => String(x.id),
   shapes: ({ org, subscription, channel, session, detail }) => {
     expect(org.plan.name).toEqual(expect.any(String));
@@ -100,6 +102,7 @@ const graph: DialectSpec = {
     expect(b.error.code).toBe('TooManyRequests');
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
   },
+  questions: async (_d, via) => (await via.get(`${via.path}?$expand=questions`)).questions.length,
   id: (x) => x.id,
   shapes: ({ subscription, session, detail }) => {
     expect(subscription.aiFunding['@odata.type']).toBe('#microsoft.graph.walletFunding');
@@ -137,6 +140,7 @@ const google: DialectSpec = {
     expect(b.error.details[0].retryDelay).toMatch(/^\d+s$/);
     expect(h.get('retry-after')).toBeNull();
   },
+  questions: async (_d, via) => (await via.read(`${via.path}/questions`)).length,
   id: (x) => x.name.split('/').at(-1),
   shapes: ({ org, subscription, session }) => {
     expect(org.name).toBe('organizations/demo');
@@ -174,6 +178,11 @@ const jsonapi: DialectSpec = {
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
     expect(h.get('content-type')).toBe('application/vnd.api+json');
   },
+  questions: async (d, via) => {
+    const n = d.data.relationships.questions.meta.count;
+    expect((await via.read(d.data.relationships.questions.links.related)).length).toBe(n);
+    return n;
+  },
   id: (x) => x.id,
   shapes: ({ subscription, channel, session, detail }) => {
     expect(subscription.data.attributes['ai-funding'].balance).toMatch(/^\d+\.\d\d$/);
@@ -209,6 +218,7 @@ const hal: DialectSpec = {
     expect(status).toBe(429);
     expect(Number(h.get('x-rate-limit-retry-after-seconds'))).toBeGreaterThan(0);
   },
+  questions: async (d, via) => (await via.read(d._links.questions.href)).length,
   id: (x) => {
     expect(x.id).toBeUndefined();
     return x._links.self.href.split('/').at(-1);
@@ -251,6 +261,7 @@ const shopify: DialectSpec = {
     expect(h.get('x-shopify-shop-api-call-limit')).toMatch(/^\d+\/\d+$/);
     expect(b.errors).toContain('Exceeded');
   },
+  questions: (d) => d.session.questions.length,
   id: (x) => String(x.id),
   shapes: ({ subscription, session, detail }) => {
     const s = subscription.subscription;
@@ -287,6 +298,10 @@ const slack: DialectSpec = {
     expect(status).toBe(429);
     expect(b).toEqual({ ok: false, error: 'ratelimited' });
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
+  },
+  questions: async (d, via) => {
+    expect((await via.read(`${via.path}/questions`)).length).toBe(d.session.question_count);
+    return d.session.question_count;
   },
   id: (x) => x.id,
   shapes: ({ subscription, channel, session, detail }) => {
@@ -328,6 +343,7 @@ const twilio: DialectSpec = {
     expect(status).toBe(429);
     expect(b.code).toBe(20429);
   },
+  questions: async (d, via) => (await via.read(d.subresource_uris.questions)).length,
   id: (x) => x.sid,
   shapes: ({ subscription, channel, session, detail }) => {
     expect(subscription.ai_funding.balance).toMatch(/^\d+\.\d\d$/);
@@ -364,6 +380,7 @@ const jira: DialectSpec = {
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
     expect(Date.parse(h.get('x-ratelimit-reset')!)).toBeGreaterThan(Date.now() - 1000);
   },
+  questions: (d) => d.fields.questions.total,
   id: (x) => x.id ?? x.accountId,
   shapes: ({ subscription, session, detail }) => {
     expect(subscription.aiFunding.balance).toEqual(expect.any(Number));
@@ -404,6 +421,7 @@ const salesforce: DialectSpec = {
     expect(b[0].errorCode).toBe('REQUEST_LIMIT_EXCEEDED');
     expect(h.get('sforce-limit-info')).toMatch(/^api-usage=\d+\/\d+$/);
   },
+  questions: (d) => d.Questions__r?.totalSize ?? 0,
   id: (x) => x.Id,
   shapes: ({ subscription, session, detail }) => {
     expect(subscription).toMatchObject({ AI_Balance__c: expect.any(Number), CurrencyIsoCode: 'EUR' });
@@ -438,6 +456,7 @@ const zendesk: DialectSpec = {
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
     expect(h.get('ratelimit-remaining')).toBe('0');
   },
+  questions: async (_d, via) => (await via.read(`${via.path}/questions`)).length,
   id: (x) => String(x.id),
   shapes: ({ subscription, channel, session }) => {
     expect(subscription.subscription.ai_funding.balance).toEqual(expect.any(Number));
@@ -473,6 +492,7 @@ const square: DialectSpec = {
     expect(status).toBe(429);
     expect(b.errors[0]).toMatchObject({ category: 'RATE_LIMIT_ERROR', code: 'RATE_LIMITED' });
   },
+  questions: (d) => d.session.questions.length,
   id: (x) => x.id,
   shapes: ({ subscription, session, detail }) => {
     const money = subscription.subscription.ai_funding.balance_money;
@@ -507,6 +527,8 @@ const hubspot: DialectSpec = {
     expect(h.get('x-hubspot-ratelimit-remaining')).toBe('0');
     expect(h.get('retry-after')).toBeNull();
   },
+  questions: async (_d, via) =>
+    (await via.get(`${via.path}?associations=questions`)).associations?.questions.results.length ?? 0,
   id: (x) => x.id,
   shapes: ({ subscription, session }) => {
     expect(subscription.properties).toMatchObject({
@@ -541,6 +563,7 @@ const notion: DialectSpec = {
     expect(b.code).toBe('rate_limited');
     expect(Number(h.get('retry-after'))).toBeGreaterThan(0);
   },
+  questions: async (_d, via) => (await via.read(`${via.path}/questions`)).length,
   id: (x) => x.id,
   shapes: ({ subscription, session }) => {
     expect(subscription.properties.Balance).toMatchObject({ type: 'number', number: expect.any(Number) });
@@ -574,6 +597,8 @@ const paypal: DialectSpec = {
     expect(status).toBe(429);
     expect(b.name).toBe('RATE_LIMIT_REACHED');
   },
+  questions: async (d, via) =>
+    (await via.read(d.links.find((l: Loose) => l.rel === 'questions').href)).length,
   id: (x) => x.id,
   shapes: ({ subscription, session, detail }) => {
     expect(subscription.ai_funding.balance).toMatchObject({

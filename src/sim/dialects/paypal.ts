@@ -81,6 +81,31 @@ function list<T>(req: DialectRequest, key: string, items: readonly T[], show: (t
   };
 }
 
+/** `status=ACTIVE`, `start_date=` / `end_date=` (ISO 8601). */
+function sessionsFiltered(req: DialectRequest): SimSession[] {
+  const status = req.query.get('status');
+  const time = (k: string) => {
+    const v = req.query.get(k);
+    if (v === null || v === '') return null;
+    const ms = Date.parse(v);
+    if (!Number.isFinite(ms)) throw invalid(k, `${k} must be an ISO 8601 date-time.`);
+    return ms;
+  };
+  let statuses: Set<SessionStatus> | null = null;
+  if (status !== null && status !== '') {
+    try {
+      statuses = statusesFrom('status', status, SESSION);
+    } catch {
+      throw invalid('status', `status must be one of ${Object.values(SESSION).join(', ')}.`);
+    }
+  }
+  return filterSessions(req.world, req.channel!.sessions, {
+    statuses,
+    from: time('start_date'),
+    to: time('end_date'),
+  });
+}
+
 function render(req: DialectRequest): Rendered {
   const { org, world } = req;
   const base = `${req.origin}/v1/${org.slug}`;
@@ -159,30 +184,8 @@ function render(req: DialectRequest): Rendered {
     }
     case 'channels':
       return list(req, 'channels', org.channels, channel);
-    case 'sessions': {
-      const status = req.query.get('status');
-      const time = (k: string) => {
-        const v = req.query.get(k);
-        if (v === null || v === '') return null;
-        const ms = Date.parse(v);
-        if (!Number.isFinite(ms)) throw invalid(k, `${k} must be an ISO 8601 date-time.`);
-        return ms;
-      };
-      let statuses: Set<SessionStatus> | null = null;
-      if (status !== null && status !== '') {
-        try {
-          statuses = statusesFrom('status', status, SESSION);
-        } catch {
-          throw invalid('status', `status must be one of ${Object.values(SESSION).join(', ')}.`);
-        }
-      }
-      const picked = filterSessions(world, req.channel!.sessions, {
-        statuses,
-        from: time('start_date'),
-        to: time('end_date'),
-      });
-      return list(req, 'sessions', picked, (s) => session(s));
-    }
+    case 'sessions':
+      return list(req, 'sessions', sessionsFiltered(req), (s) => session(s));
     case 'session': {
       const s = req.session!;
       const items = subItems(world, s);
