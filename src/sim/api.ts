@@ -120,10 +120,12 @@ export async function handleApi(
       const rate = deps.limiter.take(entry.ip, entry.at);
       const fd = deps.dialect().faithful;
       if (!rate.ok && fd !== undefined) {
-        entry.retryAfterSeconds = rate.retryAfterSeconds;
         const state: RateState = { ...deps.limiter.state(entry.ip, entry.at), now: entry.at };
         const a = fd.tooMany({ ...state, remaining: 0, resetSeconds: rate.retryAfterSeconds });
-        await answer(a.status, { ...jsonType(a), ...a.headers }, JSON.stringify(a.body), NO_FAULT);
+        // Logged as sent: a dialect whose convention sends no Retry-After logs none.
+        const sent = Number.parseFloat(a.headers['retry-after'] ?? '');
+        entry.retryAfterSeconds = Number.isFinite(sent) ? sent : null;
+        await answer(a.status, a.headers, JSON.stringify(a.body), NO_FAULT);
         return;
       }
       if (!rate.ok) {
@@ -190,11 +192,7 @@ export async function handleApi(
 
 /** A faithful dialect's error as status, headers and body text. */
 function faithfulError(a: ErrorAnswer): { status: number; headers: Record<string, string>; body: string } {
-  return { status: a.status, headers: { ...jsonType(a), ...a.headers }, body: JSON.stringify(a.body) };
-}
-
-function jsonType(a: ErrorAnswer): Record<string, string> {
-  return a.headers['content-type'] === undefined ? { 'content-type': 'application/json; charset=utf-8' } : {};
+  return { status: a.status, headers: a.headers, body: JSON.stringify(a.body) };
 }
 
 /** Rate-limit headers a faithful dialect sends on every answer (none for the others). */

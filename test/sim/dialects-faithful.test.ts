@@ -125,6 +125,9 @@ describe.each(SPECS.map((s) => [s.name, s] as const))('%s', (_name, spec: Dialec
       await get(sim, '/v1/demo', spec);
       const limited = await get(sim, '/v1/demo', spec);
       spec.tooMany(limited.status, await limited.json(), limited.headers);
+      // The request log records the Retry-After as sent, and none where the convention sends none.
+      const sent = limited.headers.get('retry-after');
+      expect(sim.requests().at(-1)?.retryAfterSeconds).toBe(sent === null ? null : Number(sent));
     } finally {
       sim.setRateLimit(300);
     }
