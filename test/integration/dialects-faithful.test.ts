@@ -2,7 +2,8 @@
  * `tally once` with no overrides against every faithful dialect (src/sim/dialects/),
  * compared with the simulator's ground truth (`GET /_sim/world`, canonical whatever the
  * dialect): channels, members, sessions in the window with their statuses and times, and
- * the wallet in major units.
+ * the wallet in major units. Against each dialect it reads, a changing-world `tally run`
+ * makes up no event while nothing changes and sees the changes made.
  *
  * A dialect tally does not read right yet is listed in KNOWN_MISREAD with what it got
  * wrong, and its case runs as `it.fails`: the file passes and documents the gap, and the
@@ -13,12 +14,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onceCommand } from '../../src/cli/once.js';
+import { runCommand } from '../../src/cli/run.js';
 import { FAITHFUL_DIALECT_NAMES } from '../../src/sim/dialects/index.js';
 import { startSimulator } from '../../src/sim/index.js';
 import type { OrgSnapshot } from '../../src/snapshot/model.js';
 import { sessionArray } from '../../src/snapshot/session-list.js';
 import { channelClass, statusClass } from '../../src/snapshot/vocabulary.js';
 import { captureIO } from '../helpers/io.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Dialects tally misreads today, with what was observed. */
 const KNOWN_MISREAD: Readonly<Record<string, string>> = {
@@ -163,4 +166,71 @@ describe('tally once against every faithful dialect, no overrides', () => {
       }
     });
   }
+});
+
+/** Dialects tally reads today: a changing-world `run` must see changes and make up none. */
+const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter((n) => KNOWN_MISREAD[n] === undefined);
+
+describe('tally run against the faithful dialects it reads, no overrides', () => {
+  it.each(READ_TODAY)(
+    '%s: no event while nothing changes, the changes made, nothing more',
+    async (dialect) => {
+      const sim = await startSimulator({ orgs: ['demo'], channels: 4, seed: 7, frozen: true, dialect });
+      try {
+        const file = path.join(dir, `run-${dialect}.yaml`);
+        await writeFile(
+          file,
+          `upstream:\n  base_url: ${sim.url}\norgs:\n  - slug: demo\n    token: demo-token\n` +
+            'intervals: { org: 1s, team: 1s, subscription: 1s, channels: 1s, live_sessions: 1s, live_detail: 1s, sweep: 1s, jitter: 0 }\n' +
+            `server: { listen: 127.0.0.1:0 }\nstate: { dir: ${JSON.stringify(path.join(dir, `state-${dialect}`))} }\n` +
+            'log: { level: info, format: json }\n',
+        );
+        const io = captureIO({}, dir);
+        const running = runCommand(['--config', file], io);
+        const base = await waitFor(
+          () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+          'the HTTP server',
+          15_000,
+        );
+        const events = async () =>
+          ((await (await fetch(`${base}/api/v1/events?limit=500`)).json()) as { events: { kind: string }[] })
+            .events;
+        await waitFor(
+          async () => {
+            const s = (await (await fetch(`${base}/api/v1/snapshot/demo`)).json()) as OrgSnapshot;
+            const lists = Object.values(s.sessions);
+            const n = s.channels?.state === 'complete' ? s.channels.value.length : -1;
+            return lists.length === n && lists.every((p) => p.state === 'complete') ? true : undefined;
+          },
+          "every channel's session list read",
+          20_000,
+        );
+        // A frozen world: three more polling rounds must add no event.
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect((await events()).map((e) => e.kind)).toEqual([]);
+        const world = sim.view('demo');
+        const quiet = world.channels.find((c) => c['status'] !== 'live')!;
+        sim.trigger.channelStatus({
+          channel: String(quiet['id']),
+          status: quiet['status'] === 'offline' ? 'idle' : 'offline',
+        });
+        sim.trigger.startSession({ channel: String(quiet['id']), title: 'Run check' });
+        const seen = await waitFor(
+          async () => {
+            const k = (await events()).map((e) => e.kind);
+            return k.includes('channel.status_changed') && k.includes('session.started') ? k : undefined;
+          },
+          'the channel status change and the session start',
+          30_000,
+        );
+        // Nothing more happens: no event beyond those seen arrives in three more rounds.
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect((await events()).length).toBe(seen.length);
+        io.stop();
+        expect(await running).toBe(0);
+      } finally {
+        await sim.close();
+      }
+    },
+  );
 });
