@@ -160,7 +160,7 @@ function render(req: DialectRequest): Rendered {
         type: org.plan,
         settings: { ...org.settings },
         date_created: date(real(world, org.createdAt)),
-        uri: `/v1/${org.slug}.json`,
+        uri: `/v1/${org.slug}`,
       });
     case 'team':
       return page(req, 'members', org.members, (m) => member(req, m));
