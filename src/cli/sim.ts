@@ -2,7 +2,8 @@
  * `tally sim`: runs the upstream simulator until stopped, printing its base URL and the
  * tokens to use. What it serves is described in docs/upstream-api.md.
  */
-import { DIALECT_NAMES } from '../sim/dialect.js';
+import { DIALECT_NAMES, DIALECTS } from '../sim/dialect.js';
+import { FAITHFUL_DIALECT_NAMES, FAITHFUL_DIALECTS } from '../sim/dialects/index.js';
 import { SimConfigError } from '../sim/errors.js';
 import { startSimulator } from '../sim/index.js';
 import {
@@ -36,8 +37,11 @@ options:
   --speed X              simulated seconds per real second (default 1)
   --scenario NAME        calm or lively (default calm); lively changes something every few seconds
   --hints                channel lists carry sessions_updated_at; session lists answer If-None-Match with 304
-  --dialect NAME         a server dialect: ${DIALECT_NAMES.join(', ')} (default default;
-                         docs/upstream-shapes.md, "Dialects"); --envelope, --paging and --case override its style
+  --dialect NAME         a server dialect (default default; docs/upstream-shapes.md, "Dialects"):
+                         faithful to a public API: ${FAITHFUL_DIALECT_NAMES.join(', ')};
+                         parameter bundles: ${DIALECT_NAMES.join(', ')}
+                         (--envelope, --paging and --case override a parameter bundle's style)
+  --list-dialects        print every dialect with one line each, and exit
   --envelope STYLE       ${ENVELOPE_STYLES.join(', ')} (default data)
   --paging STYLE         ${PAGING_STYLES.join(', ')} (default link)
   --page-size N          default page size, 1 to 200 (default 50)
@@ -61,6 +65,7 @@ const OPTIONS = {
   speed: { type: 'string' },
   scenario: { type: 'string' },
   dialect: { type: 'string' },
+  'list-dialects': { type: 'boolean' },
   hints: { type: 'boolean' },
   envelope: { type: 'string' },
   paging: { type: 'string' },
@@ -137,7 +142,7 @@ function toOptions(v: Values): SimOptions {
   set('rateLimitPerMinute', integer('rate-limit', v['rate-limit'], 1, 1_000_000));
   set('speed', decimal('speed', v.speed, Number.MIN_VALUE, 1_000_000));
   set('scenario', choice<Scenario>('scenario', v.scenario, ['calm', 'lively']));
-  set('dialect', choice<string>('dialect', v.dialect, DIALECT_NAMES));
+  set('dialect', choice<string>('dialect', v.dialect, [...DIALECT_NAMES, ...FAITHFUL_DIALECT_NAMES]));
   if (v.hints === true) o.hints = true;
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));
   set('paging', choice<PagingStyle>('paging', v.paging, PAGING_STYLES));
@@ -151,10 +156,25 @@ function toOptions(v: Values): SimOptions {
   return o;
 }
 
+/** One line per dialect: name, kind and what it follows. */
+function dialectList(): string {
+  const width = Math.max(...[...DIALECT_NAMES, ...FAITHFUL_DIALECT_NAMES].map((n) => n.length));
+  const line = (name: string, kind: string, text: string) => `${name.padEnd(width)}  ${kind}  ${text}`;
+  return [
+    ...FAITHFUL_DIALECT_NAMES.map((n) => line(n, 'faithful ', FAITHFUL_DIALECTS[n]!.description)),
+    ...DIALECT_NAMES.map((n) => line(n, 'parameter', DIALECTS[n]!.description)),
+    '',
+  ].join('\n');
+}
+
 /** The `sim` command. */
 export const simCommand: Command = async (args, io) => {
   const parsed = parseCommandArgs(args, OPTIONS, USAGE, io);
   if (!parsed.ok) return parsed.exitCode;
+  if ((parsed.values as Values)['list-dialects'] === true) {
+    io.stdout.write(dialectList());
+    return 0;
+  }
   let options: SimOptions;
   try {
     options = toOptions(parsed.values as Values);
@@ -179,7 +199,9 @@ export const simCommand: Command = async (args, io) => {
   io.stdout.write(
     [
       `tally sim: serving ${sim.orgs.join(', ')} on ${sim.url} (seed ${sim.seed}, scenario ${sim.scenario}, speed ${sim.speed}x)`,
-      `  style: envelope=${style.envelope} paging=${style.paging} page-size=${style.pageSize} case=${style.fieldCase}`,
+      options.dialect !== undefined && Object.hasOwn(FAITHFUL_DIALECTS, options.dialect as string)
+        ? `  dialect: ${options.dialect} (${FAITHFUL_DIALECTS[options.dialect as string]!.description})`
+        : `  style: envelope=${style.envelope} paging=${style.paging} page-size=${style.pageSize} case=${style.fieldCase}`,
       `  control surface: ${sim.url}/_sim/`,
       '  tokens:',
       ...sim.tokens.map((t) => `    org=${t.org} label=${t.label} validity=${t.validity} token=${t.value}`),

@@ -21,6 +21,8 @@ import {
   type SimSession,
 } from './model.js';
 import type { RateLimiter } from './rate-limit.js';
+import { routeFaithful } from './dialects/route.js';
+import type { ErrorAnswer, RateState } from './dialects/types.js';
 import { effectivePaging, type Rendered, renderList, renderObject } from './render.js';
 import type { RequestLog } from './request-log.js';
 import { resetConnection, type TimerSet, writeJson } from './respond.js';
@@ -116,6 +118,16 @@ export async function handleApi(
   try {
     if (origin === 'main') {
       const rate = deps.limiter.take(entry.ip, entry.at);
+      const fd = deps.dialect().faithful;
+      if (!rate.ok && fd !== undefined) {
+        const state: RateState = { ...deps.limiter.state(entry.ip, entry.at), now: entry.at };
+        const a = fd.tooMany({ ...state, remaining: 0, resetSeconds: rate.retryAfterSeconds });
+        // Logged as sent: a dialect whose convention sends no Retry-After logs none.
+        const sent = Number.parseFloat(a.headers['retry-after'] ?? '');
+        entry.retryAfterSeconds = Number.isFinite(sent) ? sent : null;
+        await answer(a.status, a.headers, JSON.stringify(a.body), NO_FAULT);
+        return;
+      }
       if (!rate.ok) {
         const msg = `rate limit of ${deps.limiter.perMinute} requests per minute exceeded; retry in ${rate.retryAfterSeconds} s`;
         const headers = { 'retry-after': String(rate.retryAfterSeconds) };
@@ -143,6 +155,7 @@ export async function handleApi(
       return;
     }
     const rendered = route(req, url, segs, deps, entry, plan);
+    Object.assign(rendered.headers, faithfulRateHeaders(deps, entry));
     const text = JSON.stringify(rendered.body);
     // With hints on, session lists carry an ETag and answer a matching If-None-Match with 304.
     if (deps.hints() && rendered.status === 200 && /\/sessions\/?$/.test(url.pathname)) {
@@ -161,15 +174,32 @@ export async function handleApi(
       log(500, NO_FAULT);
       throw err;
     }
-    const dialectError = errorAnswer(deps.dialect(), err.status, err.code, err.message);
-    const headers: Record<string, string> = { ...dialectError.headers };
+    const fd = deps.dialect().faithful;
+    const param = 'param' in err && typeof err.param === 'string' ? err.param : undefined;
+    const dialectError =
+      fd === undefined
+        ? { status: err.status, ...errorAnswer(deps.dialect(), err.status, err.code, err.message) }
+        : faithfulError(fd.error(err.status, err.code, err.message, param));
+    const headers: Record<string, string> = { ...dialectError.headers, ...faithfulRateHeaders(deps, entry) };
     if (err.status === 405) headers['allow'] = 'GET';
     if (err.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
-    await answer(err.status, headers, dialectError.body, {
+    await answer(dialectError.status, headers, dialectError.body, {
       ...NO_FAULT,
       latencyMs: plan.latencyMs,
     });
   }
+}
+
+/** A faithful dialect's error as status, headers and body text. */
+function faithfulError(a: ErrorAnswer): { status: number; headers: Record<string, string>; body: string } {
+  return { status: a.status, headers: a.headers, body: JSON.stringify(a.body) };
+}
+
+/** Rate-limit headers a faithful dialect sends on every answer (none for the others). */
+function faithfulRateHeaders(deps: ApiDeps, entry: Omit<RequestLogEntry, 'seq'>): Record<string, string> {
+  const fd = deps.dialect().faithful;
+  if (fd === undefined || entry.origin !== 'main') return {};
+  return fd.rateHeaders({ ...deps.limiter.state(entry.ip, entry.at), now: entry.at });
 }
 
 function authShape(header: string | undefined): RequestLogEntry['auth'] {
@@ -211,6 +241,19 @@ function route(
   const w = engine.world;
   const rest = segs.slice(3);
   const d = deps.dialect();
+  if (d.faithful !== undefined) {
+    const origin = req.headers.host === undefined ? deps.origin() : `http://${req.headers.host}`;
+    plan.truncate = false;
+    plan.crossOriginNext = false;
+    return routeFaithful(d.faithful, rest.map(segment), {
+      world: w,
+      org,
+      query: url.searchParams,
+      origin,
+      pathname: url.pathname,
+      headers: req.headers,
+    });
+  }
   const t =
     <A>(fn: (a: A) => Json) =>
     (a: A) =>

@@ -23,6 +23,8 @@ export interface ControlDeps {
   rateLimit(): number;
   setRateLimit(perMinute: number | undefined, reset: boolean): number;
   status(): Record<string, unknown>;
+  /** What the API shows of an org now in the canonical shape, whatever the dialect (ground truth). */
+  world(org: string): unknown;
   trigger(name: TriggerName, input: unknown): TriggerResult;
 }
 
@@ -80,6 +82,7 @@ function index(): Record<string, unknown> {
       'GET|POST /_sim/faults': 'fault rules (POST replaces them; [] clears)',
       'GET|POST /_sim/rate-limit': '{ perMinute?, reset? }',
       'GET /_sim/status': 'clock, simulated time and counts',
+      'GET /_sim/world?org=': 'ground truth of one org in the canonical shape, whatever the dialect',
       ...Object.fromEntries([...TRIGGER_ROUTES.keys()].map((r) => [`POST /_sim/${r}`, 'trigger'])),
     },
   };
@@ -112,6 +115,12 @@ async function dispatch(req: IncomingMessage, url: URL, deps: ControlDeps): Prom
     case 'status':
       getOnly();
       return deps.status();
+    case 'world': {
+      getOnly();
+      const org = q.get('org');
+      if (org === null || org === '') throw badRequest('org is required');
+      return deps.world(org);
+    }
     case 'style':
       if (method === 'GET') return { style: deps.style() };
       postOnly();

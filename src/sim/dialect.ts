@@ -7,6 +7,7 @@
  * organizations, channels and sessions. They are examples for tests, not the definition
  * of what tally reads.
  */
+import type { FaithfulDialect } from './dialects/types.js';
 import type { SimStyle } from './types.js';
 
 /** How times are written. */
@@ -35,6 +36,8 @@ export interface Dialect {
   strict: boolean;
   /** Whether the session list applies `status`, `from` and `to` (else it returns every session). */
   filters: boolean;
+  /** A faithful dialect (src/sim/dialects/) renders every answer itself; the fields above are unused. */
+  faithful?: FaithfulDialect;
 }
 
 const canonical: Dialect = {
@@ -72,9 +75,9 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     strict: false,
     filters: false,
   },
-  stripe: {
-    name: 'stripe',
-    description: 'data + has_more cursors, epoch seconds, minor units, strict about parameters',
+  'stripe-cursor': {
+    name: 'stripe-cursor',
+    description: 'data + has_more + next_cursor tokens, epoch seconds, minor units, strict about parameters',
     style: { envelope: 'data', paging: 'cursor', fieldCase: 'snake' },
     ids: 'string',
     times: 'epoch_s',
@@ -128,8 +131,8 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
     strict: false,
     filters: true,
   },
-  hal: {
-    name: 'hal',
+  'hal-scaled': {
+    name: 'hal-scaled',
     description:
       'HAL (Spring Data REST): _embedded lists, _links.next, 0-based pages, scaled money, camelCase',
     style: { envelope: 'hal', paging: 'hal', fieldCase: 'camel' },
@@ -176,7 +179,7 @@ export const DIALECTS: Readonly<Record<string, Dialect>> = {
   },
 };
 
-/** Names of the dialects, for usage text and errors. */
+/** Names of the parameter dialects (the faithful ones are in dialects/index.ts). */
 export const DIALECT_NAMES: readonly string[] = Object.keys(DIALECTS);
 
 /** Hours of the offset that `iso_offset` times are written in. */

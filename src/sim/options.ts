@@ -3,6 +3,7 @@
  * that names the option, before anything listens.
  */
 import { DIALECT_NAMES, DIALECTS, type Dialect } from './dialect.js';
+import { FAITHFUL_DIALECT_NAMES, FAITHFUL_DIALECTS } from './dialects/index.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { SimConfigError } from './errors.js';
 import { normalizeFaults } from './faults.js';
@@ -145,10 +146,15 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
   const host = o.host ?? '127.0.0.1';
   if (host.length === 0) throw new SimConfigError('host must not be empty');
   const dialectName = typeof o.dialect === 'object' ? o.dialect.name : (o.dialect ?? 'default');
-  const dialect = typeof o.dialect === 'object' ? o.dialect : DIALECTS[dialectName];
-  if (dialect === undefined || (typeof o.dialect !== 'object' && !Object.hasOwn(DIALECTS, dialectName))) {
+  const named = Object.hasOwn(DIALECTS, dialectName)
+    ? DIALECTS[dialectName]
+    : Object.hasOwn(FAITHFUL_DIALECTS, dialectName)
+      ? FAITHFUL_DIALECTS[dialectName]
+      : undefined;
+  const dialect = typeof o.dialect === 'object' ? o.dialect : named;
+  if (dialect === undefined) {
     throw new SimConfigError(
-      `dialect must be one of ${DIALECT_NAMES.join(', ')}, got ${JSON.stringify(dialectName)}`,
+      `dialect must be one of ${[...DIALECT_NAMES, ...FAITHFUL_DIALECT_NAMES].join(', ')}, got ${JSON.stringify(dialectName)}`,
     );
   }
   return {

@@ -32,6 +32,27 @@ export class RateLimiter {
     this.windows.clear();
   }
 
+  /**
+   * What a client at `ip` sees of the window at `now` without counting a request: the
+   * limit, the requests left, and seconds until the oldest counted one leaves.
+   */
+  state(ip: string, now: number): { limit: number; remaining: number; resetSeconds: number } {
+    const w = this.windows.get(ip);
+    if (w === undefined) return { limit: this.limit, remaining: this.limit, resetSeconds: 0 };
+    let count = 0;
+    let oldest = now;
+    for (const t of w.times) {
+      if (now - t >= WINDOW_MS) continue;
+      count++;
+      if (t < oldest) oldest = t;
+    }
+    return {
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - count),
+      resetSeconds: count === 0 ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+    };
+  }
+
   /** Counts a request from `ip` at `now` if the window has room. */
   take(ip: string, now: number): RateDecision {
     let w = this.windows.get(ip);

@@ -7,7 +7,7 @@ import { buildTokens, TokenRegistry } from './auth.js';
 import { type ApiDeps, handleApi } from './api.js';
 import { type ControlDeps, handleControl } from './control.js';
 import { Engine } from './engine.js';
-import { SimConfigError } from './errors.js';
+import { notFound, SimConfigError } from './errors.js';
 import { Faults, normalizeFaults } from './faults.js';
 import { resolveOptions, resolveStyle } from './options.js';
 import { RateLimiter } from './rate-limit.js';
@@ -157,6 +157,10 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
       };
     },
     trigger: (name, input) => runTrigger(engine, name, input),
+    world: (slug) => {
+      if (engine.world.org(slug) === undefined) throw notFound(`organization ${slug}`);
+      return view(slug);
+    },
   };
   const apiDeps: ApiDeps = {
     engine,

@@ -47,8 +47,8 @@ describe('tally once --explain', () => {
     expect(r.out).toContain('server ignores the window filter (tally filters)');
   });
 
-  it('names conversions: epoch seconds and minor units (stripe)', async () => {
-    const r = await explain('stripe');
+  it('names conversions: epoch seconds and minor units (stripe-cursor)', async () => {
+    const r = await explain('stripe-cursor');
     expect(r.code).toBe(0);
     expect(r.out).toContain('session.scheduledAt ← scheduled_at (epoch seconds)');
     expect(r.out).toContain(

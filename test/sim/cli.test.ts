@@ -15,7 +15,41 @@ describe('tally sim', () => {
     expect(io.out()).toContain('--rate-limit N');
   });
 
+  it('serves a faithful dialect by name and says which', async () => {
+    const io = captureIO();
+    const done = simCommand(['--port', '0', '--channels', '2', '--dialect', 'graph'], io);
+    await waitFor(() => io.out().includes('tokens:'));
+    expect(io.out()).toContain('dialect: graph (Microsoft Graph');
+    const url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(io.out())![1]!;
+    const res = await fetch(`${url}/v1/demo/channels`, { headers: { authorization: 'Bearer demo-token' } });
+    const body = (await res.json()) as { value: unknown[] };
+    expect(body.value).toHaveLength(2);
+    io.stop();
+    expect(await done).toBe(0);
+  });
+
+  it('lists every dialect with one line each on --list-dialects', async () => {
+    const io = captureIO();
+    expect(await simCommand(['--list-dialects'], io)).toBe(0);
+    const lines = io.out().trim().split('\n');
+    for (const name of [
+      'stripe',
+      'github',
+      'graph',
+      'google',
+      'jsonapi',
+      'hal',
+      'paypal',
+      'stripe-cursor',
+      'rails',
+    ]) {
+      expect(lines.filter((l) => l.startsWith(`${name} `))).toHaveLength(1);
+    }
+    expect(lines.filter((l) => /\bfaithful\b/.test(l)).length).toBeGreaterThanOrEqual(15);
+  });
+
   it.each([
+    [['--dialect', 'soap'], '--dialect must be one of default'],
     [['--port', 'http'], '--port must be an integer'],
     [['--port', '70000'], '--port must be an integer from 0 to 65535'],
     [['--channels', '5001'], '--channels must be an integer from 0 to 5000'],

@@ -1,0 +1,236 @@
+/**
+ * `tally once` with no overrides against every faithful dialect (src/sim/dialects/),
+ * compared with the simulator's ground truth (`GET /_sim/world`, canonical whatever the
+ * dialect): channels, members, sessions in the window with their statuses and times, and
+ * the wallet in major units. Against each dialect it reads, a changing-world `tally run`
+ * makes up no event while nothing changes and sees the changes made.
+ *
+ * A dialect tally does not read right yet is listed in KNOWN_MISREAD with what it got
+ * wrong, and its case runs as `it.fails`: the file passes and documents the gap, and the
+ * day tally reads the dialect the case fails until the entry is removed.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onceCommand } from '../../src/cli/once.js';
+import { runCommand } from '../../src/cli/run.js';
+import { FAITHFUL_DIALECT_NAMES } from '../../src/sim/dialects/index.js';
+import { startSimulator } from '../../src/sim/index.js';
+import type { OrgSnapshot } from '../../src/snapshot/model.js';
+import { sessionArray } from '../../src/snapshot/session-list.js';
+import { channelClass, statusClass } from '../../src/snapshot/vocabulary.js';
+import { captureIO } from '../helpers/io.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** Dialects tally misreads today, with what was observed. */
+const KNOWN_MISREAD: Readonly<Record<string, string>> = {
+  // ?per_page=100 refused (parameter_unknown) and dropped, then page 2 asked as `page=2`:
+  // keyset paging by `starting_after=<last id>` never learned; session lists incomplete.
+  stripe: 'keyset paging by starting_after not followed; session lists incomplete',
+  // `created_at` / `run_started_at` not read as session times, so every session is kept
+  // "in window" (77 ended, truth 6); `status: completed` + `conclusion` read as ended.
+  github: 'session times unread (all kept in window); conclusion ignored',
+  // `value` is not found as the list: team and channels fail as schema drift.
+  graph: 'no list found under `value`',
+  // Records carry a resource `name` and no `id`: channels unreadable ("no usable id").
+  google: 'resource names not taken as ids',
+  // Items carry no id, only `_links.self.href`: channels unreadable ("no usable id").
+  hal: 'ids only in _links.self.href not read',
+  // `open` (live) unknown, session times (`scheduled_at` in the shop offset, `closed_at`)
+  // not applied to the window: 69 ended kept, truth 6.
+  shopify: 'status `open` unknown; sessions not cut to the window',
+  // `date_start` / `scheduled_ts` not read as times: all sessions kept in the window.
+  slack: 'epoch / ts-string session times unread (all kept in window)',
+  // Records carry `sid`, not `id`: team and channels unreadable.
+  twilio: 'SIDs not taken as ids',
+  // `values` is not found as the list: team and channels fail as schema drift.
+  jira: 'no list found under `values`',
+  // `Plan__c`, `AI_Balance__c` … not read: the subscription fails; `Status__c` not found.
+  salesforce: '__c custom fields unread (subscription failed, statuses missing)',
+  // Channel availability words `online` / `away` unknown: 5 channels "unknown".
+  zendesk: 'channel words online/away unknown',
+  // `team_members` is not found as the list: the team fails as schema drift.
+  square: 'no list found under `team_members`',
+  // Everything under `properties` (all strings): subscription failed, statuses missing.
+  hubspot: 'fields inside `properties` unread',
+  // Typed page properties (`status.name`, `number`, `date.start`) unread: subscription
+  // failed, statuses missing.
+  notion: 'typed page properties unread',
+  // Channel words SUSPENDED / INACTIVE unknown: 4 channels "unknown".
+  paypal: 'channel words SUSPENDED/INACTIVE unknown',
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: ground truth is asserted on, field by field
+type Loose = any;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-faithful-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const DAY = 86_400_000;
+
+/** Classes counted, e.g. `{ live: 2, offline: 3 }`. */
+function count(words: string[]): Record<string, number> {
+  const m: Record<string, number> = {};
+  for (const w of words) m[w] = (m[w] ?? 0) + 1;
+  return m;
+}
+
+/** What tally read, comparable across dialects. */
+function read(s: OrgSnapshot) {
+  const v = <T>(p: { state: string; value?: T } | undefined) =>
+    p && p.state !== 'failed' ? p.value : undefined;
+  const channels = v(s.channels) ?? [];
+  const sessions = Object.values(s.sessions).flatMap((p) => sessionArray(v(p) ?? []));
+  const sub = v(s.subscription);
+  return {
+    members: v(s.team)?.length ?? 0,
+    channels: count(channels.map((c) => channelClass(c.status))),
+    sessions: count(sessions.map((x) => statusClass(x.status))),
+    scheduled: sessions.map((x) => x.scheduledAt ?? null).sort(),
+    started: sessions.map((x) => x.startedAt ?? null).sort(),
+    funding:
+      sub?.funding.mode === 'wallet'
+        ? { balance: sub.funding.balance, currency: sub.funding.currency?.toUpperCase() }
+        : sub?.funding,
+  };
+}
+
+/** The same facts from the ground truth, sessions kept where they overlap the window. */
+function truth(world: Loose, now: number) {
+  const from = now - DAY;
+  const to = now + 7 * DAY;
+  const sessions = (Object.values(world.sessions) as Loose[][]).flat().filter((s) => {
+    const sched = Date.parse(s.scheduled_at);
+    const started = s.started_at === null ? null : Date.parse(s.started_at);
+    const ended = s.ended_at === null ? null : Date.parse(s.ended_at);
+    const begin = s.status === 'scheduled' || s.status === 'cancelled' ? sched : (started ?? sched);
+    const end = s.status === 'live' ? now : (ended ?? begin);
+    return begin <= to && end >= from;
+  });
+  const ms = (x: string | null) => (x === null ? null : Date.parse(x));
+  const w = world.subscription.ai_funding.wallet;
+  return {
+    members: world.team.length,
+    channels: count(world.channels.map((c: Loose) => channelClass(c.status))),
+    sessions: count(sessions.map((x: Loose) => statusClass(x.status))),
+    scheduled: sessions.map((x: Loose) => ms(x.scheduled_at)).sort(),
+    started: sessions.map((x: Loose) => ms(x.started_at)).sort(),
+    funding: { balance: w.balance, currency: w.currency },
+  };
+}
+
+describe('tally once against every faithful dialect, no overrides', () => {
+  for (const dialect of FAITHFUL_DIALECT_NAMES) {
+    const why = KNOWN_MISREAD[dialect];
+    const test = why === undefined ? it : it.fails;
+    test(`${dialect}${why === undefined ? '' : ` (known misread: ${why})`}`, async () => {
+      const sim = await startSimulator({
+        orgs: [{ slug: 'demo', funding: 'wallet' }],
+        channels: 6,
+        sessionsPerChannel: 14,
+        seed: 11,
+        frozen: true,
+        dialect,
+      });
+      try {
+        const file = path.join(dir, `${dialect}.yaml`);
+        await writeFile(
+          file,
+          `upstream:\n  base_url: ${sim.url}\norgs:\n  - slug: demo\n    token: demo-token\n`,
+        );
+        const io = captureIO({}, dir);
+        const before = Date.now();
+        const code = await onceCommand(['--config', file, '--json'], io);
+        const after = Date.now();
+        expect(code, io.err()).toBe(0);
+        const out = JSON.parse(io.out()) as { orgs: Record<string, OrgSnapshot> };
+        const world = await (await fetch(`${sim.url}/_sim/world?org=demo`)).json();
+        const got = read(out.orgs['demo']!);
+        // tally's window is taken while it reads: a session at its edge may fall either way.
+        const wants = [truth(world, before), truth(world, after)];
+        const want = wants[0]!;
+        expect(got.members).toBe(want.members);
+        expect(got.channels).toEqual(want.channels);
+        expect(wants.map((w) => w.sessions)).toContainEqual(got.sessions);
+        expect(wants.map((w) => w.scheduled)).toContainEqual(got.scheduled);
+        expect(wants.map((w) => w.started)).toContainEqual(got.started);
+        expect(got.funding).toEqual(want.funding);
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+});
+
+/** Dialects tally reads today: a changing-world `run` must see changes and make up none. */
+const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter((n) => KNOWN_MISREAD[n] === undefined);
+
+describe('tally run against the faithful dialects it reads, no overrides', () => {
+  it.each(READ_TODAY)(
+    '%s: no event while nothing changes, the changes made, nothing more',
+    async (dialect) => {
+      const sim = await startSimulator({ orgs: ['demo'], channels: 4, seed: 7, frozen: true, dialect });
+      try {
+        const file = path.join(dir, `run-${dialect}.yaml`);
+        await writeFile(
+          file,
+          `upstream:\n  base_url: ${sim.url}\norgs:\n  - slug: demo\n    token: demo-token\n` +
+            'intervals: { org: 1s, team: 1s, subscription: 1s, channels: 1s, live_sessions: 1s, live_detail: 1s, sweep: 1s, jitter: 0 }\n' +
+            `server: { listen: 127.0.0.1:0 }\nstate: { dir: ${JSON.stringify(path.join(dir, `state-${dialect}`))} }\n` +
+            'log: { level: info, format: json }\n',
+        );
+        const io = captureIO({}, dir);
+        const running = runCommand(['--config', file], io);
+        const base = await waitFor(
+          () => /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(io.out())?.[1],
+          'the HTTP server',
+          15_000,
+        );
+        const events = async () =>
+          ((await (await fetch(`${base}/api/v1/events?limit=500`)).json()) as { events: { kind: string }[] })
+            .events;
+        await waitFor(
+          async () => {
+            const s = (await (await fetch(`${base}/api/v1/snapshot/demo`)).json()) as OrgSnapshot;
+            const lists = Object.values(s.sessions);
+            const n = s.channels?.state === 'complete' ? s.channels.value.length : -1;
+            return lists.length === n && lists.every((p) => p.state === 'complete') ? true : undefined;
+          },
+          "every channel's session list read",
+          20_000,
+        );
+        // A frozen world: three more polling rounds must add no event.
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect((await events()).map((e) => e.kind)).toEqual([]);
+        const world = sim.view('demo');
+        const quiet = world.channels.find((c) => c['status'] !== 'live')!;
+        sim.trigger.channelStatus({
+          channel: String(quiet['id']),
+          status: quiet['status'] === 'offline' ? 'idle' : 'offline',
+        });
+        sim.trigger.startSession({ channel: String(quiet['id']), title: 'Run check' });
+        const seen = await waitFor(
+          async () => {
+            const k = (await events()).map((e) => e.kind);
+            return k.includes('channel.status_changed') && k.includes('session.started') ? k : undefined;
+          },
+          'the channel status change and the session start',
+          30_000,
+        );
+        // Nothing more happens: no event beyond those seen arrives in three more rounds.
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect((await events()).length).toBe(seen.length);
+        io.stop();
+        expect(await running).toBe(0);
+      } finally {
+        await sim.close();
+      }
+    },
+  );
+});
