@@ -90,9 +90,7 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'channel.status': [
     { all: [STATUS], value: 'status', not: ['visibility', 'privacy', 'key', 'ai', 'account', 'billing'] },
   ],
-  'channel.live': [
-    { all: [['live', 'onair', 'air', 'broadcasting', 'streaming', 'online']], value: 'bool' },
-  ],
+  'channel.live': [{ all: [['live', 'onair', 'air', 'broadcasting', 'streaming', 'online']], value: 'bool' }],
   'channel.visibility': [
     { all: [['visibility', 'privacy', 'audience', 'visible', 'access']], value: 'word', not: ['key'] },
   ],
@@ -106,7 +104,10 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     },
   ],
   'channel.sessionCount': [
-    { all: [['session', 'sessions', 'broadcast', 'broadcasts', 'episode', 'episodes'], COUNT], value: 'count' },
+    {
+      all: [['session', 'sessions', 'broadcast', 'broadcasts', 'episode', 'episodes'], COUNT],
+      value: 'count',
+    },
   ],
 
   'member.id': [{ all: [['member', 'user', 'account', 'person'], ID], value: 'id' }, lone(ID, 'id')],
@@ -119,16 +120,26 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', 'user', 'owner'] }],
   'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
 
-  'detail.questions': [{ all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] }],
+  'detail.questions': [
+    { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },
+  ],
   'detail.questionsCount': [{ all: [['questions', 'question', 'qna', 'qa'], COUNT], value: 'count' }],
   'detail.speakers': [
-    { all: [['speakers', 'speaker', 'hosts', 'panelists', 'presenters']], value: 'list', not: [...COUNT, ...LINKS] },
+    {
+      all: [['speakers', 'speaker', 'hosts', 'panelists', 'presenters']],
+      value: 'list',
+      not: [...COUNT, ...LINKS],
+    },
   ],
   'detail.speakersCount': [
     { all: [['speakers', 'speaker', 'hosts', 'panelists', 'presenters'], COUNT], value: 'count' },
   ],
   'detail.announcements': [
-    { all: [['announcements', 'announcement', 'notices', 'notice']], value: 'list', not: [...COUNT, ...LINKS] },
+    {
+      all: [['announcements', 'announcement', 'notices', 'notice']],
+      value: 'list',
+      not: [...COUNT, ...LINKS],
+    },
   ],
   'detail.announcementsCount': [
     { all: [['announcements', 'announcement', 'notices', 'notice'], COUNT], value: 'count' },

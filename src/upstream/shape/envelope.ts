@@ -84,7 +84,10 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
   const override = opts.envelope?.[endpoint];
   if (typeof override === 'string') {
     const v = getPath(body, override);
-    if (Array.isArray(v)) return withHolder({ items: v, path: override }, holderOf(body, override));
+    if (Array.isArray(v)) {
+      opts.trace?.located?.(endpoint, override, 'operator');
+      return withHolder({ items: v, path: override }, holderOf(body, override));
+    }
     throw new SchemaDriftError(
       endpoint,
       'envelope',
@@ -92,9 +95,12 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
         ` instead of a list; the response is ${describeBody(body)}`,
     );
   }
-  if (Array.isArray(body)) return { items: body, path: '' };
+  if (Array.isArray(body)) {
+    opts.trace?.located?.(endpoint, '', 'name');
+    return { items: body, path: '' };
+  }
   if (isRecord(body)) {
-    const found = byShape(endpoint, body);
+    const found = byShape(endpoint, body, opts);
     if (found !== undefined) return found;
     // Some servers (Go's nil slices) write an empty list as null; accept it unless the body is an error.
     const nullAt = listPaths(endpoint).find((path) => getPath(body, path) === null);
@@ -113,7 +119,7 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
  * The list of a body by its shape (structure.ts): the array of records wherever it sits,
  * known names breaking ties only. Two arrays that tie are drift naming both, not a guess.
  */
-function byShape(endpoint: Endpoint, body: JsonRecord): FoundList | undefined {
+function byShape(endpoint: Endpoint, body: JsonRecord, opts: ShapeOptions): FoundList | undefined {
   const picked = pickList(arraysIn(body, { resource: RESOURCE_KEYS[endpoint], generic: LIST_NAMES }));
   if (picked === undefined) return undefined;
   if ('tie' in picked) {
@@ -125,6 +131,7 @@ function byShape(endpoint: Endpoint, body: JsonRecord): FoundList | undefined {
         `set upstream.shape.envelope.${endpoint}`,
     );
   }
+  opts.trace?.located?.(endpoint, picked.list.path, picked.list.known > 0 ? 'name' : 'shape');
   return { items: picked.list.items, path: picked.list.path, holder: picked.list.holder };
 }
 
@@ -137,7 +144,10 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
   const override = opts.envelope?.[endpoint];
   if (typeof override === 'string') {
     const v = getPath(body, override);
-    if (isRecord(v)) return v;
+    if (isRecord(v)) {
+      opts.trace?.located?.(endpoint, override, 'operator');
+      return v;
+    }
     throw new SchemaDriftError(
       endpoint,
       'envelope',
@@ -194,8 +204,15 @@ function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts:
       winners = [c];
     } else if (n === best && n > namedScore) winners.push(c);
   }
-  if (winners.length === 0) return named;
-  if (winners.length === 1 && winners[0] !== undefined) return winners[0].o;
+  if (winners.length === 0) {
+    const at = objectsIn(body).find((c) => c.o === named)?.path ?? '';
+    opts.trace?.located?.(endpoint, at, 'name');
+    return named;
+  }
+  if (winners.length === 1 && winners[0] !== undefined) {
+    opts.trace?.located?.(endpoint, winners[0].path, 'shape');
+    return winners[0].o;
+  }
   const paths = winners.slice(0, 4).map((w) => `'${w.path === '' ? '(the body)' : w.path}'`);
   throw new SchemaDriftError(
     endpoint,

@@ -69,7 +69,12 @@ export function readField<T>(
  * The words tier (words-tier.ts): a key whose words mean the field and whose value fits,
  * when no alias is in the record. Two equally good keys are drift, and neither is read.
  */
-function readByWords<T>(ctx: ReadContext, scope: unknown, key: FieldKey, convert: Converter<T>): T | undefined {
+function readByWords<T>(
+  ctx: ReadContext,
+  scope: unknown,
+  key: FieldKey,
+  convert: Converter<T>,
+): T | undefined {
   if (!isRecord(scope) || !hasConcepts(key)) return undefined;
   const found = findByWords(scope, key);
   if (found === undefined) return undefined;

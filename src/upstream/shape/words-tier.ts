@@ -57,7 +57,9 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
     }
     case 'status':
       if (typeof v === 'boolean') return key === 'channel.status';
-      return typeof v === 'string' && (key === 'channel.status' ? channelClass(v) : statusClass(v)) !== 'unknown';
+      return (
+        typeof v === 'string' && (key === 'channel.status' ? channelClass(v) : statusClass(v)) !== 'unknown'
+      );
     case 'word':
       return typeof v === 'string' && v.trim() !== '' && v.length <= 64;
     case 'id':
