@@ -34,7 +34,11 @@ describe('summarize', () => {
     const snap = org({ a: ['scheduled', 'ended', 'live'] });
     const part = snap.sessions['a'];
     if (part?.state !== 'complete') throw new Error('no list');
-    part.value = part.value.map((s) => ({ id: s.id, channelId: s.channelId, status: s.status }));
+    part.value = ['scheduled', 'ended', 'live'].map((status, i) => ({
+      id: `a-${i}`,
+      channelId: 'a',
+      status,
+    }));
     const summary = summarize(snap, new SummaryMemo());
     expect([...summary.sessionsByStatus]).toEqual([['live', 1]]);
     expect(summary.liveSessions.map((r) => r.id)).toEqual(['a-2']);
