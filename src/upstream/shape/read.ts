@@ -187,18 +187,30 @@ export function toBool(v: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Whether `scope` holds any of `keys` under any of their spellings (an explicit `null` counts). */
+/**
+ * Whether `scope` holds any of `keys` under any of their spellings (an explicit `null`
+ * counts), or a key whose words mean one of them (words-tier.ts).
+ */
 export function hasAnyField(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): boolean {
-  return keys.some((key) => aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined));
+  return keys.some(
+    (key) =>
+      aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined) || byWordsAt(scope, key),
+  );
+}
+
+/** Whether a key of `scope` means field `key` by its words (ambiguity counts: the field is there). */
+function byWordsAt(scope: unknown, key: FieldKey): boolean {
+  return isRecord(scope) && hasConcepts(key) && findByWords(scope, key) !== undefined;
 }
 
 /** How many of `keys` `scope` holds a value for (an explicit `null` does not count). */
 export function fieldsPresent(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): number {
-  return keys.filter((key) =>
-    aliasesFor(key, ctx.opts).some((path) => {
-      const v = getPath(scope, path);
-      return v !== undefined && v !== null;
-    }),
+  return keys.filter(
+    (key) =>
+      aliasesFor(key, ctx.opts).some((path) => {
+        const v = getPath(scope, path);
+        return v !== undefined && v !== null;
+      }) || byWordsAt(scope, key),
   ).length;
 }
 
