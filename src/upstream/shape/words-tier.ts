@@ -86,26 +86,10 @@ function looksLikeTime(v: unknown): boolean {
   return parseTime(s) !== undefined;
 }
 
-/** A key of a record, or of an object directly inside it (`outer` then names that object). */
+/** The words of a key, and of the object holding it when it is inside one. */
 interface KeyWords {
-  path: string;
   words: readonly string[];
   outer?: readonly string[];
-  value: unknown;
-}
-
-/** The keys of a record and of the objects directly inside it, with their words. */
-function keysOf(record: JsonRecord): KeyWords[] {
-  const out: KeyWords[] = [];
-  for (const [k, v] of Object.entries(record).slice(0, MAX_KEYS)) {
-    out.push({ path: k, words: splitWords(k), value: v });
-    if (!isRecord(v)) continue;
-    const outer = splitWords(k);
-    for (const [k2, v2] of Object.entries(v).slice(0, MAX_INNER_KEYS)) {
-      out.push({ path: `${k}.${k2}`, words: [...outer, ...splitWords(k2)], outer, value: v2 });
-    }
-  }
-  return out;
 }
 
 /**
@@ -120,22 +104,78 @@ function keyScore(k: KeyWords, concept: Concept): number {
   return conceptScore(k.words, concept);
 }
 
+/** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
+type KeyFit = readonly { score: number; kind: ValueKind }[];
+const NO_FIT: KeyFit = [];
+
+/**
+ * The fits of keys seen lately, per field and path: a list of thousands of records asks the
+ * same few keys for the same fields, and only their values differ. Bounded: emptied when full.
+ */
+const FIT_MEMO_MAX = 8192;
+const FIT_PATH_MAX = 128;
+const fitMemo = new Map<FieldKey, Map<string, KeyFit>>();
+let fitCount = 0;
+
+/** The fit of key `inner` (of the object under `outer`, when given) to field `key`. */
+function fitOf(
+  key: FieldKey,
+  concepts: readonly Concept[],
+  path: string,
+  outer?: string,
+  inner?: string,
+): KeyFit {
+  let byPath = fitMemo.get(key);
+  const known = byPath?.get(path);
+  if (known !== undefined) return known;
+  const outerWords = outer === undefined ? undefined : splitWords(outer);
+  const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
+  const k = outerWords === undefined ? { words } : { words, outer: outerWords };
+  const fits = concepts
+    .map((c) => ({ score: keyScore(k, c), kind: c.value }))
+    .filter((f) => f.score > 0)
+    .sort((x, y) => y.score - x.score);
+  const fit = fits.length === 0 ? NO_FIT : fits;
+  if (path.length <= FIT_PATH_MAX) {
+    if (fitCount >= FIT_MEMO_MAX) {
+      fitMemo.clear();
+      fitCount = 0;
+    }
+    byPath = fitMemo.get(key) ?? new Map<string, KeyFit>();
+    fitMemo.set(key, byPath);
+    byPath.set(path, fit);
+    fitCount += 1;
+  }
+  return fit;
+}
+
 /** Reads field `key` of `record` by the words of its keys; see the file comment. */
 export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   const concepts = CONCEPTS[key];
   if (concepts === undefined) return undefined;
   let best: WordsMatch[] = [];
-  for (const k of keysOf(record)) {
-    if (k.value === undefined || k.value === null) continue;
-    let score = 0;
-    for (const c of concepts) {
-      const s = keyScore(k, c);
-      if (s > score && valueFits(c.value, k.value, key)) score = s;
-    }
-    if (score === 0) continue;
+  const consider = (fit: KeyFit, path: string, value: unknown): void => {
+    if (fit.length === 0 || value === undefined || value === null) return;
+    const score = fit.find((f) => valueFits(f.kind, value, key))?.score ?? 0;
+    if (score === 0) return;
     const top = best[0]?.confidence ?? 0;
-    if (score > top) best = [{ path: k.path, value: k.value, confidence: score }];
-    else if (score === top) best.push({ path: k.path, value: k.value, confidence: score });
+    if (score > top) best = [{ path, value, confidence: score }];
+    else if (score === top) best.push({ path, value, confidence: score });
+  };
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    if (++n > MAX_KEYS) break;
+    const v = record[k];
+    consider(fitOf(key, concepts, k), k, v);
+    if (!isRecord(v)) continue;
+    let m = 0;
+    for (const k2 in v) {
+      if (!Object.hasOwn(v, k2)) continue;
+      if (++m > MAX_INNER_KEYS) break;
+      const path = `${k}.${k2}`;
+      consider(fitOf(key, concepts, path, k, k2), path, v[k2]);
+    }
   }
   if (best.length === 0) return undefined;
   // An object and a key inside it naming the same thing (`start: { at }`) are one candidate: the outer.
