@@ -131,7 +131,11 @@ function byShape(endpoint: Endpoint, body: JsonRecord, opts: ShapeOptions): Foun
         `set upstream.shape.envelope.${endpoint}`,
     );
   }
-  opts.trace?.located?.(endpoint, picked.list.path, picked.list.known > 0 ? 'name' : 'shape');
+  if (opts.trace?.located !== undefined) {
+    // By name when the fixed names alone lead to it; found by its shape otherwise.
+    const named = listPaths(endpoint).some((p) => getPath(body, p) === picked.list.items);
+    opts.trace.located(endpoint, picked.list.path, named ? 'name' : 'shape');
+  }
   return { items: picked.list.items, path: picked.list.path, holder: picked.list.holder };
 }
 
