@@ -48,6 +48,36 @@ const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
 const ID = ['id', 'uuid', 'guid', 'uid', 'key', 'slug'];
 const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
 const LINKS = ['url', 'uri', 'href', 'link', 'links'];
+/** Words naming someone or something else than the record itself (`host_name` is no title). */
+const OTHERS = [
+  'owner',
+  'user',
+  'host',
+  'author',
+  'creator',
+  'speaker',
+  'file',
+  'role',
+  'team',
+  'company',
+  'billing',
+  'contact',
+];
+/** Words naming another process than the record's own (`recording_status` is no session status). */
+const OTHER_STATES = [
+  'ai',
+  'visibility',
+  'privacy',
+  'key',
+  'account',
+  'billing',
+  'payment',
+  'recording',
+  'moderation',
+  'transcription',
+  'upload',
+  'health',
+];
 
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
@@ -62,9 +92,13 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   ],
   'session.channelId': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }],
   'session.title': [
-    { all: [['title', 'name', 'subject', 'topic', 'headline', 'label']], value: 'text', not: ['channel'] },
+    {
+      all: [['title', 'name', 'subject', 'topic', 'headline', 'label']],
+      value: 'text',
+      not: ['channel', ...OTHERS],
+    },
   ],
-  'session.status': [{ all: [STATUS], value: 'status', not: ['ai', 'visibility', 'privacy', 'key'] }],
+  'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
   // A planned start, or a lone `start` / `begins` with a time.
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
@@ -84,12 +118,8 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   // has no planned end here yet; when it has, its concept goes in this place.
 
   'channel.id': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }, lone(ID, 'id')],
-  'channel.name': [
-    { all: [['name', 'title', 'label', 'handle']], value: 'text', not: ['owner', 'user', 'file', 'host'] },
-  ],
-  'channel.status': [
-    { all: [STATUS], value: 'status', not: ['visibility', 'privacy', 'key', 'ai', 'account', 'billing'] },
-  ],
+  'channel.name': [{ all: [['name', 'title', 'label', 'handle']], value: 'text', not: OTHERS }],
+  'channel.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
   'channel.live': [{ all: [['live', 'onair', 'air', 'broadcasting', 'streaming', 'online']], value: 'bool' }],
   'channel.visibility': [
     { all: [['visibility', 'privacy', 'audience', 'visible', 'access']], value: 'word', not: ['key'] },
@@ -112,12 +142,16 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
 
   'member.id': [{ all: [['member', 'user', 'account', 'person'], ID], value: 'id' }, lone(ID, 'id')],
   'member.name': [
-    { all: [['name', 'fullname', 'nickname', 'username', 'handle']], value: 'text', not: ['org', 'team'] },
+    {
+      all: [['name', 'fullname', 'nickname', 'username', 'handle']],
+      value: 'text',
+      not: ['org', 'organization', 'team', 'role', 'company', 'group', 'file'],
+    },
   ],
   'member.email': [{ all: [['email', 'mail', 'e']], value: 'email' }],
   'member.role': [{ all: [['role', 'roles', 'permission', 'permissions', 'access']], value: 'word' }],
 
-  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', 'user', 'owner'] }],
+  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
   'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
 
   'detail.questions': [

@@ -124,3 +124,13 @@ describe('other fields by their words', () => {
     expect(value).toMatchObject({ id: 'p1', email: 'a@b.c' });
   });
 });
+
+describe('keys that name something else', () => {
+  it('a host name is no title, a recording status no session status, a role name no member name', () => {
+    const s = normalizeSession({ id: 's1', host_name: 'Ann', recordingStatus: 'recording' }, 'c1', {});
+    expect(s.value?.title).toBeUndefined();
+    expect(s.value?.status).toBe('unknown');
+    const m = normalizeMember({ id: 'm1', roleName: 'Admin' }, {});
+    expect(m.value?.name).toBeUndefined();
+  });
+});
