@@ -100,12 +100,10 @@ const keyOf = (a: readonly string[], b: readonly string[]) =>
 const time = fc
   .integer({ min: Date.parse('2024-01-01T00:00:00Z'), max: Date.parse('2034-01-01T00:00:00Z') })
   .map((ms) => Math.floor(ms / 1000) * 1000);
-const timeValue = fc
-  .tuple(time, fc.constantFrom('iso', 'seconds', 'millis'))
-  .map(([ms, as]) => ({
-    ms,
-    raw: as === 'iso' ? new Date(ms).toISOString() : as === 'seconds' ? ms / 1000 : ms,
-  }));
+const timeValue = fc.tuple(time, fc.constantFrom('iso', 'seconds', 'millis')).map(([ms, as]) => ({
+  ms,
+  raw: as === 'iso' ? new Date(ms).toISOString() : as === 'seconds' ? ms / 1000 : ms,
+}));
 
 const aliasesOf = (field: keyof typeof FIELD_ALIASES) =>
   new Set((FIELD_ALIASES[field] as readonly string[]).map((p) => looseKey(p)));
