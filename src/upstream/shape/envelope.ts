@@ -175,14 +175,20 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
   return byFields(endpoint, body, named, opts);
 }
 
+/** Objects of a body weighed as its record at most: a body of endless objects costs a bounded look. */
+const MAX_OBJECTS = 64;
+
 /** Objects of a body up to two keys down (outside arrays), with their paths. */
 function objectsIn(body: JsonRecord): { path: string; o: JsonRecord }[] {
   const out = [{ path: '', o: body }];
-  for (const [k, v] of Object.entries(body).slice(0, 200)) {
+  for (const [k, v] of Object.entries(body)) {
+    if (out.length >= MAX_OBJECTS) break;
     if (!isRecord(v) || ERROR_KEYS.has(k.toLowerCase())) continue;
     out.push({ path: k, o: v });
-    for (const [k2, v2] of Object.entries(v).slice(0, 200))
+    for (const [k2, v2] of Object.entries(v)) {
+      if (out.length >= MAX_OBJECTS) break;
       if (isRecord(v2)) out.push({ path: `${k}.${k2}`, o: v2 });
+    }
   }
   return out;
 }
