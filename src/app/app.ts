@@ -347,6 +347,7 @@ export class App implements StatusSource {
         if (!event) return;
         this.writer.publishInOrder(issue.org, [event], () => this.poller?.orgs().get(issue.org)?.snapshot());
       },
+      onSight: (e) => this.driftBoard.sight(e),
     };
   }
 
@@ -461,6 +462,7 @@ export class App implements StatusSource {
     return [...this.poller.orgs().values()].map((p) => ({
       ...orgView(p, this.orgConfig.get(p.slug)),
       drift: this.driftBoard.of(p.slug),
+      degraded: this.driftBoard.degraded(p.slug),
       learned: learnedOf(this.client.memory, p.slug),
       spend: this.poller?.spend.of(p.slug),
     }));

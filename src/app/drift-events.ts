@@ -83,14 +83,67 @@ function evictable(entries: Map<string, DriftEntry>): string {
 /** Distinct problems kept per org for the status API; the least recently seen notes go first. */
 export const MAX_BOARD_PER_ORG = 32;
 
+/** A field a decision depends on that cannot be read on most records of some lists. */
+export interface DegradedField {
+  endpoint: string;
+  field: string;
+  problem: string;
+  /** When it was first found blind, of the lists blind now. */
+  since: number;
+  /** How many lists it is blind in now. */
+  lists: number;
+}
+
+/** Lists remembered blind per org, endpoint and field; past this, more are not told apart. */
+const MAX_BLIND_LISTS = 4096;
+
 /** The recent drift of every org, bounded per org, for the status API. */
 export class DriftBoard {
   private readonly byOrg = new Map<string, Map<string, DriftEntry>>();
+  /** Per org, `endpoint field` → list → since, of the lists where the field is blind now. */
+  private readonly blind = new Map<string, Map<string, { problem: string; lists: Map<string, number> }>>();
 
   constructor(private readonly max = MAX_BOARD_PER_ORG) {}
 
+  /** A field was readable on most records of `list`: it is no longer blind there. */
+  sight(e: { org: string; endpoint: string; field: string; list: string }): void {
+    const byField = this.blind.get(e.org);
+    const entry = byField?.get(`${e.endpoint} ${e.field}`);
+    if (entry === undefined) return;
+    entry.lists.delete(e.list);
+    if (entry.lists.size === 0) byField?.delete(`${e.endpoint} ${e.field}`);
+  }
+
+  /** The org's fields blind in some list now (docs/upstream-shapes.md, "Blindness is loud"). */
+  degraded(org: string): DegradedField[] {
+    return [...(this.blind.get(org) ?? new Map()).entries()].map(([key, e]) => {
+      const [endpoint = '', field = ''] = key.split(' ');
+      return {
+        endpoint,
+        field,
+        problem: e.problem,
+        since: Math.min(...e.lists.values()),
+        lists: e.lists.size,
+      };
+    });
+  }
+
+  private markBlind(issue: DriftIssue & { org: string }, at: number): void {
+    let byField = this.blind.get(issue.org);
+    if (!byField) {
+      byField = new Map();
+      this.blind.set(issue.org, byField);
+    }
+    const key = `${issue.endpoint} ${issue.field}`;
+    const entry = byField.get(key) ?? { problem: issue.problem, lists: new Map<string, number>() };
+    byField.set(key, entry);
+    const list = issue.list ?? '';
+    if (!entry.lists.has(list) && entry.lists.size < MAX_BLIND_LISTS) entry.lists.set(list, at);
+  }
+
   /** Records one issue seen at `at`. */
   add(issue: DriftIssue & { org: string }, at: number): void {
+    if (driftReason(issue) === 'blind') this.markBlind(issue, at);
     let entries = this.byOrg.get(issue.org);
     if (!entries) {
       entries = new Map();
@@ -120,5 +173,6 @@ export class DriftBoard {
   /** Forgets an org that is no longer watched. */
   forget(org: string): void {
     this.byOrg.delete(org);
+    this.blind.delete(org);
   }
 }

@@ -7,7 +7,14 @@
  */
 import type { Learned, QueryMemory } from '../upstream/adapt.js';
 import { describeTimeFormat } from '../upstream/time-formats.js';
-import { describeIssue, type DriftIssue, type Endpoint, type ShapeTrace } from '../upstream/shape/index.js';
+import {
+  describeIssue,
+  type DriftIssue,
+  type Endpoint,
+  type FieldTier,
+  type LocatedBy,
+  type ShapeTrace,
+} from '../upstream/shape/index.js';
 
 /** What was learned of one endpoint of one org. */
 export interface EndpointExplain {
@@ -29,6 +36,12 @@ export interface EndpointExplain {
   ignoredKeys: Record<string, number>;
   /** Distinct drift problems: `field: problem`. */
   drift: string[];
+  /** Records read (each record's keys reported once). */
+  records?: number;
+  /** Where the list or object sat and how it was found there: path (`""`: the body) → how. */
+  located?: Record<string, LocatedBy>;
+  /** Model field → records it could not be read from (no tier found it). */
+  unread?: Record<string, number>;
 }
 
 /** Distinct keys kept per endpoint; a server with endless distinct keys cannot grow this further. */
@@ -45,12 +58,23 @@ export class ExplainCollector implements ShapeTrace {
     this.org = org;
   }
 
-  field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void {
+  field(
+    endpoint: Endpoint,
+    key: string,
+    path: string,
+    how: string | undefined,
+    found?: { tier: FieldTier; confidence: number },
+  ): void {
     const e = this.entry(endpoint);
     const byPath = e.fields[key] ?? {};
     e.fields[key] = byPath;
     const last = this.last.get(`${endpoint} ${key}`);
-    let source = how === undefined ? path : `${path} (${how})`;
+    // A field found by the words of its key says so, with how sure tally is; an alias is exact.
+    const tier =
+      found !== undefined && found.tier !== 'alias'
+        ? ` [${found.tier}, confidence ${found.confidence.toFixed(2)}]`
+        : '';
+    let source = `${how === undefined ? path : `${path} (${how})`}${tier}`;
     if (path === '' && last !== undefined) {
       // A refinement of the source just reported: the same value, now with its conversion.
       byPath[last] = (byPath[last] ?? 1) - 1;
@@ -64,8 +88,23 @@ export class ExplainCollector implements ShapeTrace {
   /** The last source reported per endpoint and field, for refinements. */
   private readonly last = new Map<string, string>();
 
+  missing(endpoint: Endpoint, key: string): void {
+    const e = this.entry(endpoint);
+    const unread = e.unread ?? {};
+    e.unread = unread;
+    unread[key] = (unread[key] ?? 0) + 1;
+  }
+
+  located(endpoint: Endpoint, path: string, by: LocatedBy): void {
+    const e = this.entry(endpoint);
+    const located = e.located ?? {};
+    e.located = located;
+    if (Object.keys(located).length < MAX_DRIFT) located[path] = by;
+  }
+
   keys(endpoint: Endpoint, keys: readonly string[]): void {
     const e = this.entry(endpoint);
+    e.records = (e.records ?? 0) + 1;
     for (const k of keys) {
       if (e.keys.size >= MAX_KEYS && !e.keys.has(k)) continue;
       e.keys.set(k, (e.keys.get(k) ?? 0) + 1);
@@ -105,6 +144,7 @@ export class ExplainCollector implements ShapeTrace {
         for (const [k, n] of e.keys) if (!used.has(fold(k))) ignoredKeys[k] = n;
         const learned = memory.get(org, endpoint);
         const { keys: _keys, ...rest } = e;
+        if (e.unread !== undefined) rest.unread = stillUnread(e);
         perOrg[endpoint] = { ...rest, ignoredKeys, ...(learned ? { learned } : {}) };
       }
       out[org] = perOrg;
@@ -136,6 +176,20 @@ export class ExplainCollector implements ShapeTrace {
   }
 }
 
+/**
+ * Fields missed on some reads and not made up by others: a field read one way after
+ * another way missed (a balance in minor units after none in major ones) is read.
+ */
+function stillUnread(e: EndpointExplain): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [field, missed] of Object.entries(e.unread ?? {})) {
+    const read = Object.values(e.fields[field] ?? {}).reduce((a, b) => a + b, 0);
+    const left = e.records === undefined ? missed : Math.min(missed, e.records - read);
+    if (left > 0) out[field] = left;
+  }
+  return out;
+}
+
 /** The first key of a source path, folded the way field lookups fold case. */
 function rootKey(source: string): string {
   const path = source.split(' ')[0] ?? '';
@@ -163,6 +217,8 @@ export function formatExplain(result: Record<string, Partial<Record<Endpoint, En
         const lists = e.reads === 1 ? '' : ` over ${e.reads} lists`;
         lines.push(`    list at: ${at}; paging: ${paging}${lists}; ${e.items} items`);
       }
+      for (const [path, by] of Object.entries(e.located ?? {}))
+        if (by !== 'name') lines.push(`    found at: ${path === '' ? 'the body itself' : path} (by ${by})`);
       if (e.learned) lines.push(`    learned: ${describeLearned(e.learned)}`);
       for (const [field, byPath] of Object.entries(e.fields).sort(([a], [b]) =>
         a < b ? -1 : a > b ? 1 : 0,
@@ -172,13 +228,25 @@ export function formatExplain(result: Record<string, Partial<Record<Endpoint, En
           .map(([p, n]) => (Object.keys(byPath).length > 1 ? `${p} ×${n}` : p));
         lines.push(`    ${field} ← ${sources.join(' | ')}`);
       }
+      const unread = Object.entries(e.unread ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      if (unread.length > 0) {
+        const of = e.records === undefined ? '' : ` (${e.records} record${e.records === 1 ? '' : 's'} read)`;
+        lines.push(`    not read: ${unread.map(([f, n]) => `${f} ×${n}`).join(', ')}${of}`);
+      }
       const ignored = Object.keys(e.ignoredKeys);
       if (ignored.length > 0) lines.push(`    keys not read: ${ignored.join(', ')}`);
       for (const d of e.drift) lines.push(`    drift: ${d}`);
     }
   }
+  if (lines.length > 0) lines.push(LEGEND);
   return `${lines.join('\n')}\n`;
 }
+
+/** How to read the field lines, once at the end. */
+const LEGEND =
+  '(field ← key: read by its alias, exact, confidence 1; [words, confidence c]: read by the words' +
+  ' of the key, c the share of its words that mean the field; found at … (by shape): the list or' +
+  ' record found by the shape of the body, not by a known name)';
 
 function describeLearned(l: Learned): string {
   const parts: string[] = [];

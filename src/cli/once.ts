@@ -13,6 +13,7 @@ import { channelMatches } from '../poll/channel-filter.js';
 import { type OrgSnapshot, type Part, type SubResource, subResourceRead } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
 import { sessionArray } from '../snapshot/session-list.js';
+import { windowUnknown } from '../snapshot/diff-window.js';
 import type { QueryMemory } from '../upstream/adapt.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { ExplainCollector, formatExplain } from './explain.js';
@@ -171,10 +172,16 @@ function summarizeOrg(snap: OrgSnapshot): string[] {
   const channels = value(snap.channels);
   if (channels) lines.push(`  channels: ${channels.length}${counts(channels.map((c) => c.status))}`);
 
-  const sessions = Object.values(snap.sessions).flatMap((p) =>
+  const listed = Object.values(snap.sessions).flatMap((p) =>
     p.state === 'failed' ? [] : sessionArray(p.value),
   );
-  lines.push(`  sessions in window: ${sessions.length}${counts(sessions.map((s) => s.status))}`);
+  // A session without any time is not known to lie in the window (windowUnknown).
+  const sessions = listed.filter((s) => !windowUnknown(s));
+  const timeless = listed.length - sessions.length;
+  lines.push(
+    `  sessions in window: ${sessions.length}${counts(sessions.map((s) => s.status))}` +
+      (timeless > 0 ? `; ${timeless} without readable times (window unknown, not counted)` : ''),
+  );
 
   const live = sessions.filter((s) => isLiveStatus(s.status));
   if (live.length > 0) lines.push('  live sessions:');

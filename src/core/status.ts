@@ -43,6 +43,13 @@ export interface OrgView {
         count: number;
       }[]
     | undefined;
+  /**
+   * Fields a decision depends on that cannot be read on most records of some of the org's
+   * lists now (docs/upstream-shapes.md, "Blindness is loud"): that part is degraded.
+   */
+  degraded?:
+    | readonly { endpoint: string; field: string; problem: string; since: number; lists: number }[]
+    | undefined;
   /** What the org's endpoints were learned to take (requests that adapt), by endpoint. */
   learned?:
     | Readonly<

@@ -105,6 +105,13 @@ function orgStatus(view: OrgView, plan: Plan): Record<string, unknown> {
       first_at: iso(d.firstAt),
       last_at: iso(d.lastAt),
     })),
+    degraded: (view.degraded ?? []).map((d) => ({
+      endpoint: d.endpoint,
+      field: d.field,
+      problem: d.problem,
+      lists: d.lists,
+      since: iso(d.since),
+    })),
     learned: view.learned ?? {},
     planner: {
       spent_last_minute: view.spend ?? {},

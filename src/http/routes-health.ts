@@ -16,7 +16,11 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
     'GET',
     '/-/ready',
     () => {
-      if (source.ready()) return json(200, { status: 'ready' });
+      if (source.ready()) {
+        // Ready, but blind to a field a decision depends on: said, by endpoint and field only.
+        const degraded = degradedFields(source.orgs());
+        return json(200, degraded.length === 0 ? { status: 'ready' } : { status: 'ready', degraded });
+      }
       const orgs = source.orgs();
       const waiting = orgs.filter((o) => !o.ready).length;
       const unread = orgs.reduce((n, o) => n + unreadChannels(o.snapshot), 0);
@@ -30,6 +34,12 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
     },
     { public: true },
   );
+}
+
+/** `endpoint field` of every field blind in some org now, once each, sorted (no org named). */
+function degradedFields(orgs: ReturnType<StatusSource['orgs']>): string[] {
+  const fields = new Set(orgs.flatMap((o) => (o.degraded ?? []).map((d) => `${d.endpoint} ${d.field}`)));
+  return [...fields].sort();
 }
 
 /** Current channels whose session list has not been read completely yet. */

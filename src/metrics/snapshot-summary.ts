@@ -17,7 +17,7 @@ import {
   type SessionsPart,
   type Subscription,
 } from '../snapshot/model.js';
-import { statusAt } from '../snapshot/session-list.js';
+import { statusAt, timelessAt } from '../snapshot/session-list.js';
 import { isLiveStatus } from '../snapshot/status.js';
 
 /**
@@ -151,8 +151,12 @@ export class SummaryMemo {
       const list = part.value;
       for (let i = 0; i < list.length; i++) {
         const status = statusAt(list, i);
+        const isLive = isLiveStatus(status);
+        // A session without any time is not known to lie in the window: not counted in it
+        // (its list's blindness is drift, docs/upstream-shapes.md, "Blindness is loud").
+        if (!isLive && timelessAt(list, i)) continue;
         bump(byStatus, status);
-        if (isLiveStatus(status)) live.push(list.at(i)!);
+        if (isLive) live.push(list.at(i)!);
       }
       live.sort((a, b) => compare(a.id, b.id));
       out = { byStatus: this.shared(sortedMap(byStatus)), live: live.length === 0 ? NONE_LIVE : live };

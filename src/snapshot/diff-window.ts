@@ -40,8 +40,30 @@ export function sessionSpan(s: Session): SessionSpan {
  * removed once its planned start left the window).
  */
 export function inWindow(s: Session, window: TimeWindow): boolean {
+  if (windowUnknown(s)) return false;
   const span = sessionSpan(s);
   return span.from <= window.to && span.to >= window.from && !outsideWindow(s, window);
+}
+
+/**
+ * Whether a session carries none of the times that place it (no planned start, no start,
+ * no end) and is not live: where it lies is unknown. It is kept as read (nothing is dropped
+ * on a guess) but never counted in the window, so its appearing or leaving is no addition
+ * or removal, and "no time" never reads as "in the window" (docs/upstream-shapes.md,
+ * "Blindness is loud").
+ */
+export function windowUnknown(s: {
+  status?: string;
+  scheduledAt?: number;
+  startedAt?: number;
+  endedAt?: number;
+}): boolean {
+  return (
+    s.scheduledAt === undefined &&
+    s.startedAt === undefined &&
+    s.endedAt === undefined &&
+    !isLiveStatus(s.status)
+  );
 }
 
 /**

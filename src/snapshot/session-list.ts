@@ -218,6 +218,15 @@ export class SessionList implements Iterable<Session> {
     return this.timeAt(i * TIMES);
   }
 
+  /** Whether session `i` has none of its three times (where it lies is unknown). */
+  timelessAt(i: number): boolean {
+    return (
+      this.timeAt(i * TIMES) === undefined &&
+      this.timeAt(i * TIMES + 1) === undefined &&
+      this.timeAt(i * TIMES + 2) === undefined
+    );
+  }
+
   /**
    * Session `index` as an object (a new one at each call), or undefined past either end;
    * the index is read as `Array.prototype.at` reads it (negative counts from the end).
@@ -295,6 +304,13 @@ export function statusAt(list: Sessions, i: number): string {
 /** The planned start of session `i` of `list`, when it has one. */
 export function scheduledAt(list: Sessions, i: number): number | undefined {
   return list instanceof SessionList ? list.scheduledAt(i) : list[i]!.scheduledAt;
+}
+
+/** Whether session `i` of `list` has no planned start, start or end. */
+export function timelessAt(list: Sessions, i: number): boolean {
+  if (list instanceof SessionList) return list.timelessAt(i);
+  const s = list[i]!;
+  return s.scheduledAt === undefined && s.startedAt === undefined && s.endedAt === undefined;
 }
 
 /** Where session `id` is in `list`, or -1. */

@@ -24,6 +24,7 @@ import type {
 import { VERSION } from '../core/version.js';
 import { type BudgetOptions, RequestBudget } from './budget.js';
 import { DriftReporter } from './drift-reporter.js';
+import { blindSpots } from './shape/blindness.js';
 import { UpstreamError } from './errors.js';
 import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './http.js';
 import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
@@ -528,7 +529,11 @@ export class UpstreamClient implements Fetcher {
           fatal: true,
         });
       }
-      this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...read.drift, ...envelope]);
+      // A field a decision depends on, unreadable on most records, degrades this list (blindness.ts).
+      const spots = read.pages > 0 ? blindSpots(endpoint, list.items) : { blind: [], seen: [] };
+      const blind = spots.blind.map((i) => ({ ...i, list: segments.join('/') }));
+      this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...read.drift, ...envelope, ...blind]);
+      this.drift.sight(org.slug, endpoint, segments.join('/'), spots.seen);
       if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
       const at = this.clock.now();
       if (read.error && read.pages === 0)

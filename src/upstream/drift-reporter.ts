@@ -41,6 +41,11 @@ export class DriftReporter {
     }
   }
 
+  /** Reports the fields readable on most records of one list (blindness over). */
+  sight(org: string, endpoint: string, list: string, fields: readonly string[]): void {
+    for (const field of fields) this.observer.onSight?.({ org, endpoint, field, list });
+  }
+
   /** Logs a doubt about a list's end (a full page without paging) once per org and endpoint. */
   note(org: string, endpoint: string, note: string): void {
     const key = `${org}\0${endpoint}`;

@@ -27,6 +27,11 @@ export interface UpstreamObserver {
   onPause?(e: { untilMs: number }): void;
   /** One call per issue per response; `org` says whose response it was. */
   onDrift?(issue: DriftIssue & { org: string }): void;
+  /**
+   * A field a decision depends on was readable on most records of one list (`list`: its
+   * path), so whatever blindness was reported of it there is over (shape/blindness.ts).
+   */
+  onSight?(e: { org: string; endpoint: string; field: string; list: string }): void;
   onAuthFailure?(e: { org: string; status: number }): void;
 }
 
@@ -39,6 +44,7 @@ const OBSERVER_METHODS = [
   'onRateLimited',
   'onPause',
   'onDrift',
+  'onSight',
   'onAuthFailure',
 ] as const satisfies readonly (keyof UpstreamObserver)[];
 

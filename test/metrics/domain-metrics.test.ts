@@ -32,10 +32,10 @@ function acme(over: Partial<Parameters<typeof snapshot>[0]> = {}): OrgSnapshot {
     sessions: {
       c1: [
         { id: 's1', title: 'Breakfast', status: 'live' },
-        { id: 's0', title: 'Yesterday', status: 'ended' },
-        { id: 's2', title: 'Tomorrow', status: 'scheduled' },
+        { id: 's0', title: 'Yesterday', status: 'ended', scheduledAt: 1000 },
+        { id: 's2', title: 'Tomorrow', status: 'scheduled', scheduledAt: 1000 },
       ],
-      c2: [{ id: 's3', status: 'ended' }],
+      c2: [{ id: 's3', status: 'ended', scheduledAt: 1000 }],
     },
     details: {
       s1: {
@@ -137,7 +137,7 @@ describe('domain metrics', () => {
         { id: 'c1', name: 'Morning', status: 'offline', visibility: 'public' },
         { id: 'c3', name: 'Noon', status: 'offline', visibility: 'public' },
       ],
-      sessions: { c1: [{ id: 's1', title: 'Breakfast', status: 'ended' }] },
+      sessions: { c1: [{ id: 's1', title: 'Breakfast', status: 'ended', scheduledAt: 1000 }] },
     });
     source.views = [orgView(next)];
     const samples = parseSamples((await metrics.render(undefined)).text());
@@ -171,7 +171,7 @@ describe('domain metrics', () => {
         c2: {
           ...c2,
           value: [
-            { id: 's3', channelId: 'c2', status: 'ended' },
+            { id: 's3', channelId: 'c2', status: 'ended', scheduledAt: 1000 },
             { id: 's9', channelId: 'c2', status: 'live', title: 'Late' },
           ],
         },

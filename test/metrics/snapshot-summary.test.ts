@@ -3,7 +3,13 @@ import { summarize, SummaryMemo } from '../../src/metrics/snapshot-summary.js';
 import { emptySnapshot, type OrgSnapshot, type Session } from '../../src/snapshot/model.js';
 
 const window = { from: 0, to: 10 };
-const session = (id: string, channelId: string, status: string): Session => ({ id, channelId, status });
+// A planned start: a session without any time is not counted in the window (docs/upstream-shapes.md, "Blindness is loud").
+const session = (id: string, channelId: string, status: string): Session => ({
+  id,
+  channelId,
+  status,
+  scheduledAt: 1000,
+});
 
 function org(lists: Record<string, string[]>): OrgSnapshot {
   const snap = emptySnapshot('acme', 1);
@@ -24,6 +30,20 @@ function org(lists: Record<string, string[]>): OrgSnapshot {
 }
 
 describe('summarize', () => {
+  it('counts no session without any time in the window, unless it is live', () => {
+    const snap = org({ a: ['scheduled', 'ended', 'live'] });
+    const part = snap.sessions['a'];
+    if (part?.state !== 'complete') throw new Error('no list');
+    part.value = ['scheduled', 'ended', 'live'].map((status, i) => ({
+      id: `a-${i}`,
+      channelId: 'a',
+      status,
+    }));
+    const summary = summarize(snap, new SummaryMemo());
+    expect([...summary.sessionsByStatus]).toEqual([['live', 1]]);
+    expect(summary.liveSessions.map((r) => r.id)).toEqual(['a-2']);
+  });
+
   it('shares one map of counts between lists that count alike, and counts each list right', () => {
     const summary = summarize(
       org({

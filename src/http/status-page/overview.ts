@@ -46,6 +46,7 @@ ${o.health.lastError ? `<dt>last error</dt><dd class="warn">${h(o.health.lastErr
       .join(', ') || 'no reads'
   }</dd>
 ${learned.length > 0 ? `<dt>learned</dt><dd>${learned.map(([e, l]) => `${h(e)}: ${h(JSON.stringify(l))}`).join('<br>')}</dd>` : ''}
+${(o.degraded ?? []).length > 0 ? `<dt>degraded</dt><dd class="bad">${(o.degraded ?? []).map((d) => `${h(d.endpoint)} ${h(d.field)} unreadable in ${h(d.lists)} list${d.lists === 1 ? '' : 's'}: ${h(d.problem)}`).join('<br>')}</dd>` : ''}
 <dt>drift</dt><dd>${drift.length === 0 ? 'none' : `${fatal.length > 0 ? `<span class="bad">${h(fatal.length)} failing a read</span><br>` : ''}${drift.map((d) => `${h(d.endpoint)} ${h(d.field)}: ${h(d.problem)}`).join('<br>')}`}</dd>
 </dl></article>`;
 }

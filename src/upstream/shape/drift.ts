@@ -15,6 +15,8 @@ export interface DriftIssue {
   problem: string;
   /** The record is unusable (e.g. it has no id) and was dropped. */
   fatal: boolean;
+  /** The list a blind field was found in (its path, `channels/ch1/sessions`), for the degraded state. */
+  list?: string;
 }
 
 /** A normalized value and the problems found while producing it. */
@@ -81,6 +83,7 @@ export type DriftReason =
   | 'duplicate_id'
   | 'conflicting_id'
   | 'paging_loop'
+  | 'blind'
   | 'unreadable_value';
 
 /**
@@ -144,6 +147,8 @@ export function driftReason(
   if (issue.field === 'body' && /not valid JSON/.test(issue.problem)) return 'not_json';
   if (/no usable id/.test(issue.problem)) return 'missing_id';
   if (/^unknown (status|visibility) word/.test(issue.problem)) return 'unknown_word';
+  // A field a decision depends on, unreadable on most records (blindness.ts).
+  if (issue.problem.startsWith('unreadable on most records of the list')) return 'blind';
   if (/no readable balance|not found|no .* found/.test(issue.problem)) return 'missing_part';
   return 'unreadable_value';
 }

@@ -3,11 +3,12 @@
  * array or object, `data`, `items`, `results`, `records`, a key named after the resource,
  * or one of those nested under `data`. An operator path (`upstream.shape.envelope`) wins.
  */
-import { SchemaDriftError } from './drift.js';
+import { DriftLog, SchemaDriftError } from './drift.js';
 import { type Endpoint, LIST_KEYS, RESOURCE_KEYS } from './endpoints.js';
 import {
   describeBody,
   describeValue,
+  flattenResource,
   getPath,
   hasOwn,
   isRecord,
@@ -16,6 +17,33 @@ import {
   resolveIncluded,
 } from './json.js';
 import type { ShapeOptions } from './options.js';
+import { arraysIn, pickList } from './structure.js';
+import { fieldsPresent, type ReadContext } from './read.js';
+import type { FieldKey } from './fields.js';
+
+/** The fields that make an object the record of a single-object endpoint. */
+const OBJECT_FIELDS: Partial<Record<Endpoint, readonly FieldKey[]>> = {
+  org: ['org.name', 'org.plan', 'org.settings'],
+  subscription: [
+    'subscription.plan',
+    'subscription.limits',
+    'subscription.usage',
+    'subscription.funding',
+    'subscription.fundingMode',
+  ],
+  session: [
+    'session.id',
+    'session.title',
+    'session.status',
+    'session.scheduledAt',
+    'session.startedAt',
+    'session.endedAt',
+    'detail.questions',
+    'detail.announcements',
+    'detail.speakers',
+    'detail.reactions',
+  ],
+};
 
 /** Where a list was found. */
 export interface FoundList {
@@ -31,6 +59,8 @@ export interface FoundList {
 /** Keys whose presence on a record says it is the resource itself, not an envelope. */
 const ID_KEYS = ['id', 'uuid', 'slug'];
 const ERROR_KEYS = new Set(['error', 'errors']);
+/** Names that break a tie between arrays of records: the generic list keys, and HAL's and Solr's. */
+const LIST_NAMES = [...LIST_KEYS, 'value', 'elements', 'entries', 'docs', 'list', 'nodes', 'content'];
 
 /** Candidate paths of a list, in the order they are tried. */
 function listPaths(endpoint: Endpoint): string[] {
@@ -54,7 +84,10 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
   const override = opts.envelope?.[endpoint];
   if (typeof override === 'string') {
     const v = getPath(body, override);
-    if (Array.isArray(v)) return withHolder({ items: v, path: override }, holderOf(body, override));
+    if (Array.isArray(v)) {
+      opts.trace?.located?.(endpoint, override, 'operator');
+      return withHolder({ items: v, path: override }, holderOf(body, override));
+    }
     throw new SchemaDriftError(
       endpoint,
       'envelope',
@@ -62,15 +95,15 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
         ` instead of a list; the response is ${describeBody(body)}`,
     );
   }
-  if (Array.isArray(body)) return { items: body, path: '' };
+  if (Array.isArray(body)) {
+    opts.trace?.located?.(endpoint, '', 'name');
+    return { items: body, path: '' };
+  }
   if (isRecord(body)) {
-    let nullAt: string | undefined;
-    for (const path of listPaths(endpoint)) {
-      const v = getPath(body, path);
-      if (Array.isArray(v)) return withHolder({ items: v, path }, holderOf(body, path));
-      if (v === null) nullAt ??= path;
-    }
+    const found = byShape(endpoint, body, opts);
+    if (found !== undefined) return found;
     // Some servers (Go's nil slices) write an empty list as null; accept it unless the body is an error.
+    const nullAt = listPaths(endpoint).find((path) => getPath(body, path) === null);
     if (nullAt !== undefined && !Object.keys(body).some((k) => ERROR_KEYS.has(k.toLowerCase()))) {
       return withHolder({ items: [], path: nullAt, wasNull: true }, holderOf(body, nullAt));
     }
@@ -82,6 +115,30 @@ export function findList(endpoint: Endpoint, body: unknown, opts: ShapeOptions):
   );
 }
 
+/**
+ * The list of a body by its shape (structure.ts): the array of records wherever it sits,
+ * known names breaking ties only. Two arrays that tie are drift naming both, not a guess.
+ */
+function byShape(endpoint: Endpoint, body: JsonRecord, opts: ShapeOptions): FoundList | undefined {
+  const picked = pickList(arraysIn(body, { resource: RESOURCE_KEYS[endpoint], generic: LIST_NAMES }));
+  if (picked === undefined) return undefined;
+  if ('tie' in picked) {
+    const paths = picked.tie.map((p) => `'${p}'`);
+    throw new SchemaDriftError(
+      endpoint,
+      'envelope',
+      `ambiguous: ${paths.length} arrays could each be the list (${paths.slice(0, 4).join(', ')}); ` +
+        `set upstream.shape.envelope.${endpoint}`,
+    );
+  }
+  if (opts.trace?.located !== undefined) {
+    // By name when the fixed names alone lead to it; found by its shape otherwise.
+    const named = listPaths(endpoint).some((p) => getPath(body, p) === picked.list.items);
+    opts.trace.located(endpoint, picked.list.path, named ? 'name' : 'shape');
+  }
+  return { items: picked.list.items, path: picked.list.path, holder: picked.list.holder };
+}
+
 function withHolder(found: FoundList, holder: JsonRecord | undefined): FoundList {
   return holder === undefined ? found : { ...found, holder };
 }
@@ -91,7 +148,10 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
   const override = opts.envelope?.[endpoint];
   if (typeof override === 'string') {
     const v = getPath(body, override);
-    if (isRecord(v)) return v;
+    if (isRecord(v)) {
+      opts.trace?.located?.(endpoint, override, 'operator');
+      return v;
+    }
     throw new SchemaDriftError(
       endpoint,
       'envelope',
@@ -111,7 +171,65 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
   const included = prop(body, 'included');
   if (isRecord(data) && Array.isArray(included)) return resolveIncluded(data, included);
   // Two levels cover `{ data: { organization: {...} } }`.
-  return unwrap(endpoint, unwrap(endpoint, body));
+  const named = unwrap(endpoint, unwrap(endpoint, body));
+  return byFields(endpoint, body, named, opts);
+}
+
+/** Objects of a body weighed as its record at most: a body of endless objects costs a bounded look. */
+const MAX_OBJECTS = 64;
+
+/** Objects of a body up to two keys down (outside arrays), with their paths. */
+function objectsIn(body: JsonRecord): { path: string; o: JsonRecord }[] {
+  const out = [{ path: '', o: body }];
+  for (const [k, v] of Object.entries(body)) {
+    if (out.length >= MAX_OBJECTS) break;
+    if (!isRecord(v) || ERROR_KEYS.has(k.toLowerCase())) continue;
+    out.push({ path: k, o: v });
+    for (const [k2, v2] of Object.entries(v)) {
+      if (out.length >= MAX_OBJECTS) break;
+      if (isRecord(v2)) out.push({ path: `${k}.${k2}`, o: v2 });
+    }
+  }
+  return out;
+}
+
+/**
+ * The record of a single-object body by what it carries: of the objects in the body, the
+ * one holding the most of the resource's fields. The object the known names lead to
+ * (`named`) wins every tie; two other objects that tie are drift naming both.
+ */
+function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts: ShapeOptions): JsonRecord {
+  const fields = OBJECT_FIELDS[endpoint];
+  if (fields === undefined) return named;
+  const ctx: ReadContext = { opts: { ...opts, trace: undefined }, drift: new DriftLog(endpoint) };
+  const score = (o: JsonRecord): number => fieldsPresent(ctx, flattenResource(o), fields);
+  const namedScore = score(named);
+  let best = namedScore;
+  let winners: { path: string; o: JsonRecord }[] = [];
+  for (const c of objectsIn(body)) {
+    if (c.o === named) continue;
+    const n = score(c.o);
+    if (n > best) {
+      best = n;
+      winners = [c];
+    } else if (n === best && n > namedScore) winners.push(c);
+  }
+  if (winners.length === 0) {
+    const at = objectsIn(body).find((c) => c.o === named)?.path ?? '';
+    opts.trace?.located?.(endpoint, at, 'name');
+    return named;
+  }
+  if (winners.length === 1 && winners[0] !== undefined) {
+    opts.trace?.located?.(endpoint, winners[0].path, 'shape');
+    return winners[0].o;
+  }
+  const paths = winners.slice(0, 4).map((w) => `'${w.path === '' ? '(the body)' : w.path}'`);
+  throw new SchemaDriftError(
+    endpoint,
+    'envelope',
+    `ambiguous: ${winners.length} objects could each be the record (${paths.join(', ')}); ` +
+      `set upstream.shape.envelope.${endpoint}`,
+  );
 }
 
 /** One level of unwrapping: a resource key, else `data`, else the body itself. */

@@ -1,6 +1,8 @@
 /**
- * Where each model field is looked for in a record, before any operator alias: dot paths
- * tried in order, the first usable value wins. Paths are written in snake_case; other
+ * Where each model field is looked for in a record, after any operator alias: dot paths
+ * tried in order, the first usable value wins. This is the exact first tier; a key no
+ * alias names is read by its words (concepts.ts), so spellings the words find alike
+ * (`planned_start`, `actualEndTime`, `num_questions`) are not listed here. Paths are written in snake_case; other
  * casings match them too (see `prop` in json.ts). No imports: the shape options name
  * these keys, and fields.ts reads them with the options.
  */
@@ -13,7 +15,7 @@ export const FIELD_ALIASES = {
 
   'member.id': ['id', 'user_id', 'member_id', 'uuid', 'key', 'slug', 'user.id', 'email'],
   'member.name': ['name', 'display_name', 'full_name', 'user.name', 'username'],
-  'member.email': ['email', 'email_address', 'user.email'],
+  'member.email': ['email', 'user.email'],
   'member.role': ['role', 'role.name', 'roles[0]', 'roles[0].name', 'permission', 'access_level'],
 
   'subscription.plan': ['plan', 'plan.name', 'plan.id', 'plan_name', 'tier'],
@@ -47,72 +49,31 @@ export const FIELD_ALIASES = {
   'channel.live': ['live', 'is_live', 'online', 'is_online', 'on_air'],
   'channel.visibility': ['visibility', 'privacy', 'access', 'audience'],
   'channel.public': ['is_public', 'public'],
-  'channel.activityAt': [
-    'sessions_updated_at',
-    'last_session_at',
-    'last_activity_at',
-    'activity_at',
-    'last_broadcast_at',
-    'last_live_at',
-  ],
-  'channel.sessionCount': ['sessions_count', 'session_count', 'num_sessions', 'broadcasts_count'],
+  'channel.activityAt': ['sessions_updated_at', 'activity_at'],
+  'channel.sessionCount': ['sessions_count'],
   'channel.private': ['is_private', 'private'],
 
   'session.id': ['id', 'uuid', 'key', 'slug', 'session_id', 'broadcast_id'],
   'session.channelId': ['channel_id', 'channel.id', 'channel', 'channel_slug'],
   'session.title': ['title', 'name', 'topic', 'display_name', 'subject'],
   'session.status': ['status', 'state'],
-  'session.scheduledAt': [
-    'scheduled_at',
-    'scheduled_for',
-    'scheduled_start',
-    'scheduled_start_time',
-    'start_time',
-    'starts_at',
-    'start_at',
-    'planned_start',
-  ],
-  'session.startedAt': ['started_at', 'actual_start', 'actual_start_time', 'live_at', 'went_live_at'],
-  'session.endedAt': ['ended_at', 'finished_at', 'end_time', 'actual_end', 'actual_end_time', 'stopped_at'],
+  'session.scheduledAt': ['scheduled_at', 'scheduled_for'],
+  'session.startedAt': ['started_at', 'live_at'],
+  'session.endedAt': ['ended_at', 'end_time'],
 
   'detail.questions': ['questions', 'qna', 'qa'],
-  'detail.questionsCount': [
-    'questions_count',
-    'question_count',
-    'num_questions',
-    'counts.questions',
-    'stats.questions',
-    'totals.questions',
-  ],
+  'detail.questionsCount': ['questions_count', 'counts.questions', 'stats.questions', 'totals.questions'],
   'detail.announcements': ['announcements', 'notices'],
   'detail.announcementsCount': [
     'announcements_count',
-    'announcement_count',
-    'num_announcements',
     'counts.announcements',
     'stats.announcements',
     'totals.announcements',
   ],
   'detail.speakers': ['speakers', 'hosts', 'panelists'],
-  'detail.speakersCount': [
-    'speakers_count',
-    'speaker_count',
-    'num_speakers',
-    'counts.speakers',
-    'stats.speakers',
-    'totals.speakers',
-  ],
+  'detail.speakersCount': ['speakers_count', 'counts.speakers', 'stats.speakers', 'totals.speakers'],
   'detail.reactions': ['reactions', 'reaction_counts', 'reactions_by_kind'],
-  'detail.reactionsCount': [
-    'reactions_count',
-    'reaction_count',
-    'total_reactions',
-    'reactions_total',
-    'num_reactions',
-    'counts.reactions',
-    'stats.reactions',
-    'totals.reactions',
-  ],
+  'detail.reactionsCount': ['reactions_count', 'counts.reactions', 'stats.reactions', 'totals.reactions'],
   'detail.aiStatus': ['ai.status', 'ai.state', 'ai_status', 'ai_state'],
   'detail.aiEnabled': ['ai.enabled', 'ai.is_enabled', 'ai_enabled', 'ai.active'],
 

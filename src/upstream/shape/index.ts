@@ -14,7 +14,14 @@ export { normalizeMember } from './normalize-member.js';
 export { normalizeOrg } from './normalize-org.js';
 export { normalizeSession } from './normalize-session.js';
 export { normalizeSubscription } from './normalize-subscription.js';
-export { PAGING_DEFAULTS, type PagingMode, type ShapeOptions, type ShapeTrace } from './options.js';
+export {
+  type FieldTier,
+  type LocatedBy,
+  PAGING_DEFAULTS,
+  type PagingMode,
+  type ShapeOptions,
+  type ShapeTrace,
+} from './options.js';
 export {
   firstPageParams,
   type ListPage,

@@ -31,13 +31,29 @@ export interface ShapeOptions {
   trace?: ShapeTrace | undefined;
 }
 
+/** Which tier found a field: its alias table, the words of a key, or the shape of the body. */
+export type FieldTier = 'alias' | 'words' | 'structure';
+
+/** How a list or object was found: the operator's path, a known name, or its shape alone. */
+export type LocatedBy = 'operator' | 'name' | 'shape';
+
 /** Where tally found what it read, for `tally once --explain`. Names and paths only, never values. */
 export interface ShapeTrace {
   /**
    * A model field of a record of `endpoint` was read from `path`; `how` names a conversion.
    * An empty `path` adds `how` to the source reported just before for the same field.
    */
-  field(endpoint: Endpoint, key: string, path: string, how: string | undefined): void;
+  field(
+    endpoint: Endpoint,
+    key: string,
+    path: string,
+    how: string | undefined,
+    found?: { tier: FieldTier; confidence: number },
+  ): void;
+  /** A model field of a record of `endpoint` could not be read (no tier found it). */
+  missing?(endpoint: Endpoint, key: string): void;
+  /** The list or object of a response of `endpoint` was found at `path` (`""`: the body), and how. */
+  located?(endpoint: Endpoint, path: string, by: LocatedBy): void;
   /** The keys one record of `endpoint` had. */
   keys(endpoint: Endpoint, keys: readonly string[]): void;
   /** A page of `endpoint` was read from `url`: its list at `listPath`, paging by `style`. */

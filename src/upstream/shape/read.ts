@@ -1,15 +1,17 @@
 /**
- * Typed reading of one model field from a record through its alias table. The first
- * alias holding a usable value wins; a value that can be coerced (a number where a
- * string was expected) is used only when no alias holds a proper one, and is reported;
- * a value of the wrong type is reported only when no alias yields anything usable.
+ * Typed reading of one model field from a record, in two tiers: its alias table, then the
+ * words of the record's keys (words-tier.ts). The first alias holding a usable value wins;
+ * a value that can be coerced (a number where a string was expected) is used only when no
+ * alias holds a proper one, and is reported; with neither, a key whose words mean the
+ * field is read; a value of the wrong type is reported only when nothing usable is found.
  */
 import type { DriftLog } from './drift.js';
 import { aliasesFor, type FieldKey } from './fields.js';
-import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
+import { describeValue, getPath, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { parseNumber } from './numbers.js';
 import type { ShapeOptions } from './options.js';
 import { epochUnitOf, parseTime } from './time.js';
+import { findByWords, hasConcepts } from './words-tier.js';
 
 /** What a field reader needs: the options (for aliases) and where to report drift. */
 export interface ReadContext {
@@ -32,18 +34,22 @@ export function readField<T>(
 ): T | undefined {
   let coerced: { value: T; message: string } | undefined;
   let wrong: string | undefined;
+  let nulled = false;
   for (const path of aliasesFor(key, ctx.opts)) {
     const raw = getPath(scope, path);
+    if (raw === null) nulled = true;
     if (raw === undefined || raw === null) continue;
     const r = convert(raw);
     if (r === 'skip') continue;
     if ('ok' in r) {
       // Only a time has an epoch unit: an id or a count is a number, never a time.
-      ctx.opts.trace?.field(ctx.drift.endpoint, key, path, convert === asTime ? epochUnit(raw) : undefined);
+      const how = convert === asTime ? epochUnit(raw) : undefined;
+      ctx.opts.trace?.field(ctx.drift.endpoint, key, path, how, { tier: 'alias', confidence: 1 });
       return r.ok;
     }
     if ('coerced' in r) {
-      if (coerced === undefined) ctx.opts.trace?.field(ctx.drift.endpoint, key, path, 'coerced');
+      if (coerced === undefined)
+        ctx.opts.trace?.field(ctx.drift.endpoint, key, path, 'coerced', { tier: 'alias', confidence: 1 });
       coerced ??= { value: r.coerced, message: `'${path}' ${r.problem}` };
     } else wrong ??= `'${path}' ${r.problem}`;
   }
@@ -51,8 +57,40 @@ export function readField<T>(
     ctx.drift.note(key, coerced.message);
     return coerced.value;
   }
+  // A field the server names, empty or of the wrong type, is reported as it is, not looked for elsewhere.
+  const byWords = nulled || wrong !== undefined ? undefined : readByWords(ctx, scope, key, convert);
+  if (byWords !== undefined) return byWords;
   if (wrong !== undefined) ctx.drift.note(key, wrong);
+  ctx.opts.trace?.missing?.(ctx.drift.endpoint, key);
   return undefined;
+}
+
+/**
+ * The words tier (words-tier.ts): a key whose words mean the field and whose value fits,
+ * when no alias is in the record. Two equally good keys are drift, and neither is read.
+ */
+function readByWords<T>(
+  ctx: ReadContext,
+  scope: unknown,
+  key: FieldKey,
+  convert: Converter<T>,
+): T | undefined {
+  if (!isRecord(scope) || !hasConcepts(key)) return undefined;
+  const found = findByWords(scope, key);
+  if (found === undefined) return undefined;
+  if ('ambiguous' in found) {
+    const keys = found.ambiguous.slice(0, 4).map((p) => quoteWord(p));
+    ctx.drift.note(key, `ambiguous: keys ${keys.join(', ')} each look like it; none was read`);
+    return undefined;
+  }
+  const r = convert(found.match.value);
+  if (r === 'skip' || !('ok' in r)) return undefined;
+  const how = convert === asTime ? epochUnit(found.match.value) : undefined;
+  ctx.opts.trace?.field(ctx.drift.endpoint, key, found.match.path, how, {
+    tier: 'words',
+    confidence: found.match.confidence,
+  });
+  return r.ok;
 }
 
 /** The epoch unit a numeric time was read in, for `--explain` (the sizes parseTime tells apart). */
@@ -149,9 +187,31 @@ export function toBool(v: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Whether `scope` holds any of `keys` under any of their spellings (an explicit `null` counts). */
+/**
+ * Whether `scope` holds any of `keys` under any of their spellings (an explicit `null`
+ * counts), or a key whose words mean one of them (words-tier.ts).
+ */
 export function hasAnyField(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): boolean {
-  return keys.some((key) => aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined));
+  return keys.some(
+    (key) =>
+      aliasesFor(key, ctx.opts).some((path) => getPath(scope, path) !== undefined) || byWordsAt(scope, key),
+  );
+}
+
+/** Whether a key of `scope` means field `key` by its words (ambiguity counts: the field is there). */
+function byWordsAt(scope: unknown, key: FieldKey): boolean {
+  return isRecord(scope) && hasConcepts(key) && findByWords(scope, key) !== undefined;
+}
+
+/** How many of `keys` `scope` holds a value for (an explicit `null` does not count). */
+export function fieldsPresent(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): number {
+  return keys.filter(
+    (key) =>
+      aliasesFor(key, ctx.opts).some((path) => {
+        const v = getPath(scope, path);
+        return v !== undefined && v !== null;
+      }) || byWordsAt(scope, key),
+  ).length;
 }
 
 /**

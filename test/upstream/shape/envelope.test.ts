@@ -33,6 +33,7 @@ describe('list envelopes', () => {
     ['data.results', 'sessions', { data: { results: list } }],
     ['resource key before data', 'channels', { channels: list, data: [{ id: 'x' }] }],
     ['list beside paging and meta', 'channels', { meta: { total: 2 }, data: list, links: {} }],
+    ['a key tally has no name for, found by its shape', 'channels', { entries: list, total: 2 }],
   ])('%s', (_name, endpoint, body) => {
     expect(items(endpoint, body)).toEqual(list);
   });
@@ -51,9 +52,9 @@ describe('list envelopes', () => {
     [
       'unknown key',
       'channels',
-      { entries: list },
+      { entries: { a: 1 }, total: 2 },
       {},
-      /^channels: no list found .*an object with keys entries/,
+      /^channels: no list found .*an object with keys entries, total/,
     ],
     ['error body', 'team', { error: { code: 'x', message: 'y' } }, {}, /^team: no list found .*keys error/],
     ['error beside a null list', 'team', { data: null, error: 'boom' }, {}, /^team: no list found/],

@@ -1,0 +1,186 @@
+/**
+ * Model fields as concepts (docs/upstream-shapes.md, "Fields"): the words a key must carry
+ * to mean the field, the words that rule it out, and what its value must look like. The
+ * second tier of field reading (words-tier.ts) uses these when no alias of a field is in a
+ * record, so `broadcastStartPlanned`, `expected-begin` and `slot.from` all read as a
+ * session's planned start without an alias for each.
+ */
+import type { FieldKey } from './field-aliases.js';
+
+/** What a value must look like for a key to be taken as a field. */
+export type ValueKind = 'time' | 'count' | 'word' | 'status' | 'id' | 'text' | 'email' | 'bool' | 'list';
+
+/** One way of naming a field. */
+export interface Concept {
+  /** Groups of words: the key carries at least one word of each group. */
+  all: readonly (readonly string[])[];
+  /** Words that rule a key out (`visibility` is not a status). */
+  not?: readonly string[];
+  /** What the value must look like. */
+  value: ValueKind;
+  /** The key carries no other word than these (fillers aside): a lone `begins`, `started`. */
+  alone?: true;
+}
+
+/** Words that say nothing of meaning (`start_time`, `beginsAt`): neither counted nor held against a key. */
+export const FILLER_WORDS: ReadonlySet<string> = new Set([
+  'at',
+  'on',
+  'time',
+  'date',
+  'datetime',
+  'timestamp',
+  'ts',
+  'utc',
+  'iso',
+  'is',
+  'the',
+  'of',
+]);
+
+const START = ['start', 'starts', 'starting', 'begin', 'begins', 'beginning', 'from', 'opens'];
+const STARTED = ['start', 'started', 'begin', 'began', 'live'];
+const ENDED = ['end', 'ended', 'finish', 'finished', 'stop', 'stopped', 'close', 'closed'];
+const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot', 'booked', 'estimated'];
+const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true'];
+const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
+const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
+const ID = ['id', 'uuid', 'guid', 'uid', 'key', 'slug'];
+const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
+const LINKS = ['url', 'uri', 'href', 'link', 'links'];
+/** Words naming someone or something else than the record itself (`host_name` is no title). */
+const OTHERS = [
+  'owner',
+  'user',
+  'host',
+  'author',
+  'creator',
+  'speaker',
+  'file',
+  'role',
+  'team',
+  'company',
+  'billing',
+  'contact',
+];
+/** Words naming another process than the record's own (`recording_status` is no session status). */
+const OTHER_STATES = [
+  'ai',
+  'visibility',
+  'privacy',
+  'key',
+  'account',
+  'billing',
+  'payment',
+  'recording',
+  'moderation',
+  'transcription',
+  'upload',
+  'health',
+];
+
+/** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
+function lone(words: readonly string[], value: ValueKind): Concept {
+  return { all: [words], value, alone: true };
+}
+
+/** The concepts of each field; a field without any is read by its aliases only. */
+export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
+  'session.id': [
+    { all: [['session', 'broadcast', 'event', 'episode', 'stream', 'show'], ID], value: 'id' },
+    lone(ID, 'id'),
+  ],
+  'session.channelId': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }],
+  'session.title': [
+    {
+      all: [['title', 'name', 'subject', 'topic', 'headline', 'label']],
+      value: 'text',
+      not: ['channel', ...OTHERS],
+    },
+  ],
+  'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
+  // A planned start, or a lone `start` / `begins` with a time.
+  'session.scheduledAt': [
+    { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
+    lone(['start', 'starts', 'begin', 'begins'], 'time'),
+  ],
+  'session.startedAt': [
+    { all: [STARTED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
+    { all: [['went', 'gone', 'go'], ['live']], value: 'time', not: NOT_TIME },
+    lone(['started', 'began'], 'time'),
+  ],
+  'session.endedAt': [
+    { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
+    lone(['ended', 'finished', 'stopped', 'closed'], 'time'),
+  ],
+  // session.scheduledEndAt (a planned end): {planned|scheduled|expected|slot} + {end|ends|
+  // finish|finishes|stop|to|until}, or a lone `ends` / `finishes` / `until`. The model
+  // has no planned end here yet; when it has, its concept goes in this place.
+
+  'channel.id': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }, lone(ID, 'id')],
+  'channel.name': [{ all: [['name', 'title', 'label', 'handle']], value: 'text', not: OTHERS }],
+  'channel.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
+  'channel.live': [{ all: [['live', 'onair', 'air', 'broadcasting', 'streaming', 'online']], value: 'bool' }],
+  'channel.visibility': [
+    { all: [['visibility', 'privacy', 'audience', 'visible', 'access']], value: 'word', not: ['key'] },
+  ],
+  'channel.activityAt': [
+    {
+      all: [
+        ['last', 'latest', 'recent', 'previous'],
+        ['session', 'sessions', 'activity', 'broadcast', 'live', 'active', 'stream'],
+      ],
+      value: 'time',
+    },
+  ],
+  'channel.sessionCount': [
+    {
+      all: [['session', 'sessions', 'broadcast', 'broadcasts', 'episode', 'episodes'], COUNT],
+      value: 'count',
+    },
+  ],
+
+  'member.id': [{ all: [['member', 'user', 'account', 'person'], ID], value: 'id' }, lone(ID, 'id')],
+  'member.name': [
+    {
+      all: [['name', 'fullname', 'nickname', 'username', 'handle']],
+      value: 'text',
+      not: ['org', 'organization', 'team', 'role', 'company', 'group', 'file'],
+    },
+  ],
+  'member.email': [{ all: [['email', 'mail', 'e']], value: 'email' }],
+  'member.role': [{ all: [['role', 'roles', 'permission', 'permissions', 'access']], value: 'word' }],
+
+  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
+  'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
+
+  'detail.questions': [
+    { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },
+  ],
+  'detail.questionsCount': [{ all: [['questions', 'question', 'qna', 'qa'], COUNT], value: 'count' }],
+  'detail.speakers': [
+    {
+      all: [['speakers', 'speaker', 'hosts', 'panelists', 'presenters']],
+      value: 'list',
+      not: [...COUNT, ...LINKS],
+    },
+  ],
+  'detail.speakersCount': [
+    { all: [['speakers', 'speaker', 'hosts', 'panelists', 'presenters'], COUNT], value: 'count' },
+  ],
+  'detail.announcements': [
+    {
+      all: [['announcements', 'announcement', 'notices', 'notice']],
+      value: 'list',
+      not: [...COUNT, ...LINKS],
+    },
+  ],
+  'detail.announcementsCount': [
+    { all: [['announcements', 'announcement', 'notices', 'notice'], COUNT], value: 'count' },
+  ],
+  'detail.reactionsCount': [{ all: [['reactions', 'reaction'], COUNT], value: 'count' }],
+
+  'question.at': [{ all: [['asked', 'submitted', 'posted', 'created']], value: 'time' }],
+  'announcement.at': [{ all: [['posted', 'published', 'sent', 'created']], value: 'time' }],
+  'speaker.at': [{ all: [['joined', 'since', 'added']], value: 'time' }],
+};

@@ -1,0 +1,186 @@
+/**
+ * The second tier of field reading (docs/upstream-shapes.md, "Fields"): when no alias of a
+ * field is in a record, its keys — and the keys of the objects directly inside it — are
+ * split into words and matched against the field's concepts (concepts.ts), each candidate
+ * confirmed by its value (a time for a time, a status word for a status). The best match
+ * is read; two equally good ones are reported as ambiguous, never guessed between.
+ */
+import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
+import { CONCEPTS, type Concept, FILLER_WORDS, type ValueKind } from './concepts.js';
+import type { FieldKey } from './field-aliases.js';
+import { isRecord, type JsonRecord } from './json.js';
+import { parseNumber } from './numbers.js';
+import { parseTime } from './time.js';
+import { splitWords } from './words.js';
+
+/** Keys of a record looked at, and of each object inside it: a record of endless keys costs a bounded scan. */
+const MAX_KEYS = 200;
+const MAX_INNER_KEYS = 50;
+/** Epoch numbers below this (early 1973 in seconds) are not taken for times by their key's words. */
+const MIN_EPOCH = 1e8;
+
+/** A key read by its words: where, the value, and how sure (matched words / words of the key). */
+export interface WordsMatch {
+  path: string;
+  value: unknown;
+  confidence: number;
+}
+
+/** The outcome of the words tier for one field of one record. */
+export type WordsResult = { match: WordsMatch } | { ambiguous: string[] } | undefined;
+
+/** Whether a field has concepts at all (fields without are read by their aliases only). */
+export function hasConcepts(key: FieldKey): boolean {
+  return CONCEPTS[key] !== undefined;
+}
+
+/** How well the words of a key say a concept: the share of its meaningful words the concept knows, or 0. */
+export function conceptScore(words: readonly string[], concept: Concept): number {
+  const meaningful = words.filter((w) => !FILLER_WORDS.has(w));
+  if (meaningful.length === 0) return 0;
+  if (concept.not?.some((w) => meaningful.includes(w))) return 0;
+  if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
+  const known = new Set(concept.all.flat());
+  const matched = meaningful.filter((w) => known.has(w)).length;
+  if (concept.alone === true && matched !== meaningful.length) return 0;
+  return matched / meaningful.length;
+}
+
+/** Whether a value looks like what a concept expects. */
+export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
+  switch (kind) {
+    case 'time':
+      return looksLikeTime(v);
+    case 'count': {
+      const n = parseNumber(v);
+      return typeof v !== 'boolean' && n !== undefined && n >= 0 && Number.isInteger(n);
+    }
+    case 'status':
+      if (typeof v === 'boolean') return key === 'channel.status';
+      return (
+        typeof v === 'string' && (key === 'channel.status' ? channelClass(v) : statusClass(v)) !== 'unknown'
+      );
+    case 'word':
+      return typeof v === 'string' && v.trim() !== '' && v.length <= 64;
+    case 'id':
+      return (
+        (typeof v === 'string' && /^\S{1,256}$/.test(v.trim()) && v.trim() !== '') ||
+        (typeof v === 'number' && Number.isSafeInteger(v))
+      );
+    case 'text':
+      return typeof v === 'string' && v.trim() !== '';
+    case 'email':
+      return typeof v === 'string' && /^[^\s@]+@[^\s@]+$/.test(v.trim());
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'list':
+      return Array.isArray(v) || isRecord(v);
+  }
+}
+
+function looksLikeTime(v: unknown): boolean {
+  if (typeof v === 'number') return v >= MIN_EPOCH && parseTime(v) !== undefined;
+  if (typeof v !== 'string') return false;
+  const s = v.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s) >= MIN_EPOCH && parseTime(s) !== undefined;
+  return parseTime(s) !== undefined;
+}
+
+/** The words of a key, and of the object holding it when it is inside one. */
+interface KeyWords {
+  words: readonly string[];
+  outer?: readonly string[];
+}
+
+/**
+ * How well a key says a concept. A key inside an object counts only when the object's own
+ * name is part of the concept (`slot.from` is a planned start; `role.name` is no member's name).
+ */
+function keyScore(k: KeyWords, concept: Concept): number {
+  if (k.outer !== undefined) {
+    const known = new Set(concept.all.flat());
+    if (!k.outer.every((w) => FILLER_WORDS.has(w) || known.has(w))) return 0;
+  }
+  return conceptScore(k.words, concept);
+}
+
+/** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
+type KeyFit = readonly { score: number; kind: ValueKind }[];
+const NO_FIT: KeyFit = [];
+
+/**
+ * The fits of keys seen lately, per field and path: a list of thousands of records asks the
+ * same few keys for the same fields, and only their values differ. Bounded: emptied when full.
+ */
+const FIT_MEMO_MAX = 8192;
+const FIT_PATH_MAX = 128;
+const fitMemo = new Map<FieldKey, Map<string, KeyFit>>();
+let fitCount = 0;
+
+/** The fit of key `inner` (of the object under `outer`, when given) to field `key`. */
+function fitOf(
+  key: FieldKey,
+  concepts: readonly Concept[],
+  path: string,
+  outer?: string,
+  inner?: string,
+): KeyFit {
+  let byPath = fitMemo.get(key);
+  const known = byPath?.get(path);
+  if (known !== undefined) return known;
+  const outerWords = outer === undefined ? undefined : splitWords(outer);
+  const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
+  const k = outerWords === undefined ? { words } : { words, outer: outerWords };
+  const fits = concepts
+    .map((c) => ({ score: keyScore(k, c), kind: c.value }))
+    .filter((f) => f.score > 0)
+    .sort((x, y) => y.score - x.score);
+  const fit = fits.length === 0 ? NO_FIT : fits;
+  if (path.length <= FIT_PATH_MAX) {
+    if (fitCount >= FIT_MEMO_MAX) {
+      fitMemo.clear();
+      fitCount = 0;
+    }
+    byPath = fitMemo.get(key) ?? new Map<string, KeyFit>();
+    fitMemo.set(key, byPath);
+    byPath.set(path, fit);
+    fitCount += 1;
+  }
+  return fit;
+}
+
+/** Reads field `key` of `record` by the words of its keys; see the file comment. */
+export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
+  const concepts = CONCEPTS[key];
+  if (concepts === undefined) return undefined;
+  let best: WordsMatch[] = [];
+  const consider = (fit: KeyFit, path: string, value: unknown): void => {
+    if (fit.length === 0 || value === undefined || value === null) return;
+    const score = fit.find((f) => valueFits(f.kind, value, key))?.score ?? 0;
+    if (score === 0) return;
+    const top = best[0]?.confidence ?? 0;
+    if (score > top) best = [{ path, value, confidence: score }];
+    else if (score === top) best.push({ path, value, confidence: score });
+  };
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    if (++n > MAX_KEYS) break;
+    const v = record[k];
+    consider(fitOf(key, concepts, k), k, v);
+    if (!isRecord(v)) continue;
+    let m = 0;
+    for (const k2 in v) {
+      if (!Object.hasOwn(v, k2)) continue;
+      if (++m > MAX_INNER_KEYS) break;
+      const path = `${k}.${k2}`;
+      consider(fitOf(key, concepts, path, k, k2), path, v[k2]);
+    }
+  }
+  if (best.length === 0) return undefined;
+  // An object and a key inside it naming the same thing (`start: { at }`) are one candidate: the outer.
+  const distinct = best.filter((m) => !best.some((o) => o !== m && m.path.startsWith(`${o.path}.`)));
+  const first = distinct[0];
+  if (distinct.length === 1 && first !== undefined) return { match: first };
+  return { ambiguous: distinct.map((m) => m.path) };
+}
