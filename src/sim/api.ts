@@ -150,7 +150,13 @@ export async function handleApi(
       return;
     }
     if (plan.error !== null) {
-      const body = errorBody('upstream_error', `simulated server error ${plan.error}`);
+      const msg = `simulated server error ${plan.error}`;
+      const fd = deps.dialect().faithful;
+      // A faithful dialect writes even a 5xx in its own error shape, with the fault's status.
+      const body =
+        fd === undefined
+          ? errorBody('upstream_error', msg)
+          : JSON.stringify(fd.error(plan.error, 'upstream_error', msg).body);
       await answer(plan.error, {}, body, { ...NO_FAULT, error: plan.error, latencyMs: plan.latencyMs });
       return;
     }

@@ -117,6 +117,20 @@ describe.each(SPECS.map((s) => [s.name, s] as const))('%s', (_name, spec: Dialec
     expect(checked).toBeGreaterThan(0);
   });
 
+  it('an injected 5xx keeps its status and the convention’s error body', async () => {
+    sim.setFaults({ errorRate: 1, errorStatus: 503 });
+    try {
+      const res = await get(sim, '/v1/demo', spec);
+      expect(res.status).toBe(503);
+      const body = JSON.stringify(await res.json());
+      expect(body).toContain('simulated server error 503');
+      const canonical = { error: { code: 'upstream_error', message: 'simulated server error 503' } };
+      expect(body).not.toBe(JSON.stringify(canonical));
+    } finally {
+      sim.setFaults(null);
+    }
+  });
+
   it('404 and 429 take the convention’s shapes', async () => {
     const res = await get(sim, '/v1/demo/sessions/nope', spec);
     spec.notFound(res.status, await res.json());
