@@ -207,7 +207,7 @@ function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts:
   let best = namedScore;
   let winners: { path: string; o: JsonRecord }[] = [];
   for (const c of objectsIn(body)) {
-    if (c.o === named) continue;
+    if (c.o === named || isLinkMap(c.o)) continue;
     const n = score(c.o);
     if (n > best) {
       best = n;
@@ -229,6 +229,23 @@ function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts:
     'envelope',
     `ambiguous: ${winners.length} objects could each be the record (${paths.join(', ')}); ` +
       `set upstream.shape.envelope.${endpoint}`,
+  );
+}
+
+/**
+ * An object of links only (`links: { questions: "s1/questions" }`, HAL's `_links`): it
+ * names the resource's parts without carrying them, so it is never the record.
+ */
+function isLinkMap(o: JsonRecord): boolean {
+  const values = Object.values(o);
+  return (
+    values.length > 0 &&
+    values.every((v) =>
+      typeof v === 'string'
+        ? v.includes('/')
+        : isRecord(v) &&
+          (typeof v['href'] === 'string' || isRecord(v['links']) || typeof v['related'] === 'string'),
+    )
   );
 }
 
