@@ -48,7 +48,7 @@ function alertStore(deps: AlertingDeps): AlertStore {
     logger: deps.logger,
     clock: deps.clock,
     createDir: true,
-    health: deps.storeHealth,
+    health: deps.storeHealth.at('alerts'),
   });
   return {
     load: async () => (await file.load())?.value,
@@ -102,7 +102,7 @@ export class Alerting {
       logger: this.deps.logger,
       clock: this.deps.clock,
       validate: parseDeliveryItem,
-      health: this.deps.storeHealth,
+      health: this.deps.storeHealth.at('outbox'),
     });
     this.worker = new DeliveryWorker({
       notifiers: this.notifiers,
@@ -154,6 +154,18 @@ export class Alerting {
 
   private async deliver(notifications: Notification[]): Promise<void> {
     if (!this.worker) throw new Error('delivery is not started');
-    for (const n of notifications) await this.worker.enqueue(n);
+    const metrics = this.deps.metrics;
+    for (const [i, n] of notifications.entries()) {
+      try {
+        await this.worker.enqueue(n);
+      } catch (err) {
+        // The engine keeps these and tries again; the state failure itself is counted by path.
+        const waiting = new Map<string, number>();
+        for (const m of notifications.slice(i)) waiting.set(m.receiver, (waiting.get(m.receiver) ?? 0) + 1);
+        for (const [receiver, count] of waiting) metrics.handoverFailed?.(receiver, count);
+        throw err;
+      }
+    }
+    for (const r of new Set(notifications.map((n) => n.receiver))) metrics.handedOver?.(r);
   }
 }

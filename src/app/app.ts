@@ -115,7 +115,9 @@ export class App implements StatusSource {
     delivery.declareReceivers(loaded.config.receivers);
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.drift = new DriftEvents(deps.clock);
-    this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log);
+    this.storeHealth = new StoreHealth(deps.clock);
+    this.storeHealth.onFailure((where, reason) => this.metrics.recordStateWriteFailure(where, reason));
+    this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log, this.storeHealth.at('learned'));
     this.client = UpstreamClient.fromConfig(loaded.config, {
       memory: new QueryMemory((all) => this.learned.save(all)),
       clock: deps.clock,
@@ -123,7 +125,6 @@ export class App implements StatusSource {
       observer: deps.observer ?? this.observer(),
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
-    this.storeHealth = new StoreHealth(deps.clock);
     this.deliveryMetrics = deps.deliveryMetrics ?? delivery;
     this.declareReceivers = (receivers) => delivery.declareReceivers(receivers);
     this.alerting = new AlertingSlot(
@@ -160,7 +161,7 @@ export class App implements StatusSource {
       dir: path.join(this.stateDir(), 'snapshots'),
       logger: this.deps.logger,
       clock: this.deps.clock,
-      health: this.storeHealth,
+      health: this.storeHealth.at('snapshots'),
     });
     this.eventLog = await EventLog.open({
       dir: path.join(this.stateDir(), 'events'),
@@ -168,7 +169,7 @@ export class App implements StatusSource {
       clock: this.deps.clock,
       maxBytes: this.config.state.events.max_bytes,
       maxAgeMs: this.config.state.events.max_age,
-      health: this.storeHealth,
+      health: this.storeHealth.at('events'),
     });
     this.writer = new StateWriter({
       clock: this.deps.clock,
@@ -176,7 +177,6 @@ export class App implements StatusSource {
       snapshots: this.snapshots,
       eventLog: this.eventLog,
       announce: (appended) => this.announce(appended),
-      onWriteFailure: (reason) => this.metrics.recordStateWriteFailure(reason),
       running: () => this.started,
     });
     await this.alerting.start();

@@ -18,6 +18,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   private readonly latency: Histogram<'receiver' | 'sink'>;
   private readonly depth: Gauge<'receiver'>;
   private readonly oldest: Gauge<'receiver'>;
+  private readonly handoverFailures: Counter<'receiver'>;
+  private readonly awaitingHandover: Gauge<'receiver'>;
   /** Receivers declared so far: a reload declares them again, and zero() would wipe their latency. */
   private readonly declared = new Set<string>();
 
@@ -63,6 +65,18 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       labelNames: ['receiver'],
       registers,
     });
+    this.handoverFailures = new Counter({
+      name: 'tally_delivery_handover_failures_total',
+      help: 'Notifications that could not be written to the outbox (the state directory failed) and wait in memory for the next try.',
+      labelNames: ['receiver'],
+      registers,
+    });
+    this.awaitingHandover = new Gauge({
+      name: 'tally_delivery_awaiting_handover',
+      help: 'Notifications waiting in memory because the outbox could not be written, by receiver.',
+      labelNames: ['receiver'],
+      registers,
+    });
   }
 
   /** Called at scrape time to refresh the backlog gauges (the delivery worker's reportBacklog). */
@@ -84,6 +98,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       this.declared.add(r.name);
       this.depth.set({ receiver: r.name }, 0);
       this.oldest.set({ receiver: r.name }, 0);
+      this.handoverFailures.inc({ receiver: r.name }, 0);
+      this.awaitingHandover.set({ receiver: r.name }, 0);
     }
   }
 
@@ -109,5 +125,14 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
 
   setOldestPendingAge(receiver: string, seconds: number): void {
     this.oldest.set({ receiver }, seconds);
+  }
+
+  handoverFailed(receiver: string, waiting: number): void {
+    this.handoverFailures.inc({ receiver });
+    this.awaitingHandover.set({ receiver }, waiting);
+  }
+
+  handedOver(receiver: string): void {
+    this.awaitingHandover.set({ receiver }, 0);
   }
 }

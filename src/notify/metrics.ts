@@ -18,6 +18,13 @@ export interface DeliveryMetrics {
   setQueueDepth(receiver: string, depth: number): void;
   /** Age of this receiver's oldest waiting notification in seconds (0 when none waits). */
   setOldestPendingAge(receiver: string, seconds: number): void;
+  /**
+   * Notifications that could not be handed over to the outbox (the state directory failed)
+   * and wait in memory for the next try, by receiver: `waiting` is how many wait now.
+   */
+  handoverFailed?(receiver: string, waiting: number): void;
+  /** Every notification waiting for the hand-over reached the outbox. */
+  handedOver?(receiver: string): void;
 }
 
 /** A recorder that ignores everything, for commands and tests that do not measure. */
