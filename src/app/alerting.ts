@@ -36,6 +36,8 @@ export interface AlertingDeps {
   metrics: DeliveryMetrics;
   storeHealth: StoreHealth;
   stateDir: string;
+  /** The event log's highest sequence number handed out, saved with the alert state. */
+  highestSeq?: (() => number) | undefined;
 }
 
 /** Alert state in the state directory, as one atomic JSON file. */
@@ -80,6 +82,7 @@ export class Alerting {
     for (const o of config.orgs) if (o.labels) orgLabels[o.slug] = o.labels;
     this.engine = new AlertEngine({
       rules: config.rules,
+      highestSeq: deps.highestSeq,
       route: config.route,
       silences: config.silences,
       maintenance: config.maintenance,

@@ -230,6 +230,11 @@ export class EventLog {
     return page.events.reverse();
   }
 
+  /** The highest sequence number ever handed out (0 before the first). */
+  highestSeq(): number {
+    return this.counters.nextSeq - 1;
+  }
+
   /** Whether an event id is in the retained log. */
   has(id: string): boolean {
     return this.ids.has(id);

@@ -11,8 +11,8 @@ import { STORE_ERROR_REASONS, StoreError, type StoreErrorReason } from './errors
 
 /**
  * The write paths of the state directory, a metric label: snapshot files, their journals,
- * the event log, the outbox, the alert state, learned queries, the lock, and the probe
- * that checks the directory can be written (docs/state.md, "State health").
+ * the event log, the outbox, the alert state, learned queries and the lock (whose
+ * heartbeat also shows the directory can be written again; docs/state.md, "State health").
  */
 export const STATE_WRITE_PATHS = [
   'snapshots',
@@ -22,7 +22,6 @@ export const STATE_WRITE_PATHS = [
   'alerts',
   'learned',
   'lock',
-  'probe',
 ] as const;
 
 /** One write path of {@link STATE_WRITE_PATHS}. */
@@ -40,10 +39,10 @@ export interface StoreHealthState {
   lastSuccessAt?: number;
   /**
    * Whether the state directory cannot be written now: some write path's most recent
-   * write failed, and no write of the probe succeeded since.
+   * write failed, and no heartbeat of the lock succeeded since.
    */
   failing: boolean;
-  /** The write paths whose most recent write failed (and no probe succeeded since). */
+  /** The write paths whose most recent write failed (and no lock heartbeat succeeded since). */
   failingPaths: StateWritePath[];
 }
 
@@ -58,6 +57,8 @@ class Board {
   readonly failingSince = new Map<StateWritePath, number>();
   lastError: StoreHealthState['lastError'];
   lastSuccessAt: number | undefined;
+  /** Set once this process must not write any more (it lost the directory's lock). */
+  fenced: string | undefined;
   /** Listeners told of each failure (the metrics layer counts them). */
   readonly listeners: ((path: StateWritePath, reason: StoreErrorReason) => void)[] = [];
 }
@@ -84,6 +85,19 @@ export class StoreHealth {
     this.board.listeners.push(fn);
   }
 
+  /**
+   * Refuses every later write through {@link track} with a `locked` error: another tally
+   * holds the directory now, and a second writer would corrupt it (docs/state.md).
+   */
+  fence(why: string): void {
+    this.board.fenced = why;
+  }
+
+  /** Why writes are refused, once they are. */
+  fencedBecause(): string | undefined {
+    return this.board.fenced;
+  }
+
   /** Records a failed write. */
   recordFailure(err: StoreError): void {
     const b = this.board;
@@ -100,13 +114,19 @@ export class StoreHealth {
     for (const fn of b.listeners) fn(this.area, err.reason);
   }
 
-  /** Records a successful write; one of the probe clears every path's failure before it. */
+  /**
+   * Records a successful write. One of the lock's heartbeat, a small file
+   * written whole in the directory's root, clears every path's failure before it: the
+   * directory can be written again, and the paths that failed write at their next turn.
+   */
   recordSuccess(): void {
     const b = this.board;
     const now = this.clock.now();
     b.lastSuccessAt = now;
     b.failingSince.delete(this.area);
-    if (this.area === 'probe') {
+    // A journal append that failed is followed by a save of the whole file, which stands for it.
+    if (this.area === 'snapshots') b.failingSince.delete('journal');
+    if (this.area === 'lock') {
       for (const [area, since] of b.failingSince) if (since <= now) b.failingSince.delete(area);
     }
   }
@@ -130,6 +150,10 @@ export class StoreHealth {
 
   /** Runs a write, records its outcome and passes its result or error through. */
   async track<T>(write: () => Promise<T>): Promise<T> {
+    const fenced = this.board.fenced;
+    if (fenced !== undefined) {
+      throw new StoreError(`not written: ${fenced}`, { reason: 'locked', op: 'lock', path: this.area });
+    }
     try {
       const result = await write();
       this.recordSuccess();
