@@ -119,7 +119,10 @@ export class App implements StatusSource {
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.drift = new DriftEvents(deps.clock);
     this.storeHealth = new StoreHealth(deps.clock);
-    this.stateMetrics = new StateMetrics(deps.registry, () => !this.storeHealth.read().failing);
+    this.stateMetrics = new StateMetrics(deps.registry, {
+      writable: () => this.state().writable,
+      missing: () => this.eventLog?.stats().missingEvents ?? 0,
+    });
     this.storeHealth.onFailure((where, reason) => this.metrics.recordStateWriteFailure(where, reason));
     this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log, this.storeHealth.at('learned'));
     this.client = UpstreamClient.fromConfig(loaded.config, {

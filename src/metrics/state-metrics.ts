@@ -12,8 +12,8 @@ const GAP_REASONS = ['deleted', 'truncated', 'unreadable', 'lost'] as const;
 export class StateMetrics {
   private readonly missing: Counter<'reason'>;
 
-  /** `writable` is read at scrape time. */
-  constructor(registry: Registry, writable: () => boolean) {
+  /** `writable` and `missing` are read at scrape time. */
+  constructor(registry: Registry, read: { writable: () => boolean; missing: () => number }) {
     const registers = [registry];
     this.missing = new Counter({
       name: 'tally_event_log_missing_events_total',
@@ -26,7 +26,13 @@ export class StateMetrics {
       name: 'tally_state_writable',
       help: 'Whether the state directory can be written now (1) or its last writes failed (0).',
       registers,
-      collect: () => gauge.set(writable() ? 1 : 0),
+      collect: () => gauge.set(read.writable() ? 1 : 0),
+    });
+    const lost: Gauge = new Gauge({
+      name: 'tally_event_log_missing_events',
+      help: 'Events the event log handed out and no longer holds for a reason other than retention (kept across restarts).',
+      registers,
+      collect: () => lost.set(read.missing()),
     });
   }
 
