@@ -9,6 +9,7 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
 import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
+import { ConnectionCap } from './connections.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
 import { Router, routeAccess } from './router.js';
 
@@ -24,7 +25,12 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Socket timeouts; the defaults are {@link HTTP_TIMEOUTS} (tests pass shorter ones). */
   timeouts?: Partial<HttpTimeouts> | undefined;
+  /** Most client connections held at once (default {@link DEFAULT_MAX_CONNECTIONS}; connections.ts). */
+  maxConnections?: number | undefined;
 }
+
+/** Default of `server.connections.max`: far under a usual open-file limit of 1024. */
+export const DEFAULT_MAX_CONNECTIONS = 512;
 
 /** How long the server waits on a client before it closes the connection. */
 export interface HttpTimeouts {
@@ -32,6 +38,8 @@ export interface HttpTimeouts {
   headersMs: number;
   /** For the whole request, body included. */
   requestMs: number;
+  /** How long an idle keep-alive connection stays open after its last response. */
+  keepAliveMs: number;
   /**
    * For any progress on the socket, either way: a client that stops reading a response
    * (a 2 MiB `/metrics` page does not fit the socket's buffers) would otherwise hold the
@@ -44,7 +52,12 @@ export interface HttpTimeouts {
  * tally's requests are small and its answers quick: a scrape of 5000 channels renders in
  * well under a second, so a client silent for a minute has gone.
  */
-export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 60_000, idleMs: 60_000 };
+export const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: 20_000,
+  requestMs: 60_000,
+  keepAliveMs: 5_000,
+  idleMs: 60_000,
+};
 
 /** Splits `host:port`; an empty host means every interface. */
 export function parseListen(listen: string): { host: string | undefined; port: number } {
@@ -67,6 +80,8 @@ export class HttpServer {
   readonly access: AccessPolicy;
   private readonly log: Logger;
   private address: string | undefined;
+  /** The cap on client connections, and what it did. */
+  readonly connections: ConnectionCap;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.router = opts.router;
@@ -79,6 +94,12 @@ export class HttpServer {
     const timeouts = { ...HTTP_TIMEOUTS, ...opts.timeouts };
     this.server.headersTimeout = timeouts.headersMs;
     this.server.requestTimeout = timeouts.requestMs;
+    this.server.keepAliveTimeout = timeouts.keepAliveMs;
+    this.connections = new ConnectionCap(
+      this.server,
+      opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      this.log,
+    );
     // With no 'timeout' listener, Node destroys a socket idle this long.
     this.server.timeout = timeouts.idleMs;
     // After listen, the server reports accept failures (EMFILE …) as 'error': they are
