@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
-import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
+import {
+  type AccessPolicy,
+  Authenticator,
+  checkAccess,
+  checkCrossSite,
+  type HttpAuthConfig,
+} from './auth.js';
 import { ConnectionCap } from './connections.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
 import { Router, routeAccess } from './router.js';
@@ -187,6 +193,8 @@ export class HttpServer {
           : 'read';
     const decision = checkAccess(this.access, access, req.headers, `${method} ${url.pathname}`);
     if (!decision.ok) throw new HttpError(decision.status, decision.code, decision.message, decision.headers);
+    const site = checkCrossSite(method, access, req.headers, `${method} ${url.pathname}`);
+    if (!site.ok) throw new HttpError(site.status, site.code, site.message, site.headers);
     if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     if (match.kind === 'method') {
       throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`, {
