@@ -13,6 +13,7 @@ import {
   parseQuery,
   type StatusPageDeps,
 } from '../../src/http/status-page/index.js';
+import type { StateView } from '../../src/core/status.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { FakeSource, orgView, snapshot, testBudget, testPlan } from '../metrics/fixtures.js';
 
@@ -198,6 +199,37 @@ describe('the status page', () => {
     const { body } = await get(new FakeSource([orgView(snap)]));
     for (const id of ['__proto__', 'constructor', 'toString']) expect(body).toContain(`<code>${id}</code>`);
     expect(body).toContain('0/3 channels');
+  });
+
+  it('shows the state directory: writable or not, events missing, the lock', async () => {
+    const src = source();
+    const state: StateView = {
+      writable: false,
+      failingPaths: ['outbox'],
+      failures: { outbox: { disk_full: 3 } },
+      lastError: {
+        path: '/s/outbox/x.json',
+        area: 'outbox',
+        reason: 'disk_full',
+        message: 'write failed: ENOSPC',
+        at: AT,
+      },
+      eventLog: {
+        highestSeq: 40,
+        missingEvents: 12,
+        missing: [{ from: 1, to: 12, reason: 'deleted', at: AT }],
+      },
+      lock: { held: true, lastHeartbeatAt: AT - 5000 },
+    };
+    Object.assign(src, { state: () => state });
+    const { body } = await get(src);
+    expect(body).toContain(
+      'state directory cannot be written</span> (outbox: disk_full — write failed: ENOSPC)',
+    );
+    expect(body).toContain('12 logged events missing</span>: seq 1–12 (deleted)');
+    state.writable = true;
+    state.eventLog = { highestSeq: 40, missingEvents: 0, missing: [] };
+    expect((await get(src)).body).toContain('<span class="ok">state directory writable</span>');
   });
 
   it('isolates right-to-left text and override characters in upstream names', async () => {
