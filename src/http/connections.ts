@@ -5,9 +5,31 @@
  * probes out, or takes the file descriptors the state directory needs. When every held
  * socket has a request in flight, the new one is closed instead.
  */
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../core/log.js';
+
+/** The soft open-file limit of this process (Linux `/proc/self/limits`), or undefined when unknown. */
+export function openFileLimit(
+  read: () => string = () => readFileSync('/proc/self/limits', 'utf8'),
+): number | undefined {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(read());
+    return m === null || m[1] === 'unlimited' ? undefined : Number(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cap to use: the configured one, but never more than half the open-file limit, so
+ * the other half stays for the state directory, upstream requests and deliveries.
+ */
+export function connectionCap(configured: number, fileLimit: number | undefined): number {
+  if (fileLimit === undefined) return configured;
+  return Math.max(8, Math.min(configured, Math.floor(fileLimit / 2)));
+}
 
 /** What {@link ConnectionCap} has done, for tests and the log. */
 export interface ConnectionStats {

@@ -15,7 +15,7 @@ import {
   checkCrossSite,
   type HttpAuthConfig,
 } from './auth.js';
-import { ConnectionCap } from './connections.js';
+import { ConnectionCap, connectionCap, openFileLimit } from './connections.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
 import { Router, routeAccess } from './router.js';
 
@@ -33,6 +33,8 @@ export interface HttpServerOptions {
   timeouts?: Partial<HttpTimeouts> | undefined;
   /** Most client connections held at once (default {@link DEFAULT_MAX_CONNECTIONS}; connections.ts). */
   maxConnections?: number | undefined;
+  /** The process's open-file limit (default: read from /proc/self/limits; null: unknown). */
+  openFileLimit?: number | null | undefined;
 }
 
 /** Default of `server.connections.max`: far under a usual open-file limit of 1024. */

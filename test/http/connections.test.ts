@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/log.js';
 import { json } from '../../src/http/index.js';
 import { Router } from '../../src/http/router.js';
+import { connectionCap, openFileLimit } from '../../src/http/connections.js';
 import { HttpServer } from '../../src/http/server.js';
 
 const servers: HttpServer[] = [];
@@ -53,6 +54,26 @@ const until = async (check: () => boolean) => {
 };
 
 describe('the connection cap', () => {
+  it('keeps half the open-file limit for everything else', () => {
+    expect(connectionCap(512, 1024)).toBe(512);
+    expect(connectionCap(512, 256)).toBe(128);
+    expect(connectionCap(512, undefined)).toBe(512);
+    expect(
+      openFileLimit(
+        () =>
+          'Limit  Soft Limit  Hard Limit  Units\nMax open files            1024                 4096                 files\n',
+      ),
+    ).toBe(1024);
+    expect(
+      openFileLimit(() => 'Max open files            unlimited            unlimited            files\n'),
+    ).toBeUndefined();
+    expect(
+      openFileLimit(() => {
+        throw new Error('no /proc');
+      }),
+    ).toBeUndefined();
+  });
+
   it('holds at most max sockets, closing silent ones oldest first, and still answers', async () => {
     const { server, url, port } = await start(8);
     const flood: { socket: Socket; closed: () => boolean }[] = [];
