@@ -33,6 +33,8 @@ export function connectionCap(configured: number, fileLimit: number | undefined)
 
 /** What {@link ConnectionCap} has done, for tests and the log. */
 export interface ConnectionStats {
+  /** The cap in force. */
+  max: number;
   open: number;
   /** Idle sockets closed to make room, since start. */
   evicted: number;
@@ -63,7 +65,7 @@ export class ConnectionCap {
 
   /** Current figures. */
   stats(): ConnectionStats {
-    return { open: this.sockets.size, evicted: this.evicted, refused: this.refused };
+    return { max: this.max, open: this.sockets.size, evicted: this.evicted, refused: this.refused };
   }
 
   private admit(socket: Socket): void {
@@ -113,9 +115,6 @@ export class ConnectionCap {
     const now = this.now();
     if (now - this.lastWarnAt < 60_000) return;
     this.lastWarnAt = now;
-    this.log.warn(
-      { max: this.max, ...this.stats() },
-      'http connection cap reached: closing the connections idle longest',
-    );
+    this.log.warn(this.stats(), 'http connection cap reached: closing the connections idle longest');
   }
 }

@@ -103,11 +103,15 @@ export class HttpServer {
     this.server.headersTimeout = timeouts.headersMs;
     this.server.requestTimeout = timeouts.requestMs;
     this.server.keepAliveTimeout = timeouts.keepAliveMs;
-    this.connections = new ConnectionCap(
-      this.server,
-      opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-      this.log,
-    );
+    const configured = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const fileLimit = opts.openFileLimit === undefined ? openFileLimit() : (opts.openFileLimit ?? undefined);
+    const cap = connectionCap(configured, fileLimit);
+    if (cap < configured)
+      this.log.warn(
+        { configured, cap, openFileLimit: fileLimit },
+        'server.connections.max lowered to half the open-file limit (ulimit -n): the state directory needs the rest',
+      );
+    this.connections = new ConnectionCap(this.server, cap, this.log);
     // With no 'timeout' listener, Node destroys a socket idle this long.
     this.server.timeout = timeouts.idleMs;
     // After listen, the server reports accept failures (EMFILE …) as 'error': they are
