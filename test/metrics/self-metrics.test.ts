@@ -168,8 +168,12 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_poll_duration_seconds_count', labels)).toBe(2);
     expect(value(samples, 'tally_poll_duration_seconds_sum', labels)).toBeCloseTo(3.3);
     expect(value(samples, 'tally_poll_duration_seconds_bucket', { ...labels, le: '0.5' })).toBe(1);
-    expect(value(samples, 'tally_state_write_failures_total', { path: 'outbox', reason: 'disk_full' })).toBe(1);
-    expect(value(samples, 'tally_state_write_failures_total', { path: 'events', reason: 'disk_full' })).toBe(0);
+    expect(value(samples, 'tally_state_write_failures_total', { path: 'outbox', reason: 'disk_full' })).toBe(
+      1,
+    );
+    expect(value(samples, 'tally_state_write_failures_total', { path: 'events', reason: 'disk_full' })).toBe(
+      0,
+    );
   });
 
   it('is fed by the upstream observer', async () => {
