@@ -58,6 +58,11 @@ const RETRY_MS = 5_000;
 /** Options of {@link AlertEngine}. */
 export interface AlertEngineOptions {
   rules: readonly RuleSpec[];
+  /**
+   * The highest sequence number the event log has handed out, saved with the state as
+   * `logSeq`: a log that lost its files numbers on after it (docs/reliability.md).
+   */
+  highestSeq?: (() => number) | undefined;
   /** The routing tree; without one, alerts are tracked and listed but never sent. */
   route?: RouteConfig | undefined;
   silences?: readonly SilenceConfig[];
@@ -129,6 +134,8 @@ export class AlertEngine {
   private loaded = false;
   /** Sequence number of the last logged event applied (see replayCursor). */
   private cursor: number | undefined;
+  /** The highest log sequence number known handed out, as last saved or restored. */
+  private logSeq = 0;
   private dirty = false;
   private lastSave = 0;
   private running = false;
@@ -194,6 +201,7 @@ export class AlertEngine {
     this.wallet.restore(s.wallets);
     this.muting.restore(s.upstream ?? {});
     if (s.cursor !== undefined) this.cursor = s.cursor;
+    this.logSeq = Math.max(s.logSeq ?? 0, s.cursor ?? 0);
     const now = this.clock.now();
     this.resumeTimes(now - s.savedAt);
     // Alerts of rules or orgs that were removed from the config end now.
@@ -221,6 +229,15 @@ export class AlertEngine {
    */
   replayCursor(): number | undefined {
     return this.cursor;
+  }
+
+  /**
+   * The highest event log sequence number this state knows was handed out (its cursor at
+   * least): the log numbers on after it, so nothing logged from now on sits at or before
+   * the cursor, even when the log lost its files.
+   */
+  highestLoggedSeq(): number {
+    return Math.max(this.logSeq, this.cursor ?? 0);
   }
 
   /** Starts the cursor at `seq` (a first start, or a state saved before cursors existed). */
@@ -451,7 +468,13 @@ export class AlertEngine {
       wallets: this.wallet.toJSON(),
       upstream: this.muting.toJSON(),
       ...(this.cursor === undefined ? {} : { cursor: this.cursor }),
+      logSeq: this.savedLogSeq(),
     };
+  }
+
+  private savedLogSeq(): number {
+    this.logSeq = Math.max(this.logSeq, this.cursor ?? 0, this.opts.highestSeq?.() ?? 0);
+    return this.logSeq;
   }
 
   /** Saves the state now (saves run one after the other, in call order). */

@@ -28,6 +28,11 @@ export interface AlertStateFile {
    * this state: at start, the events after it are applied again (docs/reliability.md).
    */
   cursor?: number;
+  /**
+   * The highest sequence number the event log had handed out when this was saved: a log
+   * that lost its files numbers on after it, so the cursor never stands ahead of new events.
+   */
+  logSeq?: number;
 }
 
 /** Where the alert state is kept; the app backs it with an atomic JSON file in the state directory. */
@@ -113,6 +118,7 @@ const stateSchema = z.looseObject({
   wallets: z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))),
   upstream: z.record(z.string(), z.enum(['unreachable', 'auth_failed'])).optional(),
   cursor: z.int().min(0).optional(),
+  logSeq: z.int().min(0).optional(),
 });
 
 /** Checks a loaded state document; returns it or why it cannot be used. */

@@ -36,6 +36,8 @@ export interface AlertingDeps {
   metrics: DeliveryMetrics;
   storeHealth: StoreHealth;
   stateDir: string;
+  /** The event log's highest sequence number handed out, saved with the alert state. */
+  highestSeq?: (() => number) | undefined;
 }
 
 /** Alert state in the state directory, as one atomic JSON file. */
@@ -48,7 +50,7 @@ function alertStore(deps: AlertingDeps): AlertStore {
     logger: deps.logger,
     clock: deps.clock,
     createDir: true,
-    health: deps.storeHealth,
+    health: deps.storeHealth.at('alerts'),
   });
   return {
     load: async () => (await file.load())?.value,
@@ -80,6 +82,7 @@ export class Alerting {
     for (const o of config.orgs) if (o.labels) orgLabels[o.slug] = o.labels;
     this.engine = new AlertEngine({
       rules: config.rules,
+      highestSeq: deps.highestSeq,
       route: config.route,
       silences: config.silences,
       maintenance: config.maintenance,
@@ -103,7 +106,7 @@ export class Alerting {
       logger: this.deps.logger,
       clock: this.deps.clock,
       validate: parseDeliveryItem,
-      health: this.deps.storeHealth,
+      health: this.deps.storeHealth.at('outbox'),
     });
     this.worker = new DeliveryWorker({
       notifiers: this.notifiers,
@@ -155,6 +158,18 @@ export class Alerting {
 
   private async deliver(notifications: Notification[]): Promise<void> {
     if (!this.worker) throw new Error('delivery is not started');
-    for (const n of notifications) await this.worker.enqueue(n);
+    const metrics = this.deps.metrics;
+    for (const [i, n] of notifications.entries()) {
+      try {
+        await this.worker.enqueue(n);
+      } catch (err) {
+        // The engine keeps these and tries again; the state failure itself is counted by path.
+        const waiting = new Map<string, number>();
+        for (const m of notifications.slice(i)) waiting.set(m.receiver, (waiting.get(m.receiver) ?? 0) + 1);
+        for (const [receiver, count] of waiting) metrics.handoverFailed?.(receiver, count);
+        throw err;
+      }
+    }
+    for (const r of new Set(notifications.map((n) => n.receiver))) metrics.handedOver?.(r);
   }
 }

@@ -15,17 +15,17 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { ClockStepReporter } from './clock-steps.js';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
+import type { EventQuery, OrgView, StateView, StatusSource } from '../core/status.js';
 import { createHttpServer, type HttpServer } from '../http/index.js';
 import { PromDeliveryMetrics } from '../metrics/delivery-metrics.js';
 import { TallyMetrics } from '../metrics/index.js';
+import { StateMetrics } from '../metrics/state-metrics.js';
 import type { DeliveryMetrics } from '../notify/metrics.js';
 import { Poller, type PolledOrg } from '../poll/poller.js';
 import { diff } from '../snapshot/diff.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import { EventLog } from '../store/event-log.js';
-import { encodeCursor } from '../store/event-query.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
@@ -40,6 +40,7 @@ import { DriftBoard, DriftEvents } from './drift-events.js';
 import { orgView } from './org-views.js';
 import { planReload, reloadable } from './reload.js';
 import { resumeOrg } from './resume.js';
+import { replayLogged, stateView, watchEventLog } from './state-view.js';
 import { StateWriter } from './state-writer.js';
 
 /** Receives change events once they are durable in the event log. */
@@ -74,6 +75,7 @@ export class App implements StatusSource {
   private readonly log: Logger;
   private readonly client: UpstreamClient;
   private readonly storeHealth: StoreHealth;
+  private readonly stateMetrics: StateMetrics;
   private snapshots!: SnapshotStore;
   private eventLog!: EventLog;
   private poller!: Poller;
@@ -99,6 +101,7 @@ export class App implements StatusSource {
   private httpBase: string | undefined;
   private evaluateTimer: TimerHandle | undefined;
   private readonly clockSteps: ClockStepReporter;
+  private stopWatch: (() => void) | undefined;
 
   private constructor(
     loaded: LoadedConfig,
@@ -117,7 +120,13 @@ export class App implements StatusSource {
     delivery.declareReceivers(loaded.config.receivers);
     delivery.refresh = () => void this.alerting.delivery()?.reportBacklog();
     this.drift = new DriftEvents(deps.clock);
-    this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log);
+    this.storeHealth = new StoreHealth(deps.clock);
+    this.stateMetrics = new StateMetrics(deps.registry, {
+      writable: () => this.state().writable,
+      missing: () => this.eventLog?.stats().missingEvents ?? 0,
+    });
+    this.storeHealth.onFailure((where, reason) => this.metrics.recordStateWriteFailure(where, reason));
+    this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log, this.storeHealth.at('learned'));
     this.client = UpstreamClient.fromConfig(loaded.config, {
       memory: new QueryMemory((all) => this.learned.save(all)),
       clock: deps.clock,
@@ -125,7 +134,6 @@ export class App implements StatusSource {
       observer: deps.observer ?? this.observer(),
       ...(deps.rng ? { rng: deps.rng } : {}),
     });
-    this.storeHealth = new StoreHealth(deps.clock);
     this.clockSteps = new ClockStepReporter(deps.clock, this.log, (d) => this.metrics.recordClockStep(d));
     this.deliveryMetrics = deps.deliveryMetrics ?? delivery;
     this.declareReceivers = (receivers) => delivery.declareReceivers(receivers);
@@ -147,6 +155,7 @@ export class App implements StatusSource {
       metrics: this.deliveryMetrics,
       storeHealth: this.storeHealth,
       stateDir: this.stateDir(),
+      highestSeq: () => this.eventLog?.highestSeq() ?? 0,
     });
   }
 
@@ -157,14 +166,19 @@ export class App implements StatusSource {
 
   /** Locks the state directory, resumes from stored snapshots and starts polling. */
   async start(): Promise<void> {
-    this.lock = await acquireStateLock(this.stateDir(), { logger: this.deps.logger, clock: this.deps.clock });
+    this.lock = await acquireStateLock(this.stateDir(), {
+      logger: this.deps.logger,
+      clock: this.deps.clock,
+      health: this.storeHealth.at('lock'),
+      onLost: (holder) => this.lockLost(`pid ${holder.pid} on ${holder.hostname}`),
+    });
     this.opened = true;
     this.clockSteps.start();
     this.snapshots = await SnapshotStore.open({
       dir: path.join(this.stateDir(), 'snapshots'),
       logger: this.deps.logger,
       clock: this.deps.clock,
-      health: this.storeHealth,
+      health: this.storeHealth.at('snapshots'),
     });
     this.eventLog = await EventLog.open({
       dir: path.join(this.stateDir(), 'events'),
@@ -172,7 +186,8 @@ export class App implements StatusSource {
       clock: this.deps.clock,
       maxBytes: this.config.state.events.max_bytes,
       maxAgeMs: this.config.state.events.max_age,
-      health: this.storeHealth,
+      health: this.storeHealth.at('events'),
+      onGap: (gap) => this.stateMetrics.eventsMissing(gap.reason, gap.to - gap.from + 1),
     });
     this.writer = new StateWriter({
       clock: this.deps.clock,
@@ -180,11 +195,10 @@ export class App implements StatusSource {
       snapshots: this.snapshots,
       eventLog: this.eventLog,
       announce: (appended) => this.announce(appended),
-      onWriteFailure: (reason) => this.metrics.recordStateWriteFailure(reason),
       running: () => this.started,
     });
     await this.alerting.start();
-    await this.replayEvents();
+    await replayLogged(this.alerting.engine, this.eventLog, this.log);
     await this.learned.load(this.client.memory);
     const orgs = await this.resume(this.config.orgs);
     this.poller = new Poller(
@@ -220,10 +234,27 @@ export class App implements StatusSource {
       },
     );
     this.poller.start();
+    this.stopWatch = watchEventLog(this.deps.clock, this.eventLog, this.log);
     this.started = true;
     await this.serveHttp();
     this.onStarted?.();
   }
+
+  /**
+   * Another running tally took the state directory (its lock file was removed and made
+   * again): from now on nothing is written, and `halted` tells the command to stop and exit.
+   */
+  private lockLost(holder: string): void {
+    this.storeHealth.fence(`the state directory lock is held by ${holder}`);
+    this.halt({ reason: `the state directory lock was taken by ${holder}`, lost: 'lock' });
+  }
+
+  private halt!: (why: { reason: string; lost: 'lock' }) => void;
+
+  /** Resolves when the app cannot go on and must be stopped (the lock lost to another tally). */
+  readonly halted = new Promise<{ reason: string; lost: 'lock' }>((resolve) => {
+    this.halt = resolve;
+  });
 
   /** Called once the app is running and serving (the demo prints its URLs). */
   onStarted: (() => void) | undefined;
@@ -291,6 +322,7 @@ export class App implements StatusSource {
     this.opened = false;
     this.evaluateTimer?.cancel();
     this.clockSteps.stop();
+    this.stopWatch?.();
     const clock = this.deps.clock;
     const end = clock.now() + timeoutMs;
     const left = (share = 1) => Math.max(0, Math.floor((end - clock.now()) * share));
@@ -483,6 +515,8 @@ export class App implements StatusSource {
    */
   ready(): boolean {
     if (!this.started) return false;
+    // What is read while the state directory cannot be written is not durable.
+    if (!this.state().writable) return false;
     const orgs = this.orgs();
     if (!orgs.every((o) => o.ready)) return false;
     if (!this.config.server.ready_after_baseline) return true;
@@ -498,33 +532,12 @@ export class App implements StatusSource {
     return this.storeHealth;
   }
 
-  // ---- internals -----------------------------------------------------------------------
-
-  /**
-   * The event log is the source of truth for alerts: the events logged after the alert
-   * state's cursor (a kill between logging an event and saving the alert state) are
-   * applied again, each once. A state without a cursor (a first start, or one saved before
-   * cursors existed) starts it at the end of the log, saved at once, so that from then on
-   * nothing logged is missed.
-   */
-  private async replayEvents(): Promise<void> {
-    const engine = this.alerting.engine;
-    const cursor = engine.replayCursor();
-    if (cursor === undefined) {
-      engine.setCursor(this.eventLog.stats().lastSeq ?? 0);
-      await engine.save();
-      return;
-    }
-    let page = await this.eventLog.query({ limit: 1000, order: 'oldest', cursor: encodeCursor(cursor) });
-    let applied = 0;
-    for (;;) {
-      applied += engine.replay(page.events);
-      if (page.nextCursor === undefined) break;
-      page = await this.eventLog.query({ limit: 1000, order: 'oldest', cursor: page.nextCursor });
-    }
-    if (applied > 0)
-      this.log.info({ events: applied, after: cursor }, 'applied logged events the alert state had not seen');
+  /** The state directory's health, the event log's lost ranges and the lock (status API, readiness). */
+  state(): StateView {
+    return stateView(this.storeHealth, this.eventLog, this.lock);
   }
+
+  // ---- internals -----------------------------------------------------------------------
 
   private stateDir(): string {
     return path.resolve(this.config.state.dir);

@@ -7,6 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../core/log.js';
 import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
+import { toStoreError } from '../store/errors.js';
+import { type StoreHealth, tracked } from '../store/health.js';
 import type { Learned, QueryMemory } from '../upstream/adapt.js';
 
 /** The learned-queries file of a state directory. */
@@ -20,6 +22,8 @@ export class LearnedQueriesFile {
   constructor(
     private readonly stateDir: () => string,
     private readonly log: Logger,
+    /** Counts failed saves as the `learned` write path (docs/state.md, "State health"). */
+    private readonly health?: StoreHealth,
   ) {}
 
   private file(): string {
@@ -47,8 +51,14 @@ export class LearnedQueriesFile {
       this.toSave = undefined;
       const file = this.file();
       try {
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFileAtomic(file, `${JSON.stringify(latest, null, 2)}\n`);
+        await tracked(this.health, async () => {
+          try {
+            await mkdir(path.dirname(file), { recursive: true });
+          } catch (err) {
+            throw toStoreError(err, 'mkdir', path.dirname(file));
+          }
+          await writeFileAtomic(file, `${JSON.stringify(latest, null, 2)}\n`);
+        });
       } catch (err) {
         this.log.warn({ err }, 'could not save learned queries');
       }

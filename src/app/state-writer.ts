@@ -45,8 +45,11 @@ export interface StateWriterOptions {
   eventLog: EventLog;
   /** Hears of events once they are durable (only those the log did not have). */
   announce: (appended: readonly ChangeEvent[]) => void;
-  /** Told of every failed write, with its reason (`disk_full`, `read_only`, `io`). */
-  onWriteFailure: (reason: string) => void;
+  /**
+   * Told of every failed write, with its reason (`disk_full`, `read_only`, `io`). The app
+   * counts failures where they happen instead (StoreHealth, docs/state.md "State health").
+   */
+  onWriteFailure?: ((reason: string) => void) | undefined;
   /** Whether tally is running: while it stops, a failed write is left for the next start. */
   running: () => boolean;
 }
@@ -271,7 +274,7 @@ export class StateWriter {
     const prev = this.writes.get(org) ?? Promise.resolve();
     const next = prev.then(work).catch((err: unknown) => {
       // A full or read-only disk is reported (log, metric) and does not stop polling.
-      this.opts.onWriteFailure((err as { reason?: string }).reason ?? 'io');
+      this.opts.onWriteFailure?.((err as { reason?: string }).reason ?? 'io');
       this.log.error({ org, err }, 'state write failed');
     });
     this.writes.set(org, next);

@@ -194,13 +194,15 @@ export async function runUntilStopped(
   // Timers are unref'd so that tests can drop an app without hanging; the daemon itself
   // stays up until it is told to stop.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
-  await new Promise<void>((resolve) => {
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  const halted = await new Promise<{ reason: string } | undefined>((resolve) => {
+    if (io.signal.aborted) resolve(undefined);
+    else io.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    void app.halted.then(resolve);
   });
   clearInterval(keepAlive);
   phase = 'stopping';
-  logger.info({ reason: String(io.signal.reason) }, 'stopping');
+  if (halted) logger.fatal({ exitCode: LOCK_LOST_EXIT }, `stopping without writing: ${halted.reason}`);
+  else logger.info({ reason: String(io.signal.reason) }, 'stopping');
   let timer: NodeJS.Timeout | undefined;
   const bounded = new Promise<'timeout'>((r) => {
     timer = setTimeout(() => r('timeout'), o.stopTimeoutMs + 2000);
@@ -210,7 +212,14 @@ export async function runUntilStopped(
   off?.();
   if (result === 'timeout') {
     logger.error({ timeoutMs: o.stopTimeoutMs }, 'clean stop took too long; exiting anyway');
-    return 1;
+    return halted ? LOCK_LOST_EXIT : 1;
   }
-  return 0;
+  return halted ? LOCK_LOST_EXIT : 0;
 }
+
+/**
+ * The exit status of a tally that stopped because another running tally took its state
+ * directory (docs/operations.md, "Exit codes"): restarting it only makes sense once that
+ * other tally is gone.
+ */
+export const LOCK_LOST_EXIT = 75;

@@ -220,6 +220,24 @@ export const serverSchema = z.strictObject({
     .meta({
       description: 'Caps on the series of /metrics for very large orgs (metrics.md, cardinality caps).',
     }),
+  connections: z
+    .strictObject({
+      max: z.int().min(8).max(1_000_000).default(512).meta({
+        description:
+          'Most client connections held open at once. A new connection past it closes the oldest idle one (no request in flight), so idle sockets never keep /metrics or the probes out; when every one is busy, the new one is closed. Keep it well under the open-file limit (ulimit -n): the state directory needs descriptors too. Read at start.',
+      }),
+      headers_timeout: duration({ min: '1s' }).prefault('20s').meta({
+        description: 'How long a client may take to send a request head.',
+      }),
+      request_timeout: duration({ min: '1s' }).prefault('60s').meta({
+        description: 'How long a client may take to send a whole request.',
+      }),
+      keep_alive_timeout: duration({ min: '100ms' }).prefault('5s').meta({
+        description: 'How long an idle keep-alive connection stays open after its last response.',
+      }),
+    })
+    .prefault({})
+    .meta({ description: 'Bounds on client connections of the HTTP server (http-api.md, "Connections").' }),
 });
 
 /** The state directory. */

@@ -82,6 +82,30 @@ export interface EventQuery {
   cursor?: string;
 }
 
+/** A range of event sequence numbers handed out whose events the log no longer holds (not retention). */
+export interface MissingEvents {
+  from: number;
+  to: number;
+  reason: string;
+  /** When tally noticed (ms). */
+  at: number;
+}
+
+/** How the state directory is doing (docs/state.md, "State health"). */
+export interface StateView {
+  /** False while writes to the state directory fail (readiness says not ready). */
+  writable: boolean;
+  /** Write paths whose last write failed (snapshots, journal, events, outbox, alerts, learned, lock). */
+  failingPaths: string[];
+  /** Failed writes since start by path and reason. */
+  failures: Record<string, Record<string, number>>;
+  lastError?: { path: string; area: string; reason: string; message: string; at: number } | undefined;
+  lastSuccessAt?: number | undefined;
+  eventLog: { highestSeq: number; missingEvents: number; missing: MissingEvents[] };
+  /** Whether this process holds the state directory's lock. */
+  lock: { held: boolean; lastHeartbeatAt?: number | undefined; problem?: string | undefined };
+}
+
 /** What the metrics collectors and the HTTP API read. */
 export interface StatusSource {
   orgs(): readonly OrgView[];
@@ -89,8 +113,12 @@ export interface StatusSource {
   budget(): BudgetStats;
   /** Ready once every org has had a first complete read of its org-level parts. */
   ready(): boolean;
-  /** Recent change events, newest first. */
-  events(query: EventQuery): Promise<{ events: ChangeEvent[]; nextCursor?: string }>;
+  /** Recent change events, newest first; `missing` when part of the log's history is lost. */
+  events(
+    query: EventQuery,
+  ): Promise<{ events: ChangeEvent[]; nextCursor?: string; missing?: readonly MissingEvents[] }>;
+  /** The state directory's health; absent where there is none (tests, replay). */
+  state?(): StateView;
   /** When the process started (ms). */
   startedAt: number;
 }

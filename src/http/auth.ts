@@ -90,7 +90,7 @@ export const ENABLE_WRITES_HINT =
 /** The outcome of {@link checkAccess}: allowed, or the status, code and message to answer with. */
 export type AccessDecision =
   | { ok: true }
-  | { ok: false; status: 401 | 403; code: string; message: string; headers: Record<string, string[]> };
+  | { ok: false; status: 401 | 403 | 415; code: string; message: string; headers: Record<string, string[]> };
 
 /**
  * Decides whether a request may reach a route of kind `access`; `what` names the target
@@ -121,6 +121,37 @@ export function checkAccess(
     status: 403,
     code: 'writes_disabled',
     message: `${what} changes state and writes are disabled: ${ENABLE_WRITES_HINT} (docs/http-api.md)`,
+    headers: {},
+  };
+}
+
+/** Content types a cross-site HTML form (or a no-preflight fetch) can send. */
+const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+
+/**
+ * A request that changes state must be one a browser never sends across sites without
+ * asking the server first (docs/http-api.md, "Writes"): a non-simple `Content-Type`
+ * (`application/json`), a bearer token, or an `X-Requested-With` header. A form post, or a
+ * bare POST a page makes with the browser's cached basic credentials, is refused — also
+ * when writes are open or basic auth is set. Methods a form cannot use (DELETE, PUT …)
+ * are asked about by the browser first, which tally never allows.
+ */
+export function checkCrossSite(
+  method: string,
+  access: RouteAccess,
+  headers: IncomingHttpHeaders,
+  what: string,
+): AccessDecision {
+  if (access !== 'write' || method !== 'POST') return { ok: true };
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const bearer = /^bearer\s/i.test(headers.authorization ?? '');
+  if ((type !== '' && !SIMPLE_TYPES.has(type)) || bearer || headers['x-requested-with'] !== undefined)
+    return { ok: true };
+  return {
+    ok: false,
+    status: 415,
+    code: 'unsupported_media_type',
+    message: `${what} changes state: send it with Content-Type: application/json (or an X-Requested-With header), which a cross-site form cannot (docs/http-api.md)`,
     headers: {},
   };
 }

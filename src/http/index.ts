@@ -40,7 +40,15 @@ export { HttpServer, parseListen } from './server.js';
 /** What {@link createHttpServer} needs. */
 export interface HttpDeps {
   /** The `server` config section (secrets already read from their files). */
-  server: { listen: string; auth?: ServerAuthSection | undefined; enable_writes?: boolean | undefined };
+  server: {
+    listen: string;
+    auth?: ServerAuthSection | undefined;
+    enable_writes?: boolean | undefined;
+    /** `server.connections` (durations in ms); absent → the defaults of server.ts. */
+    connections?:
+      | { max: number; headers_timeout: number; request_timeout: number; keep_alive_timeout: number }
+      | undefined;
+  };
   source: StatusSource;
   metrics: MetricsRenderer;
   clock: Clock;
@@ -77,5 +85,15 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     auth: authFromConfig(deps.server.auth),
     enableWrites: deps.server.enable_writes,
     logger: deps.logger,
+    ...(deps.server.connections
+      ? {
+          maxConnections: deps.server.connections.max,
+          timeouts: {
+            headersMs: deps.server.connections.headers_timeout,
+            requestMs: deps.server.connections.request_timeout,
+            keepAliveMs: deps.server.connections.keep_alive_timeout,
+          },
+        }
+      : {}),
   });
 }

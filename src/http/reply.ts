@@ -3,6 +3,7 @@
  * every error the same shape: `{ "error": { "code", "message", "problems"? } }`, where
  * `problems` lists what was wrong with a request by field.
  */
+import { stringifyWellFormed } from '../core/well-formed.js';
 import type { Readable } from 'node:stream';
 import { type FieldProblem, TallyError } from '../core/errors.js';
 
@@ -58,7 +59,11 @@ export function json(
   value: unknown,
   headers: Record<string, string | string[]> = {},
 ): HttpReply {
-  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: `${JSON.stringify(value)}\n` };
+  return {
+    status,
+    headers: { 'content-type': JSON_TYPE, ...headers },
+    body: `${stringifyWellFormed(value)}\n`,
+  };
 }
 
 /** The JSON reply of an error. */

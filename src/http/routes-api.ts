@@ -7,7 +7,7 @@
 import type { Clock } from '../core/clock.js';
 import { freshness, type ResourceFreshness } from '../metrics/freshness.js';
 import { RESOURCES, summarize } from '../metrics/snapshot-summary.js';
-import type { OrgView, StatusSource } from '../core/status.js';
+import type { OrgView, StateView, StatusSource } from '../core/status.js';
 import type { Plan } from '../poll/planner.js';
 import { HttpError, json } from './reply.js';
 import type { Router } from './router.js';
@@ -33,6 +33,7 @@ export function statusBody(source: StatusSource, now: number, version: string): 
     uptime_seconds: Math.max(0, Math.round((now - source.startedAt) / 1000)),
     ready: source.ready(),
     orgs: [...source.orgs()].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map((v) => orgStatus(v, plan)),
+    ...(source.state ? { state: stateStatus(source.state()) } : {}),
     budget: {
       configured_per_minute: budget.configured,
       effective_per_minute: budget.effective,
@@ -50,6 +51,40 @@ export function statusBody(source: StatusSource, now: number, version: string): 
       sweep_reads_per_minute: plan.sweepReadsPerMinute,
       intervals_seconds: Object.fromEntries(Object.entries(plan.intervals).map(([k, ms]) => [k, ms / 1000])),
       notes: plan.notes,
+    },
+  };
+}
+
+/** The state directory's health (docs/http-api.md, "/api/v1/status"). */
+export function stateStatus(s: StateView): Record<string, unknown> {
+  return {
+    writable: s.writable,
+    failing_paths: s.failingPaths,
+    write_failures: s.failures,
+    last_error: s.lastError
+      ? {
+          path: s.lastError.area,
+          file: s.lastError.path,
+          reason: s.lastError.reason,
+          message: s.lastError.message,
+          at: iso(s.lastError.at),
+        }
+      : null,
+    last_success_at: s.lastSuccessAt === undefined ? null : iso(s.lastSuccessAt),
+    event_log: {
+      highest_seq: s.eventLog.highestSeq,
+      missing_events: s.eventLog.missingEvents,
+      missing: s.eventLog.missing.map((m) => ({
+        from_seq: m.from,
+        to_seq: m.to,
+        reason: m.reason,
+        detected_at: iso(m.at),
+      })),
+    },
+    lock: {
+      held: s.lock.held,
+      last_heartbeat_at: s.lock.lastHeartbeatAt === undefined ? null : iso(s.lock.lastHeartbeatAt),
+      problem: s.lock.problem ?? null,
     },
   };
 }

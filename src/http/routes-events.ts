@@ -74,7 +74,17 @@ export function addEventsRoute(router: Router, source: StatusSource): void {
       }
       throw err;
     }
-    return json(200, { events: page.events, next_cursor: page.nextCursor ?? null });
+    const body: Record<string, unknown> = { events: page.events, next_cursor: page.nextCursor ?? null };
+    // Sequence numbers handed out whose events are lost (not retention): said, never an empty page.
+    if (page.missing !== undefined && page.missing.length > 0) {
+      body['missing'] = page.missing.map((m) => ({
+        from_seq: m.from,
+        to_seq: m.to,
+        reason: m.reason,
+        detected_at: new Date(m.at).toISOString(),
+      }));
+    }
+    return json(200, body);
   });
 }
 

@@ -21,6 +21,15 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
         const degraded = degradedFields(source.orgs());
         return json(200, degraded.length === 0 ? { status: 'ready' } : { status: 'ready', degraded });
       }
+      const state = source.state?.();
+      if (state !== undefined && !state.writable) {
+        // Public: the reason, never the paths or the error text.
+        const message =
+          state.lock.problem !== undefined && !state.lock.held
+            ? 'the state directory lock is lost'
+            : 'the state directory cannot be written';
+        return json(503, { error: { code: 'not_ready', message } });
+      }
       const orgs = source.orgs();
       const waiting = orgs.filter((o) => !o.ready).length;
       const unread = orgs.reduce((n, o) => n + unreadChannels(o.snapshot), 0);

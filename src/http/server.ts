@@ -8,7 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { nodeHttp } from '../core/node-http.js';
 import type { Logger } from '../core/log.js';
-import { type AccessPolicy, Authenticator, checkAccess, type HttpAuthConfig } from './auth.js';
+import {
+  type AccessPolicy,
+  Authenticator,
+  checkAccess,
+  checkCrossSite,
+  type HttpAuthConfig,
+} from './auth.js';
+import { ConnectionCap, connectionCap, openFileLimit } from './connections.js';
 import { errorReply, HttpError, type HttpReply, json } from './reply.js';
 import { Router, routeAccess } from './router.js';
 
@@ -24,7 +31,14 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Socket timeouts; the defaults are {@link HTTP_TIMEOUTS} (tests pass shorter ones). */
   timeouts?: Partial<HttpTimeouts> | undefined;
+  /** Most client connections held at once (default {@link DEFAULT_MAX_CONNECTIONS}; connections.ts). */
+  maxConnections?: number | undefined;
+  /** The process's open-file limit (default: read from /proc/self/limits; null: unknown). */
+  openFileLimit?: number | null | undefined;
 }
+
+/** Default of `server.connections.max`: far under a usual open-file limit of 1024. */
+export const DEFAULT_MAX_CONNECTIONS = 512;
 
 /** How long the server waits on a client before it closes the connection. */
 export interface HttpTimeouts {
@@ -32,6 +46,8 @@ export interface HttpTimeouts {
   headersMs: number;
   /** For the whole request, body included. */
   requestMs: number;
+  /** How long an idle keep-alive connection stays open after its last response. */
+  keepAliveMs: number;
   /**
    * For any progress on the socket, either way: a client that stops reading a response
    * (a 2 MiB `/metrics` page does not fit the socket's buffers) would otherwise hold the
@@ -44,7 +60,12 @@ export interface HttpTimeouts {
  * tally's requests are small and its answers quick: a scrape of 5000 channels renders in
  * well under a second, so a client silent for a minute has gone.
  */
-export const HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 60_000, idleMs: 60_000 };
+export const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: 20_000,
+  requestMs: 60_000,
+  keepAliveMs: 5_000,
+  idleMs: 60_000,
+};
 
 /** Splits `host:port`; an empty host means every interface. */
 export function parseListen(listen: string): { host: string | undefined; port: number } {
@@ -67,6 +88,8 @@ export class HttpServer {
   readonly access: AccessPolicy;
   private readonly log: Logger;
   private address: string | undefined;
+  /** The cap on client connections, and what it did. */
+  readonly connections: ConnectionCap;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.router = opts.router;
@@ -79,6 +102,16 @@ export class HttpServer {
     const timeouts = { ...HTTP_TIMEOUTS, ...opts.timeouts };
     this.server.headersTimeout = timeouts.headersMs;
     this.server.requestTimeout = timeouts.requestMs;
+    this.server.keepAliveTimeout = timeouts.keepAliveMs;
+    const configured = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const fileLimit = opts.openFileLimit === undefined ? openFileLimit() : (opts.openFileLimit ?? undefined);
+    const cap = connectionCap(configured, fileLimit);
+    if (cap < configured)
+      this.log.warn(
+        { configured, cap, openFileLimit: fileLimit },
+        'server.connections.max lowered to half the open-file limit (ulimit -n): the state directory needs the rest',
+      );
+    this.connections = new ConnectionCap(this.server, cap, this.log);
     // With no 'timeout' listener, Node destroys a socket idle this long.
     this.server.timeout = timeouts.idleMs;
     // After listen, the server reports accept failures (EMFILE …) as 'error': they are
@@ -166,6 +199,8 @@ export class HttpServer {
           : 'read';
     const decision = checkAccess(this.access, access, req.headers, `${method} ${url.pathname}`);
     if (!decision.ok) throw new HttpError(decision.status, decision.code, decision.message, decision.headers);
+    const site = checkCrossSite(method, access, req.headers, `${method} ${url.pathname}`);
+    if (!site.ok) throw new HttpError(site.status, site.code, site.message, site.headers);
     if (match.kind === 'none') throw new HttpError(404, 'not_found', `no route for ${url.pathname}`);
     if (match.kind === 'method') {
       throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`, {

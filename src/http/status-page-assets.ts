@@ -11,6 +11,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-w
 main:focus{outline:none}
 a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid var(--link);outline-offset:2px}
 h1{margin:1rem 0 0}h2{border-bottom:1px solid var(--line);padding-bottom:.25rem;margin-top:2rem}
+bdi,code,td,dd{unicode-bidi:isolate}
 .muted{color:var(--muted)}.ok{color:var(--ok)}.warn{color:var(--warn)}.bad{color:var(--bad)}
 .orgs{display:grid;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr));gap:1rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.75rem 1rem}

@@ -20,6 +20,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
   private readonly oldest: Gauge<'receiver'>;
   private readonly truncatedTotal: Counter<'receiver'>;
   private readonly cappedTotal: Counter<'rule'>;
+  private readonly handoverFailures: Counter<'receiver'>;
+  private readonly awaitingHandover: Gauge<'receiver'>;
   /** Receivers declared so far: a reload declares them again, and zero() would wipe their latency. */
   private readonly declared = new Set<string>();
 
@@ -77,6 +79,18 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       labelNames: ['receiver'],
       registers,
     });
+    this.handoverFailures = new Counter({
+      name: 'tally_delivery_handover_failures_total',
+      help: 'Notifications that could not be written to the outbox (the state directory failed) and wait in memory for the next try.',
+      labelNames: ['receiver'],
+      registers,
+    });
+    this.awaitingHandover = new Gauge({
+      name: 'tally_delivery_awaiting_handover',
+      help: 'Notifications waiting in memory because the outbox could not be written, by receiver.',
+      labelNames: ['receiver'],
+      registers,
+    });
   }
 
   /** Called at scrape time to refresh the backlog gauges (the delivery worker's reportBacklog). */
@@ -99,6 +113,8 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
       this.depth.set({ receiver: r.name }, 0);
       this.oldest.set({ receiver: r.name }, 0);
       this.truncatedTotal.inc({ receiver: r.name }, 0);
+      this.handoverFailures.inc({ receiver: r.name }, 0);
+      this.awaitingHandover.set({ receiver: r.name }, 0);
     }
   }
 
@@ -132,5 +148,14 @@ export class PromDeliveryMetrics implements DeliveryMetrics {
 
   truncated(receiver: string, alerts: number): void {
     this.truncatedTotal.inc({ receiver }, alerts);
+  }
+
+  handoverFailed(receiver: string, waiting: number): void {
+    this.handoverFailures.inc({ receiver });
+    this.awaitingHandover.set({ receiver }, waiting);
+  }
+
+  handedOver(receiver: string): void {
+    this.awaitingHandover.set({ receiver }, 0);
   }
 }

@@ -14,6 +14,7 @@ import { VERSION } from '../core/version.js';
 import { RETRYABLE_UPSTREAM_REASONS, UPSTREAM_REASONS } from '../upstream/errors.js';
 import { ENDPOINTS } from '../upstream/shape/endpoints.js';
 import { STORE_ERROR_REASONS } from '../store/errors.js';
+import { STATE_WRITE_PATHS } from '../store/health.js';
 import { resolveCaps, type SeriesCaps } from './cardinality.js';
 import { seconds } from './collected.js';
 import { registerDomainMetrics } from './domain-collector.js';
@@ -103,7 +104,7 @@ export class TallyMetrics {
   private readonly memo = new SummaryMemo();
   private readonly changes: Counter<'org' | 'kind'>;
   private readonly polls: Histogram<'org' | 'resource'>;
-  private readonly stateWrites: Counter<'reason'>;
+  private readonly stateWrites: Counter<'path' | 'reason'>;
   private readonly clockSteps: Counter<'direction'>;
   private readonly reloadOk: Gauge;
   private readonly reloadAt: Gauge;
@@ -194,11 +195,12 @@ export class TallyMetrics {
     });
     this.stateWrites = new Counter({
       name: 'tally_state_write_failures_total',
-      help: 'Writes to the state directory that failed, by reason.',
-      labelNames: ['reason'],
+      help: 'Writes to the state directory that failed, by write path and reason.',
+      labelNames: ['path', 'reason'],
       registers,
     });
-    for (const reason of STORE_ERROR_REASONS) this.stateWrites.inc({ reason }, 0);
+    for (const path of STATE_WRITE_PATHS)
+      for (const reason of STORE_ERROR_REASONS) this.stateWrites.inc({ path, reason }, 0);
     this.clockSteps = new Counter({
       name: 'tally_clock_steps_total',
       help: 'Steps of a minute or more of the wall clock against elapsed time, by direction.',
@@ -253,9 +255,9 @@ export class TallyMetrics {
     this.polls.observe({ org, resource }, durationMs / 1000);
   }
 
-  /** Counts a failed write to the state directory. */
-  recordStateWriteFailure(reason: string): void {
-    this.stateWrites.inc({ reason });
+  /** Counts a failed write to the state directory, by write path (snapshots, outbox …) and reason. */
+  recordStateWriteFailure(path: string, reason: string): void {
+    this.stateWrites.inc({ path, reason });
   }
 
   /** Counts a step of the wall clock (src/app/clock-steps.ts). */

@@ -22,6 +22,13 @@ export interface DeliveryMetrics {
   truncated?(receiver: string, alerts: number): void;
   /** A new alert of `rule` was not kept: the rule holds as many as it may (src/alerts/cap.ts). */
   alertsCapped?(rule: string): void;
+  /**
+   * Notifications that could not be handed over to the outbox (the state directory failed)
+   * and wait in memory for the next try, by receiver: `waiting` is how many wait now.
+   */
+  handoverFailed?(receiver: string, waiting: number): void;
+  /** Every notification waiting for the hand-over reached the outbox. */
+  handedOver?(receiver: string): void;
 }
 
 /** A recorder that ignores everything, for commands and tests that do not measure. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { StoreFs } from './atomic.js';
-import { toStoreError } from './errors.js';
+import { errnoCode, toStoreError } from './errors.js';
 import {
   type IndexEntry,
   type Interner,
@@ -142,21 +142,47 @@ async function cutTail(deps: LoadDeps, segment: Segment, validBytes: number, tor
   }
 }
 
-/** Reads the events of `entries` from their segments in `dir`, in the order given. */
-export async function readEvents(dir: string, entries: readonly IndexEntry[]): Promise<LoggedEvent[]> {
+/** What {@link checkSegment} found on disk. */
+export type SegmentCheck = { kind: 'ok' } | { kind: 'deleted' } | { kind: 'truncated'; size: number };
+
+/**
+ * Whether a segment's file still holds what the index says: gone (deleted under the
+ * running log, or its directory with it) or shorter than the bytes indexed (cut short).
+ */
+export async function checkSegment(segment: Segment): Promise<SegmentCheck> {
+  let size: number;
+  try {
+    size = (await fsp.stat(segment.path)).size;
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') return { kind: 'deleted' };
+    throw toStoreError(err, 'read', segment.path);
+  }
+  return size < segment.bytes ? { kind: 'truncated', size } : { kind: 'ok' };
+}
+
+/**
+ * Reads the events of `entries` from their segments in `dir`, in the order given: one
+ * result per entry, undefined where the line is gone (its file missing, cut short, or no
+ * longer an event).
+ */
+export async function readEvents(
+  dir: string,
+  entries: readonly IndexEntry[],
+): Promise<(LoggedEvent | undefined)[]> {
   const bySegment = new Map<number, number[]>();
   for (const [i, e] of entries.entries()) {
     const list = bySegment.get(e.segment);
     if (list === undefined) bySegment.set(e.segment, [i]);
     else list.push(i);
   }
-  const out: (LoggedEvent | undefined)[] = new Array(entries.length);
+  const out: (LoggedEvent | undefined)[] = new Array(entries.length).fill(undefined);
   for (const [number, positions] of bySegment) {
     const path = join(dir, segmentName(number));
     let handle: fsp.FileHandle;
     try {
       handle = await fsp.open(path, 'r');
     } catch (err) {
+      if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') continue;
       throw toStoreError(err, 'read', path);
     }
     try {
@@ -167,7 +193,8 @@ export async function readEvents(dir: string, entries: readonly IndexEntry[]): P
       await handle.close().catch(() => undefined);
     }
   }
-  return out.filter((e): e is LoggedEvent => e !== undefined);
+  // A line that reads as another event than the index says is as good as gone.
+  return out.map((e, i) => (e !== undefined && e.seq === entries[i]!.seq ? e : undefined));
 }
 
 async function readLines(

@@ -24,7 +24,8 @@ import {
   type StoreFs,
 } from './atomic.js';
 import { errnoCode, StoreError, type StoreOp, toStoreError } from './errors.js';
-import { loadSegments, readEvents, type Segment } from './event-files.js';
+import { checkSegment, loadSegments, readEvents, type Segment } from './event-files.js';
+import { addGap, type Gap, type GapReason, jumps, missingCount, parseGaps } from './event-gaps.js';
 import { type EventQuery, selectEntries } from './event-query.js';
 import { entryFor, formatLine, Interner, type LoggedEvent, segmentName } from './event-segments.js';
 import { type StoreHealth, tracked } from './health.js';
@@ -50,6 +51,8 @@ export interface EventLogOptions {
   segmentBytes?: number | undefined;
   health?: StoreHealth | undefined;
   fs?: StoreFs | undefined;
+  /** Told of every range of events found missing (the metrics layer counts them). */
+  onGap?: ((gap: Gap) => void) | undefined;
 }
 
 /** What {@link EventLog.append} did. */
@@ -65,6 +68,11 @@ export interface EventPage {
   events: LoggedEvent[];
   /** Pass as `cursor` to get the next page; absent on the last page. */
   nextCursor?: string;
+  /**
+   * Ranges of sequence numbers the log handed out and no longer holds for a reason other
+   * than retention (docs/state.md, "Lost event files"); absent when none.
+   */
+  missing?: Gap[];
 }
 
 /** Size and extent of the retained log, for metrics. */
@@ -74,11 +82,18 @@ export interface EventLogStats {
   events: number;
   firstSeq?: number;
   lastSeq?: number;
+  /** The highest sequence number ever handed out (0 before the first). */
+  highestSeq: number;
+  /** Ranges of events found missing (not retention), and how many events they leave out. */
+  gaps: Gap[];
+  missingEvents: number;
 }
 
 interface Counters {
   nextSeq: number;
   nextSegment: number;
+  /** Ranges found missing, kept so a restart still reports them. */
+  gaps?: Gap[];
 }
 
 const META_FORMAT = 'tally-event-log';
@@ -96,6 +111,7 @@ export class EventLog {
   private readonly segmentBytes: number;
   private readonly meta: JsonStateFile<Counters>;
   private counters: Counters = { nextSeq: 1, nextSegment: 1 };
+  private gaps: Gap[] = [];
   private active: { segment: Segment; handle: StoreFileHandle } | undefined;
   private closed = false;
 
@@ -146,6 +162,7 @@ export class EventLog {
         }
       }
       if (fresh.length === 0) return { appended: [], duplicates };
+      await this.checkActive();
       const lines = fresh.map((e, i) => formatLine(this.counters.nextSeq + i, e));
       const data = Buffer.from(lines.join(''), 'utf8');
       const appended = await tracked(this.opts.health, () => this.write(data, fresh, lines));
@@ -157,12 +174,52 @@ export class EventLog {
   /** One page of events matching `q`; throws {@link InvalidCursorError} for a foreign cursor. */
   query(q: EventQuery): Promise<EventPage> {
     return this.serial.run(async () => {
-      const sel = selectEntries(
-        this.segments.map((s) => s.entries),
-        q,
+      await this.checkSegments();
+      // Lines that no longer read leave the index and the page is picked again without them.
+      for (let round = 0; ; round++) {
+        const sel = selectEntries(
+          this.segments.map((s) => s.entries),
+          q,
+        );
+        const read = await readEvents(this.opts.dir, sel.entries);
+        const lost = sel.entries.filter((_, i) => read[i] === undefined);
+        if (lost.length > 0) await this.forget(new Set(lost.map((e) => e.seq)), 'unreadable');
+        if (lost.length === 0 || round === 2) {
+          const page: EventPage = { events: read.filter((e): e is LoggedEvent => e !== undefined) };
+          if (sel.nextCursor !== undefined) page.nextCursor = sel.nextCursor;
+          if (this.gaps.length > 0) page.missing = this.gaps.map((g) => ({ ...g }));
+          return page;
+        }
+      }
+    });
+  }
+
+  /**
+   * Checks that every segment still holds what the index says (a segment deleted or cut
+   * short under the running log is reported once, as missing events); the app calls it
+   * now and then so a loss shows without a query.
+   */
+  verify(): Promise<void> {
+    return this.serial.run(() => this.checkSegments());
+  }
+
+  /**
+   * Numbering goes on after `seq`, the highest sequence number known to have been handed
+   * out (the alert state keeps it, docs/reliability.md "Kill -9 matrix"): when the log holds
+   * less (its directory or newest segments lost), the numbers in between are reported
+   * missing and never handed out again, so events logged from now on come after the alert
+   * cursor and are replayed after a crash.
+   */
+  continueAfter(seq: number): Promise<void> {
+    return this.serial.run(async () => {
+      if (!Number.isSafeInteger(seq) || seq < this.counters.nextSeq) return;
+      const from = this.counters.nextSeq;
+      this.counters.nextSeq = seq + 1;
+      this.log.warn(
+        { dir: this.opts.dir, from, to: seq },
+        'event log holds fewer events than tally logged; numbering goes on after the last one handed out',
       );
-      const events = await readEvents(this.opts.dir, sel.entries);
-      return sel.nextCursor === undefined ? { events } : { events, nextCursor: sel.nextCursor };
+      await this.recordGaps([{ from, to: seq, reason: 'lost', at: this.opts.clock.now() }]);
     });
   }
 
@@ -171,6 +228,11 @@ export class EventLog {
     if (n <= 0) return [];
     const page = await this.query({ limit: n, order: 'newest' });
     return page.events.reverse();
+  }
+
+  /** The highest sequence number ever handed out (0 before the first). */
+  highestSeq(): number {
+    return this.counters.nextSeq - 1;
   }
 
   /** Whether an event id is in the retained log. */
@@ -191,7 +253,14 @@ export class EventLog {
       bytes += s.bytes;
       events += s.entries.length;
     }
-    const stats: EventLogStats = { segments: this.segments.length, bytes, events };
+    const stats: EventLogStats = {
+      segments: this.segments.length,
+      bytes,
+      events,
+      highestSeq: this.counters.nextSeq - 1,
+      gaps: this.gaps.map((g) => ({ ...g })),
+      missingEvents: missingCount(this.gaps),
+    };
     const first = this.segments.find((s) => s.entries.length > 0)?.entries[0];
     const lastSeg = this.segments.findLast((s) => s.entries.length > 0);
     if (first !== undefined) stats.firstSeq = first.seq;
@@ -231,6 +300,16 @@ export class EventLog {
       nextSeq: Math.max(meta?.value.nextSeq ?? 1, found.lastSeq + 1),
       nextSegment: Math.max(meta?.value.nextSegment ?? 1, found.lastNumber + 1),
     };
+    this.gaps = meta?.value.gaps ?? [];
+    // Retained lines follow one another by one: a jump is a segment (or lines) gone.
+    const seqs = found.segments.flatMap((seg) => seg.entries.map((e) => e.seq));
+    const more = jumps(seqs, 0, 'lost', this.opts.clock.now()).filter(
+      (j) => !this.gaps.some((g) => g.from <= j.from && j.to <= g.to),
+    );
+    if (more.length > 0) {
+      this.log.warn({ dir, ranges: more.map((g) => [g.from, g.to]) }, 'events missing from the event log');
+      await this.recordGaps(more).catch(() => undefined);
+    }
     // A log on a read-only volume can still be read; retention waits for a writable one.
     await this.pruneQuietly();
     const stats = this.stats();
@@ -301,6 +380,8 @@ export class EventLog {
       maxAt: -Infinity,
       broken: false,
     };
+    // The directory itself may have gone under the running log.
+    await ensureDir(this.opts.dir);
     const handle = await this.openSegment(segment.path);
     await fsyncDir(this.opts.dir, this.fs);
     this.segments.push(segment);
@@ -313,6 +394,71 @@ export class EventLog {
       return await this.fs.open(path, 'a', FILE_MODE);
     } catch (err) {
       throw toStoreError(err, 'open', path);
+    }
+  }
+
+  /** The segment appends go to, checked before each append (a cheap stat). */
+  private async checkActive(): Promise<void> {
+    const last = this.segments[this.segments.length - 1];
+    if (last !== undefined && !last.broken) await this.checkOne(last);
+  }
+
+  private async checkSegments(): Promise<void> {
+    for (const segment of [...this.segments]) await this.checkOne(segment);
+  }
+
+  private async checkOne(segment: Segment): Promise<void> {
+    const check = await checkSegment(segment);
+    if (check.kind === 'ok') return;
+    if (this.active?.segment === segment) {
+      const { handle } = this.active;
+      this.active = undefined;
+      await handle.close().catch(() => undefined);
+    }
+    segment.broken = true; // Never appended to again: a new segment takes the next batch.
+    const size = check.kind === 'truncated' ? check.size : 0;
+    const lost = segment.entries.filter((e) => e.offset + e.length + 1 > size);
+    segment.bytes = size;
+    if (check.kind === 'deleted') this.segments.splice(this.segments.indexOf(segment), 1);
+    this.log.warn(
+      { file: segment.path, events: lost.length, bytes: size },
+      check.kind === 'deleted' ? 'event segment deleted under the running log' : 'event segment cut short',
+    );
+    await this.forget(new Set(lost.map((e) => e.seq)), check.kind);
+  }
+
+  /** Drops lost lines from the index and records them as missing. */
+  private async forget(seqs: ReadonlySet<number>, reason: GapReason): Promise<void> {
+    if (seqs.size === 0) return;
+    for (const s of this.segments) {
+      if (!s.entries.some((e) => seqs.has(e.seq))) continue;
+      for (const e of s.entries) if (seqs.has(e.seq)) this.ids.delete(e.id);
+      s.entries = s.entries.filter((e) => !seqs.has(e.seq));
+    }
+    const at = this.opts.clock.now();
+    const sorted = [...seqs].sort((a, b) => a - b);
+    const ranges: Gap[] = [];
+    for (const seq of sorted) {
+      const last = ranges[ranges.length - 1];
+      if (last !== undefined && last.to + 1 === seq) last.to = seq;
+      else ranges.push({ from: seq, to: seq, reason, at });
+    }
+    if (reason === 'unreadable')
+      this.log.warn({ dir: this.opts.dir, events: seqs.size }, 'event lines unreadable');
+    await this.recordGaps(ranges);
+  }
+
+  private async recordGaps(ranges: readonly Gap[]): Promise<void> {
+    for (const g of ranges) {
+      this.gaps = addGap(this.gaps, g);
+      this.opts.onGap?.(g);
+    }
+    // Kept across restarts; when the disk refuses, the ranges are still reported until then.
+    try {
+      await ensureDir(this.opts.dir);
+      await this.meta.save({ ...this.counters, gaps: this.gaps });
+    } catch (err) {
+      this.log.warn({ dir: this.opts.dir, err: describeError(err) }, 'could not save event log counters');
     }
   }
 
@@ -342,7 +488,7 @@ export class EventLog {
     // be left, persist them first, so that a restart never reuses a sequence number. (Not
     // otherwise: on a full disk, retention must be able to free space without writing.)
     const keepsLines = this.segments.slice(drop.length).some((s) => s.entries.length > 0);
-    if (!keepsLines) await this.meta.save({ ...this.counters });
+    if (!keepsLines) await this.meta.save({ ...this.counters, gaps: this.gaps });
     let events = 0;
     try {
       for (const s of drop) {
@@ -388,5 +534,6 @@ function validateCounters(value: unknown): Counters {
   ) {
     throw new Error('expected { nextSeq, nextSegment } integers');
   }
-  return { nextSeq: v.nextSeq!, nextSegment: v.nextSegment! };
+  const gaps = parseGaps(v.gaps);
+  return { nextSeq: v.nextSeq!, nextSegment: v.nextSegment!, ...(gaps.length > 0 ? { gaps } : {}) };
 }

@@ -3,6 +3,7 @@
  * change event with its sequence number, `{"seq":12,"id":…,"at":…,…}`. This file holds the
  * pure parts: names, and turning a segment's bytes into index entries.
  */
+import { stringifyWellFormed } from '../core/well-formed.js';
 import type { ChangeEvent } from '../snapshot/events.js';
 
 /** A change event as stored in the log: the event plus its sequence number. */
@@ -89,7 +90,8 @@ export function parseLine(text: string): LoggedEvent | undefined {
 
 /** Serializes one event as a stored line (with its newline). */
 export function formatLine(seq: number, event: ChangeEvent): string {
-  return `${JSON.stringify({ seq, ...event })}\n`;
+  // A lone surrogate from upstream text is written as U+FFFD: every line stays valid UTF-8 JSON.
+  return `${stringifyWellFormed({ seq, ...event })}\n`;
 }
 
 /** Builds the index entry of a line at `offset`. */

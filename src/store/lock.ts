@@ -13,9 +13,15 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { ensureDir, FILE_MODE, fsyncDir, writeFileAtomic } from './atomic.js';
 import { errnoCode, StoreError, toStoreError } from './errors.js';
+import { type StoreHealth, tracked } from './health.js';
 
 /** Name of the lock file in the state directory. */
 export const LOCK_FILE = 'tally.lock';
+/**
+ * A second record of the holder, rewritten with each heartbeat: a lock file removed by
+ * hand (or a clean-up job) does not let a second tally in while the holder still runs.
+ */
+export const OWNER_FILE = 'tally.owner';
 
 /** What the lock file holds. */
 export interface LockHolder {
@@ -38,15 +44,25 @@ export interface StateLockOptions {
   hostname?: string;
   /** Whether a pid runs on this host (default: signal 0). */
   isAlive?: (pid: number) => boolean;
-  /** How often the holder refreshes its heartbeat (default 30 s; 0 disables). */
+  /** How often the holder checks and refreshes its heartbeat (default 10 s; 0 disables). */
   refreshMs?: number;
   /** Age after which another host's lock counts as abandoned (default 2 min). */
   staleAfterMs?: number;
+  /** Counts failed heartbeats as the `lock` write path. */
+  health?: StoreHealth | undefined;
+  /**
+   * Called once when another running process holds the lock (its file was removed and
+   * taken): this one must stop writing at once and exit (docs/state.md, "One tally per
+   * directory"). Without it, the loss is only logged.
+   */
+  onLost?: ((holder: LockHolder) => void) | undefined;
 }
 
 /** A held state-directory lock. */
 export interface StateLock {
   readonly path: string;
+  /** How the heartbeat is going, for the status API. */
+  status(): { held: boolean; lastHeartbeatAt?: number; problem?: string };
   /** Stops the heartbeat and removes the lock file (only if it is still ours). */
   release(): Promise<void>;
 }
@@ -88,8 +104,11 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions): Pro
     token: randomBytes(8).toString('hex'),
   };
 
+  const judge = { pid, host, isAlive, staleAfterMs };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createExclusive(path, me)) {
+      await refuseLiveOwner(dir, path, me, judge, opts.clock.now());
+      await writeOwner(dir, me);
       log.debug({ file: path, pid }, 'state lock acquired');
       return holdLock(path, me, opts, log);
     }
@@ -115,6 +134,31 @@ export async function acquireStateLock(dir: string, opts: StateLockOptions): Pro
     }
   }
   throw new StateLockedError(path, undefined, 'another process that took it at the same moment');
+}
+
+interface Judge {
+  pid: number;
+  host: string;
+  isAlive: (pid: number) => boolean;
+  staleAfterMs: number;
+}
+
+// The lock file was missing, yet the owner record names a tally that still runs: its lock
+// was removed under it. Give the lock back (it makes a new one at its next heartbeat).
+async function refuseLiveOwner(dir: string, path: string, me: LockHolder, j: Judge, now: number) {
+  const owner = await readHolder(join(dir, OWNER_FILE)).catch(() => 'missing' as const);
+  if (typeof owner !== 'object' || owner.token === me.token) return;
+  if (staleReason(owner, { ...j, now }) !== undefined) return;
+  await fsp.unlink(path).catch(() => undefined);
+  throw new StateLockedError(
+    path,
+    owner,
+    `pid ${owner.pid} on ${owner.hostname} since ${new Date(owner.startedAt).toISOString()} (its lock file was removed; ${OWNER_FILE} shows it still runs)`,
+  );
+}
+
+async function writeOwner(dir: string, me: LockHolder): Promise<void> {
+  await writeFileAtomic(join(dir, OWNER_FILE), `${JSON.stringify(me)}\n`);
 }
 
 function staleReason(
@@ -188,47 +232,109 @@ async function readHolder(path: string): Promise<LockHolder | 'corrupt' | 'missi
   return 'corrupt';
 }
 
+/** Heartbeats until released; see {@link beat} for what one does. */
 function holdLock(path: string, me: LockHolder, opts: StateLockOptions, log: Logger): StateLock {
-  const refreshMs = opts.refreshMs ?? 30_000;
+  const refreshMs = opts.refreshMs ?? 10_000;
+  const state: BeatState = { released: false, lost: false, lastHeartbeatAt: me.refreshedAt };
   let timer: TimerHandle | undefined;
-  let released = false;
-  const refresh = async () => {
-    const holder = await readHolder(path).catch(() => 'corrupt' as const);
-    if (released) return;
-    if (typeof holder !== 'object' || holder.token !== me.token) {
-      log.error({ file: path }, 'state lock was taken over by another process');
-      return;
-    }
-    try {
-      await writeFileAtomic(path, `${JSON.stringify({ ...me, refreshedAt: opts.clock.now() })}\n`);
-    } catch (err) {
-      log.warn(
-        { file: path, err: err instanceof Error ? err.message : String(err) },
-        'state lock heartbeat failed',
-      );
-    }
-    schedule();
+  const schedule = (ms: number) => {
+    if (refreshMs > 0 && !state.released && !state.lost) timer = opts.clock.setTimeout(() => void run(), ms);
   };
-  const schedule = () => {
-    if (refreshMs > 0 && !released) timer = opts.clock.setTimeout(() => void refresh(), refreshMs);
+  const run = async () => {
+    const ok = await beat(path, me, opts, log, state).catch((err: unknown) => {
+      state.problem = err instanceof Error ? err.message : String(err);
+      log.warn({ file: path, err: state.problem }, 'state lock heartbeat failed; trying again');
+      return false;
+    });
+    // A failed heartbeat is tried again soon: a transient error must not let the lock go stale.
+    schedule(ok ? refreshMs : Math.min(refreshMs, 5_000));
   };
-  schedule();
+  schedule(refreshMs);
   return {
     path,
+    status() {
+      const out: { held: boolean; lastHeartbeatAt?: number; problem?: string } = {
+        held: !state.released && !state.lost,
+        lastHeartbeatAt: state.lastHeartbeatAt,
+      };
+      if (state.problem !== undefined) out.problem = state.problem;
+      return out;
+    },
     async release() {
-      released = true;
+      state.released = true;
       timer?.cancel();
-      const holder = await readHolder(path).catch(() => 'missing' as const);
-      if (typeof holder === 'object' && holder.token === me.token) {
+      if (state.lost) return; // The file is another tally's now.
+      const dir = join(path, '..');
+      for (const file of [path, join(dir, OWNER_FILE)]) {
+        const holder = await readHolder(file).catch(() => 'missing' as const);
+        if (typeof holder !== 'object' || holder.token !== me.token) continue;
         try {
-          await fsp.unlink(path);
-          await fsyncDir(join(path, '..'));
+          await fsp.unlink(file);
         } catch (err) {
-          if (errnoCode(err) !== 'ENOENT') throw toStoreError(err, 'lock', path);
+          if (errnoCode(err) !== 'ENOENT') throw toStoreError(err, 'lock', file);
         }
       }
+      await fsyncDir(dir).catch(() => undefined);
     },
   };
+}
+
+interface BeatState {
+  released: boolean;
+  lost: boolean;
+  lastHeartbeatAt: number;
+  problem?: string | undefined;
+}
+
+/**
+ * One heartbeat: the lock still ours is refreshed; a missing or unreadable lock file is made
+ * again; a lock taken by a tally that is gone is taken back; one held by another running
+ * tally (same host: its pid runs; another host: a fresh heartbeat) means this tally lost the
+ * directory, and `onLost` stops it. Returns whether the heartbeat was written.
+ */
+async function beat(
+  path: string,
+  me: LockHolder,
+  opts: StateLockOptions,
+  log: Logger,
+  state: BeatState,
+): Promise<boolean> {
+  const now = opts.clock.now();
+  const dir = join(path, '..');
+  const fresh: LockHolder = { ...me, refreshedAt: now };
+  const holder = await readHolder(path);
+  if (state.released) return true;
+  if (holder === 'missing') {
+    log.warn({ file: path }, 'state lock file was removed; making it again');
+    const made = await tracked(opts.health, () => createExclusive(path, fresh));
+    if (!made) return beat(path, me, opts, log, state); // Someone made one meanwhile: judge it.
+  } else if (holder === 'corrupt' || holder.token === me.token) {
+    if (holder === 'corrupt') log.warn({ file: path }, 'state lock file unreadable; writing it again');
+    await tracked(opts.health, () => writeFileAtomic(path, `${JSON.stringify(fresh)}\n`));
+  } else {
+    const stale = staleReason(holder, {
+      pid: holder.pid === me.pid && holder.hostname === me.hostname ? -1 : me.pid,
+      host: me.hostname,
+      isAlive: opts.isAlive ?? pidAlive,
+      now,
+      staleAfterMs: opts.staleAfterMs ?? 120_000,
+    });
+    if (stale === undefined) {
+      state.lost = true;
+      log.error(
+        { file: path, holder: { pid: holder.pid, hostname: holder.hostname } },
+        `state directory lock taken by pid ${holder.pid} on ${holder.hostname}; this tally stops writing and exits`,
+      );
+      opts.onLost?.(holder);
+      return false;
+    }
+    log.warn({ file: path, pid: holder.pid, reason: stale }, 'taking the state lock back');
+    await tracked(opts.health, () => writeFileAtomic(path, `${JSON.stringify(fresh)}\n`));
+  }
+  await tracked(opts.health, () => writeOwner(dir, fresh));
+  state.lastHeartbeatAt = now;
+  state.problem = undefined;
+  return true;
 }
 
 function pidAlive(pid: number): boolean {

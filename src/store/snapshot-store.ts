@@ -216,7 +216,7 @@ export class SnapshotStore {
         if (written.journalBytes + bytes <= limit) {
           // A failed append may leave part of a line behind: the next save writes the file whole.
           files.written = undefined;
-          if (await tracked(this.opts.health, () => this.append(files.journal, line))) {
+          if (await tracked(this.opts.health?.at('journal'), () => this.append(files.journal, line))) {
             files.written = { ...written, snapshot, journalBytes: written.journalBytes + bytes };
             return;
           }

@@ -63,13 +63,19 @@ describe('tally run', () => {
     expect((await status(base)).orgs.map((o) => o.slug)).toEqual(['alpha']);
 
     await writeFile(file, config(['alpha', 'beta']));
-    const ok = await fetch(`${base}/-/reload`, { method: 'POST' });
+    const ok = await fetch(`${base}/-/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(ok.status).toBe(200);
     expect((await status(base)).orgs.map((o) => o.slug).sort()).toEqual(['alpha', 'beta']);
     expect(await reloadGauge(base)).toBe('1');
 
     await writeFile(file, config(['alpha'], 'bogus: true\n'));
-    const bad = await fetch(`${base}/-/reload`, { method: 'POST' });
+    const bad = await fetch(`${base}/-/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toContain(
       'bogus: unknown key',
@@ -99,7 +105,10 @@ describe('tally run', () => {
     );
     expect(await reloadGauge(base)).toBe('1');
     // Without --enable-writes or server.enable_writes, POST /-/reload is closed and says how to open it.
-    const closed = await fetch(`${base}/-/reload`, { method: 'POST' });
+    const closed = await fetch(`${base}/-/reload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(closed.status).toBe(403);
     expect(((await closed.json()) as { error: { message: string } }).error.message).toContain(
       '--enable-writes',
@@ -232,7 +241,10 @@ describe('server.auth from files', () => {
           .status,
       ).toBe(401);
       // Writes: closed to anonymous requests, open with the credentials from the files.
-      expect((await fetch(`${base}/-/reload`, { method: 'POST' })).status).toBe(401);
+      expect(
+        (await fetch(`${base}/-/reload`, { method: 'POST', headers: { 'content-type': 'application/json' } }))
+          .status,
+      ).toBe(401);
       expect((await fetch(`${base}/-/reload`, { method: 'POST', headers: bearer })).status).toBe(200);
       const add = await fetch(`${base}/api/v1/silences`, {
         method: 'POST',

@@ -185,6 +185,26 @@ describe('/api/v1/events', () => {
   const get = async (query: string) => send(`${url}/api/v1/events${query}`);
   const ids = (body: unknown) => (body as { events: ChangeEvent[] }).events.map((e) => e.id);
 
+  it('says which sequence numbers are missing, with the events that remain', async () => {
+    const original = source.events.bind(source);
+    source.events = async (q) => ({
+      ...(await original(q)),
+      missing: [{ from: 1, to: 40, reason: 'deleted', at: AT }],
+    });
+    try {
+      const res = await get('?limit=2');
+      expect(res.status).toBe(200);
+      const body = res.json() as { events: unknown[]; missing: unknown };
+      expect(body.events).toHaveLength(2);
+      expect(body.missing).toEqual([
+        { from_seq: 1, to_seq: 40, reason: 'deleted', detected_at: new Date(AT).toISOString() },
+      ]);
+    } finally {
+      source.events = original;
+    }
+    expect((await get('?limit=2')).json()).not.toHaveProperty('missing');
+  });
+
   it('returns recent events newest first, 100 by default', async () => {
     const res = await get('');
     expect(res.status).toBe(200);

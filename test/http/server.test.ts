@@ -123,9 +123,27 @@ describe('writes', () => {
   it('open when enabled explicitly', async () => {
     const { url, server } = await start(undefined, sourceOf(), true);
     addWrites(server);
-    const ok = await send(`${url}/-/poke`, { method: 'POST' });
+    // A bare POST is what a cross-site form or page sends: refused, saying what to send.
+    const bare = await send(`${url}/-/poke`, { method: 'POST' });
+    expect(bare.status).toBe(415);
+    expect((bare.json() as { error: { message: string } }).error.message).toContain(
+      'Content-Type: application/json',
+    );
+    const form = await send(`${url}/-/poke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    });
+    expect(form.status).toBe(415);
+    const ok = await send(`${url}/-/poke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json()).toEqual({ count: 1 });
+    expect(
+      (await send(`${url}/-/poke`, { method: 'POST', headers: { 'x-requested-with': 'curl' } })).status,
+    ).toBe(200);
     expect((await send(`${url}/api/v1/things/7`, { method: 'DELETE' })).json()).toEqual({ deleted: '7' });
   });
 
@@ -135,9 +153,16 @@ describe('writes', () => {
     const anonymous = await send(`${url}/-/poke`, { method: 'POST' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toBe('Basic realm="tally", charset="UTF-8"');
+    // Basic credentials are what a browser adds by itself: a form post with them is refused.
+    const form = await send(`${url}/-/poke`, {
+      method: 'POST',
+      headers: { authorization: basic('ops', 'pw-1234'), 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(form.status).toBe(415);
     const ok = await send(`${url}/-/poke`, {
       method: 'POST',
-      headers: { authorization: basic('ops', 'pw-1234') },
+      headers: { authorization: basic('ops', 'pw-1234'), 'content-type': 'application/json' },
     });
     expect(ok.status).toBe(200);
   });

@@ -6,12 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertView } from '../../src/alerts/engine.js';
 import { Router } from '../../src/http/router.js';
+import { STATUS_PAGE_CSS } from '../../src/http/status-page-assets.js';
 import {
   addStatusPageRoutes,
   CHANNELS_PER_PAGE,
   parseQuery,
   type StatusPageDeps,
 } from '../../src/http/status-page/index.js';
+import type { StateView } from '../../src/core/status.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { FakeSource, orgView, snapshot, testBudget, testPlan } from '../metrics/fixtures.js';
 
@@ -133,7 +135,7 @@ describe('the status page', () => {
     expect(body).toContain('Morning &#34;show&#34; &#60;b&#62;');
     expect(body).toContain('since <time');
     expect(body).toContain('Bo');
-    expect(body).toContain('next: Later');
+    expect(body).toContain('next: <bdi>Later</bdi>');
     expect(body).toContain('channel.status_changed');
     expect(body).toContain('baseline');
     expect(body).toContain('unknown status word');
@@ -197,6 +199,54 @@ describe('the status page', () => {
     const { body } = await get(new FakeSource([orgView(snap)]));
     for (const id of ['__proto__', 'constructor', 'toString']) expect(body).toContain(`<code>${id}</code>`);
     expect(body).toContain('0/3 channels');
+  });
+
+  it('shows the state directory: writable or not, events missing, the lock', async () => {
+    const src = source();
+    const state: StateView = {
+      writable: false,
+      failingPaths: ['outbox'],
+      failures: { outbox: { disk_full: 3 } },
+      lastError: {
+        path: '/s/outbox/x.json',
+        area: 'outbox',
+        reason: 'disk_full',
+        message: 'write failed: ENOSPC',
+        at: AT,
+      },
+      eventLog: {
+        highestSeq: 40,
+        missingEvents: 12,
+        missing: [{ from: 1, to: 12, reason: 'deleted', at: AT }],
+      },
+      lock: { held: true, lastHeartbeatAt: AT - 5000 },
+    };
+    Object.assign(src, { state: () => state });
+    const { body } = await get(src);
+    expect(body).toContain(
+      'state directory cannot be written</span> (outbox: disk_full — write failed: ENOSPC)',
+    );
+    expect(body).toContain('12 logged events missing</span>: seq 1–12 (deleted)');
+    state.writable = true;
+    state.eventLog = { highestSeq: 40, missingEvents: 0, missing: [] };
+    expect((await get(src)).body).toContain('<span class="ok">state directory writable</span>');
+  });
+
+  it('isolates right-to-left text and override characters in upstream names', async () => {
+    const rlo = 'evil\u202Egnp.exe';
+    const snap = snapshot({
+      org: 'acme',
+      at: AT,
+      channels: [
+        { id: 'c1', name: rlo, status: 'idle' },
+        { id: 'c2', name: 'שלום', status: 'idle' },
+      ],
+    });
+    const { body } = await get(new FakeSource([orgView(snap)]));
+    // The name sits in its own isolate: an override in it ends there, before the id and the status.
+    expect(body).toContain(`<bdi>${rlo}</bdi><br><code>c1</code>`);
+    expect(body).toContain('<bdi>שלום</bdi>');
+    expect(STATUS_PAGE_CSS).toContain('bdi,code,td,dd{unicode-bidi:isolate}');
   });
 
   it("shows each org's last success, last error, learned shape, budget use and planner bound", async () => {
@@ -352,10 +402,10 @@ describe('the status page', () => {
     const items = [...part.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]!);
     expect(items).toHaveLength(10);
     expect(items[0]).toBe(
-      '<time datetime="2023-11-14T22:12:50.000Z" title="2023-11-14T22:12:50.000Z">30s ago</time> · <a href="./?entity=ch-00000#events">Channel 0</a> <code>ch-00000</code> · session.started <span class="muted">(acme)</span>',
+      '<time datetime="2023-11-14T22:12:50.000Z" title="2023-11-14T22:12:50.000Z">30s ago</time> · <a href="./?entity=ch-00000#events"><bdi>Channel 0</bdi></a> <code>ch-00000</code> · session.started <span class="muted">(acme)</span>',
     );
     expect(items[1]).toContain(
-      '<a href="./?entity=ch-00003#events">Channel 3</a> <code>ch-00003</code> · channel.status_changed → on_air',
+      '<a href="./?entity=ch-00003#events"><bdi>Channel 3</bdi></a> <code>ch-00003</code> · channel.status_changed → <bdi>on_air</bdi>',
     );
     expect(items[1]).toContain('>60s ago</time>');
     expect(items.slice(2).map((i) => /<code>([^<]+)<\/code>/.exec(i)?.[1])).toEqual(

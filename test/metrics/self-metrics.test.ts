@@ -171,13 +171,18 @@ describe('self metrics', () => {
     const metrics = make(new FakeSource([orgView(snapshot({ org: 'acme' }))]));
     metrics.recordPoll('acme', 'channels', 300);
     metrics.recordPoll('acme', 'channels', 3_000);
-    metrics.recordStateWriteFailure('ENOSPC');
+    metrics.recordStateWriteFailure('outbox', 'disk_full');
     const samples = await samplesOf(metrics);
     const labels = { org: 'acme', resource: 'channels' };
     expect(value(samples, 'tally_poll_duration_seconds_count', labels)).toBe(2);
     expect(value(samples, 'tally_poll_duration_seconds_sum', labels)).toBeCloseTo(3.3);
     expect(value(samples, 'tally_poll_duration_seconds_bucket', { ...labels, le: '0.5' })).toBe(1);
-    expect(value(samples, 'tally_state_write_failures_total', { reason: 'ENOSPC' })).toBe(1);
+    expect(value(samples, 'tally_state_write_failures_total', { path: 'outbox', reason: 'disk_full' })).toBe(
+      1,
+    );
+    expect(value(samples, 'tally_state_write_failures_total', { path: 'events', reason: 'disk_full' })).toBe(
+      0,
+    );
   });
 
   it('is fed by the upstream observer', async () => {
@@ -259,7 +264,7 @@ describe('self metrics', () => {
       1,
     );
     for (const reason of STORE_ERROR_REASONS)
-      expect(value(samples, 'tally_state_write_failures_total', { reason })).toBe(0);
+      expect(value(samples, 'tally_state_write_failures_total', { path: 'snapshots', reason })).toBe(0);
     expect(value(samples, 'tally_upstream_rate_limited_total')).toBe(0);
     expect(value(samples, 'tally_budget_pauses_total')).toBe(0);
     // A later scrape keeps what was observed in between.

@@ -6,6 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
@@ -146,4 +148,85 @@ describe('corrupt state files at start', () => {
     await sleep(800);
     expect(dataEvents(t.events).map((e) => [e.entity.id, e.to])).toEqual([[channel['id'], to]]);
   });
+});
+
+describe('state health shown', () => {
+  it('an outbox that cannot be written: counted by path, in the queue metrics, not ready, in the status; delivered once it can', async () => {
+    const tmp = await tempDir('statefs-outbox');
+    undo.push(tmp.remove);
+    const stateDir = path.join(tmp.dir, 'state');
+    const bodies: string[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    undo.push(() => new Promise<void>((r) => hook.close(() => r())));
+    sim = await startSimulator({ seed: 17, channels: 4, sessionsPerChannel: 1, frozen: true });
+    tally = await startTally({
+      sim,
+      stateDir,
+      extra: `rules:
+  - name: status_change
+    on: channel.status_changed
+route:
+  receiver: hook
+  group_by: [org, alertname, channel_id]
+  group_wait: 0s
+  group_interval: 1s
+receivers:
+  - name: hook
+    webhook: { url: 'http://127.0.0.1:${(hook.address() as AddressInfo).port}/' }
+`,
+    });
+    const t = tally;
+    const base = t.app.url()!;
+    await until(() => baselineDone(t), 'the baseline');
+    await until(async () => (await fetch(`${base}/-/ready`)).ok, 'ready');
+    // The outbox directory becomes a plain file: every hand-over fails (ENOTDIR).
+    const outbox = path.join(stateDir, 'outbox');
+    await rm(outbox, { recursive: true });
+    await writeFile(outbox, 'in the way');
+    const channel = sim.view('demo').channels[0]!;
+    sim.trigger.channelStatus({ channel: String(channel['id']), status: otherStatus(channel['status']) });
+    const failures = async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      return Number(
+        /^tally_state_write_failures_total\{path="outbox",reason="io"\} (\d+)/m.exec(text)?.[1] ?? 0,
+      );
+    };
+    await until(async () => (await failures()) >= 2, 'failed hand-overs counted under path="outbox"', 15_000);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toMatch(/^tally_delivery_handover_failures_total\{receiver="hook"\} [1-9]/m);
+    expect(text).toMatch(/^tally_delivery_awaiting_handover\{receiver="hook"\} [1-9]/m);
+    expect(text).toMatch(/^tally_state_writable 0$/m);
+    const ready = await fetch(`${base}/-/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toContain('the state directory cannot be written');
+    const status = (await (await fetch(`${base}/api/v1/status`)).json()) as {
+      state: { writable: boolean; failing_paths: string[]; last_error: { path: string } };
+    };
+    expect(status.state.writable).toBe(false);
+    expect(status.state.failing_paths).toContain('outbox');
+    expect(status.state.last_error.path).toBe('outbox');
+    expect(bodies).toEqual([]);
+
+    await rm(outbox);
+    await mkdir(outbox);
+    await until(
+      () => bodies.some((b) => b.includes(String(channel['id']))),
+      'the notification delivered',
+      15_000,
+    );
+    await until(async () => (await fetch(`${base}/-/ready`)).ok, 'ready again', 15_000);
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
+      /^tally_delivery_awaiting_handover\{receiver="hook"\} 0$/m,
+    );
+  }, 60_000);
 });

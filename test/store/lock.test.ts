@@ -35,9 +35,99 @@ describe('acquireStateLock', () => {
     const lock = await acquireStateLock(dir, opts(clock, { pid: 4242 }).opts);
     expect(lock.path).toBe(join(dir, 'tally.lock'));
     expect(await readLock(dir)).toMatchObject({ pid: 4242, hostname: HOST, startedAt: clock.now() });
-    expect(await names(dir)).toEqual(['tally.lock']);
+    expect(await names(dir)).toEqual(['tally.lock', 'tally.owner']);
     await lock.release();
     expect(await names(dir)).toEqual([]);
+  });
+
+  it('makes a removed lock file again at the next heartbeat, and keeps a second tally out meanwhile', async () => {
+    const dir = await temp.make();
+    const clock = new ManualClock();
+    const { opts: o, lines } = opts(clock, { pid: 100, refreshMs: 10_000 });
+    const lock = await acquireStateLock(dir, o);
+    await fsp.unlink(join(dir, 'tally.lock'));
+    // The owner record still names the running holder: a second tally is refused.
+    const err = await acquireStateLock(dir, opts(clock, { pid: 200 }).opts).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateLockedError);
+    expect((err as Error).message).toContain('pid 100');
+    expect((err as Error).message).toContain('its lock file was removed');
+    await expect(fsp.stat(join(dir, 'tally.lock'))).rejects.toThrow();
+    clock.advance(10_000);
+    await expect.poll(async () => (await readLock(dir).catch(() => undefined))?.pid).toBe(100);
+    expect(linesAt(lines(), 'warn').map((l) => l['msg'])).toContain(
+      'state lock file was removed; making it again',
+    );
+    expect(lock.status()).toMatchObject({ held: true, lastHeartbeatAt: clock.now() });
+    await lock.release();
+  });
+
+  it('retries a heartbeat that failed instead of giving up', async () => {
+    const dir = await temp.make();
+    const clock = new ManualClock();
+    const { opts: o, lines } = opts(clock, { pid: 100, refreshMs: 10_000 });
+    const lock = await acquireStateLock(dir, o);
+    // A directory where the lock file was: reading it fails (EISDIR), a transient error here.
+    await fsp.unlink(join(dir, 'tally.lock'));
+    await fsp.mkdir(join(dir, 'tally.lock'));
+    clock.advance(10_000);
+    await expect
+      .poll(() => linesAt(lines(), 'warn').map((l) => l['msg']))
+      .toContain('state lock heartbeat failed; trying again');
+    expect(lock.status()).toMatchObject({ held: true });
+    expect(lock.status().problem).toBeDefined();
+    await fsp.rmdir(join(dir, 'tally.lock'));
+    clock.advance(5_000);
+    await expect
+      .poll(async () => (await readLock(dir).catch(() => undefined))?.refreshedAt)
+      .toBe(clock.now());
+    expect(lock.status().problem).toBeUndefined();
+    await lock.release();
+  });
+
+  it('stops, through onLost, when another running tally holds the lock', async () => {
+    const dir = await temp.make();
+    const clock = new ManualClock();
+    const lost: LockHolder[] = [];
+    const { opts: o, lines } = opts(clock, { pid: 100, refreshMs: 10_000, onLost: (h) => lost.push(h) });
+    const lock = await acquireStateLock(dir, o);
+    // Both records removed: a second tally starts and takes the directory.
+    await fsp.unlink(join(dir, 'tally.lock'));
+    await fsp.unlink(join(dir, 'tally.owner'));
+    const second = await acquireStateLock(dir, opts(clock, { pid: 200, refreshMs: 0 }).opts);
+    clock.advance(10_000);
+    await expect.poll(() => lost.length).toBe(1);
+    expect(lost[0]).toMatchObject({ pid: 200 });
+    expect(linesAt(lines(), 'error')[0]?.['msg']).toBe(
+      `state directory lock taken by pid 200 on ${HOST}; this tally stops writing and exits`,
+    );
+    expect(lock.status().held).toBe(false);
+    // The loser never writes the lock again and leaves it to the holder on release.
+    clock.advance(60_000);
+    await lock.release();
+    expect((await readLock(dir)).pid).toBe(200);
+    await second.release();
+  });
+
+  it('takes its lock back from a tally that took it and is gone', async () => {
+    const dir = await temp.make();
+    const clock = new ManualClock();
+    const lost: LockHolder[] = [];
+    const alive = new Set([100]);
+    const { opts: o } = opts(clock, {
+      pid: 100,
+      refreshMs: 10_000,
+      isAlive: (p) => alive.has(p),
+      onLost: (h) => lost.push(h),
+    });
+    const lock = await acquireStateLock(dir, o);
+    await fsp.writeFile(
+      join(dir, 'tally.lock'),
+      JSON.stringify({ pid: 300, hostname: HOST, startedAt: 0, refreshedAt: clock.now(), token: 'y' }),
+    );
+    clock.advance(10_000);
+    await expect.poll(async () => (await readLock(dir)).pid).toBe(100);
+    expect(lost).toEqual([]);
+    await lock.release();
   });
 
   it('refuses a second process while the holder runs, naming it', async () => {

@@ -2,7 +2,7 @@
 import type { AlertView } from '../../alerts/engine.js';
 import type { MaintenanceView } from '../../alerts/maintenance.js';
 import type { SilenceView } from '../../alerts/silences.js';
-import { ago, h, time } from './format.js';
+import { ago, h, t, time } from './format.js';
 
 /** The delivery side, for the outbox panel. */
 export interface OutboxView {
@@ -37,7 +37,7 @@ ${alerts
           .filter(([k]) => k !== 'alertname')
           .map(([k, v]) => `${k}=${v}`)
           .join(' '),
-      )}</span></td><td>${h(a.annotations['summary'] ?? '')}</td><td>${time(a.startsAt ?? a.activeAt, now)}</td><td>${h([...a.silenced_by, ...a.inhibited_by].join(', '))}</td></tr>`,
+      )}</span></td><td>${t(a.annotations['summary'] ?? '')}</td><td>${time(a.startsAt ?? a.activeAt, now)}</td><td>${h([...a.silenced_by, ...a.inhibited_by].join(', '))}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`

@@ -4,7 +4,7 @@
  */
 import type { OrgView } from '../../core/status.js';
 import type { ChangeEvent } from '../../snapshot/events.js';
-import { h, link, show, time, value } from './format.js';
+import { h, t, link, show, time, value } from './format.js';
 import type { PageQuery } from './query.js';
 
 /** Channels listed under "recently changed". */
@@ -68,7 +68,7 @@ ${
     : `<ol class="changed">${latest
         .map(
           (e) =>
-            `<li>${time(e.at, now)} · <a href="${h(link(q, { entity: channelOf(e) }, '#events'))}">${h(names.get(channelKey(e.org, channelOf(e))))}</a> <code>${h(channelOf(e))}</code> · ${h(e.kind)}${e.to === undefined ? '' : ` → ${h(show(e.to))}`} <span class="muted">(${h(e.org)})</span></li>`,
+            `<li>${time(e.at, now)} · <a href="${h(link(q, { entity: channelOf(e) }, '#events'))}">${t(names.get(channelKey(e.org, channelOf(e))))}</a> <code>${h(channelOf(e))}</code> · ${h(e.kind)}${e.to === undefined ? '' : ` → ${t(show(e.to))}`} <span class="muted">(${h(e.org)})</span></li>`,
         )
         .join('')}</ol>
 <p><a href="${h(link(q, { org: q.org, status: 'changed' }, '#channels'))}">${h(lastHour)} channel${lastHour === 1 ? '' : 's'} changed in the last hour</a></p>`

@@ -6,7 +6,7 @@ import type { Channel, Session, SessionDetail } from '../../snapshot/model.js';
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
 import { sessionArray } from '../../snapshot/session-list.js';
 import { CHANGED_WINDOW_MS, channelKey } from './changed.js';
-import { h, keepRefresh, link, time, value } from './format.js';
+import { h, t, keepRefresh, link, time, value } from './format.js';
 import type { PageQuery } from './query.js';
 
 /** Channels per page of the channel table. */
@@ -116,16 +116,16 @@ function channelRow(r: ChannelRow, q: PageQuery, now: number): string {
   let air = '<span class="muted">—</span>';
   if (r.live) {
     const speakers = r.detail?.speakers.items.map((s) => s.text ?? s.id).slice(0, 5) ?? [];
-    air = `<strong>${h(r.live.title ?? r.live.id)}</strong> since ${time(r.live.startedAt, now)}${
+    air = `<strong>${t(r.live.title ?? r.live.id)}</strong> since ${time(r.live.startedAt, now)}${
       speakers.length > 0
         ? `<br><span class="muted">with ${speakers.map(h).join(', ')}${(r.detail?.speakers.count ?? 0) > speakers.length ? ' …' : ''}</span>`
         : ''
     }`;
   } else if (r.next?.scheduledAt !== undefined) {
-    air = `next: ${h(r.next.title ?? r.next.id)} ${time(r.next.scheduledAt, now)}`;
+    air = `next: ${t(r.next.title ?? r.next.id)} ${time(r.next.scheduledAt, now)}`;
   }
   const last = r.lastEvent
     ? `<a href="${h(link(q, { entity: r.channel.id }, '#events'))}">${h(r.lastEvent.kind)}</a> ${time(r.lastEvent.at, now)}`
     : `<a href="${h(link(q, { entity: r.channel.id }, '#events'))}">history</a>`;
-  return `<tr class="${cls}"><td>${h(r.org)}</td><td>${h(r.channel.name ?? r.channel.id)}<br><code>${h(r.channel.id)}</code></td><td><span class="badge ${cls}">${h(r.channel.status)}</span>${r.channel.visibility ? ` <span class="muted">${h(r.channel.visibility)}</span>` : ''}</td><td>${air}</td><td>${last}</td></tr>`;
+  return `<tr class="${cls}"><td>${h(r.org)}</td><td>${t(r.channel.name ?? r.channel.id)}<br><code>${h(r.channel.id)}</code></td><td><span class="badge ${cls}">${h(r.channel.status)}</span>${r.channel.visibility ? ` <span class="muted">${h(r.channel.visibility)}</span>` : ''}</td><td>${air}</td><td>${last}</td></tr>`;
 }

@@ -1,6 +1,6 @@
 /** The overview: readiness, the request budget, the planner's bound and notes, one card per org. */
 import { getOwn } from '../../core/own.js';
-import type { OrgView, StatusSource } from '../../core/status.js';
+import type { OrgView, StateView, StatusSource } from '../../core/status.js';
 import type { Plan } from '../../poll/planner.js';
 import type { BudgetStats } from '../../upstream/budget.js';
 import { h, link, time, value } from './format.js';
@@ -19,7 +19,33 @@ export function overviewSection(
 budget ${h(budget.usedLastMinute)}/${h(budget.effective)} requests in the last minute${budget.pausedUntil > now ? ` · <span class="bad">paused by a 429 until ${h(new Date(budget.pausedUntil).toISOString())}</span>` : ''} ·
 every channel's sessions read within ${h(Math.round(plan.sweepBoundMs / 1000))}s · channel list every ${h(Math.round(plan.intervals.channels / 1000))}s</p>
 ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : ''}
+${source.state ? stateLine(source.state(), now) : ''}
 <div class="orgs">${orgs.map((o) => orgCard(o, q, now)).join('\n')}</div></section>`;
+}
+
+/** The state directory: writable or not (which paths fail, the last error), events lost, the lock. */
+function stateLine(s: StateView, now: number): string {
+  const parts: string[] = [];
+  if (s.writable) parts.push('<span class="ok">state directory writable</span>');
+  else {
+    const err = s.lastError ? `: ${h(s.lastError.reason)} — ${h(s.lastError.message)}` : '';
+    parts.push(
+      `<span class="bad">state directory cannot be written</span> (${h(s.failingPaths.join(', ') || 'lock')}${err})`,
+    );
+  }
+  if (s.eventLog.missingEvents > 0) {
+    const ranges = s.eventLog.missing.map((m) => `${m.from}–${m.to} (${m.reason})`).join(', ');
+    parts.push(
+      `<span class="warn">${h(s.eventLog.missingEvents)} logged events missing</span>: seq ${h(ranges)}`,
+    );
+  }
+  if (!s.lock.held)
+    parts.push(`<span class="bad">lock lost${s.lock.problem ? `: ${h(s.lock.problem)}` : ''}</span>`);
+  else if (s.lock.problem)
+    parts.push(`<span class="warn">lock heartbeat failing: ${h(s.lock.problem)}</span>`);
+  else if (s.lock.lastHeartbeatAt !== undefined)
+    parts.push(`lock heartbeat ${time(s.lock.lastHeartbeatAt, now)}`);
+  return `<p id="state">${parts.join(' · ')}</p>`;
 }
 
 function orgCard(o: OrgView, q: PageQuery, now: number): string {

@@ -3,7 +3,7 @@ import type { OrgView } from '../../core/status.js';
 import type { Session } from '../../snapshot/model.js';
 import { scheduledAt, statusAt } from '../../snapshot/session-list.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
-import { h, time, value } from './format.js';
+import { h, t, time, value } from './format.js';
 
 /** How far ahead "scheduled soon" looks. */
 const SOON_MS = 24 * 3_600_000;
@@ -26,6 +26,6 @@ export function soonSection(shown: readonly OrgView[], now: number): string {
   soon.sort((a, b) => (a.s.scheduledAt ?? 0) - (b.s.scheduledAt ?? 0));
   const rows = soon.slice(0, 20);
   return `<section aria-labelledby="soon"><h2 id="soon">Scheduled in the next 24 hours</h2>
-${rows.length === 0 ? '<p class="muted">nothing scheduled</p>' : `<ul>${rows.map((r) => `<li>${time(r.s.scheduledAt, now)} · ${h(r.s.title ?? r.s.id)} on ${h(r.channel)} <span class="muted">(${h(r.org)})</span></li>`).join('')}</ul>${soon.length > rows.length ? `<p class="muted">and ${h(soon.length - rows.length)} more</p>` : ''}`}
+${rows.length === 0 ? '<p class="muted">nothing scheduled</p>' : `<ul>${rows.map((r) => `<li>${time(r.s.scheduledAt, now)} · ${t(r.s.title ?? r.s.id)} on ${t(r.channel)} <span class="muted">(${h(r.org)})</span></li>`).join('')}</ul>${soon.length > rows.length ? `<p class="muted">and ${h(soon.length - rows.length)} more</p>` : ''}`}
 </section>`;
 }
