@@ -30,6 +30,7 @@ import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
 import { QueryMemory } from '../upstream/adapt.js';
+import type { EvidenceOptions } from '../upstream/query-evidence.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
@@ -61,6 +62,8 @@ export interface AppDeps {
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
+  /** When a refusal teaches (upstream/query-evidence.ts; tests teach at once). */
+  queryEvidence?: EvidenceOptions;
 }
 
 /** Condition rules run at most this often, after the snapshots changed. */
@@ -117,7 +120,10 @@ export class App implements StatusSource {
     this.drift = new DriftEvents(deps.clock);
     this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log);
     this.client = UpstreamClient.fromConfig(loaded.config, {
-      memory: new QueryMemory((all) => this.learned.save(all)),
+      memory: new QueryMemory((all) => this.learned.save(all), {
+        ...(deps.rng ? { rng: deps.rng } : {}),
+        ...deps.queryEvidence,
+      }),
       clock: deps.clock,
       logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),

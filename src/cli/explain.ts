@@ -103,9 +103,11 @@ export class ExplainCollector implements ShapeTrace {
         );
         const ignoredKeys: Record<string, number> = {};
         for (const [k, n] of e.keys) if (!used.has(fold(k))) ignoredKeys[k] = n;
-        const learned = memory.get(org, endpoint);
+        // What, not when: a single look learns it all at once (query-evidence.ts).
+        const known = memory.get(org, endpoint);
+        const { learnedAt: _at, confirmedAt: _confirmed, ...learned } = known ?? {};
         const { keys: _keys, ...rest } = e;
-        perOrg[endpoint] = { ...rest, ignoredKeys, ...(learned ? { learned } : {}) };
+        perOrg[endpoint] = { ...rest, ignoredKeys, ...(known ? { learned } : {}) };
       }
       out[org] = perOrg;
     }

@@ -11,8 +11,9 @@ import {
   type Learned,
   MAX_ADAPTATIONS,
   type QueryMemory,
-  type Refusal,
+  sameQuery,
   saferQuery,
+  waiting,
 } from './adapt.js';
 import { UpstreamError } from './errors.js';
 import { describePath, type JsonResponse, type Validators, validatorsOf } from './http.js';
@@ -107,7 +108,10 @@ interface Via {
  */
 export async function readList(requester: Requester, req: ListRequest): Promise<ListRead> {
   const adapt = req.adapt;
-  const remembered = adapt?.memory.get(req.org, req.endpoint);
+  // What was learned, or now and then tally's own query again (query-evidence.ts).
+  const begun = adapt?.memory.begin(req.org, req.endpoint, adapt.now());
+  const remembered = begun?.learned;
+  let retrial = begun?.retrial === true;
   const first = withParams(req.url, firstPageParams(req.shape));
   let url = adapt ? applyLearned(first, remembered, adapt.ctx) : first;
   let learned: Learned = remembered ?? {};
@@ -136,6 +140,11 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
   const remember = (l: Learned) => {
     adapt?.memory.set(req.org, req.endpoint, l);
     known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
+  };
+  /** What a refusal taught: kept when refusals repeated over minutes, else for this read only. */
+  const teach = (l: Learned) => {
+    if (adapt?.memory.teach(req.org, req.endpoint, l, adapt.now()))
+      known = adapt.memory.version(req.org, req.endpoint);
   };
   // Every safer query was refused: the list is asked again only when its wait is over.
   if (adapt && learned.refused === true && !adapt.memory.claimRetry(req.org, req.endpoint, adapt.now())) {
@@ -324,11 +333,30 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
       }
       // A refused first query: ask again with a safer one (adapt.ts).
       if (pages === 0 && adapt && (e.status === 400 || e.status === 422)) {
+        if (retrial && adaptations === 0) {
+          // Tally's own query, re-tried, is still refused: what was learned holds.
+          retrial = false;
+          const held = adapt.memory.confirm(req.org, req.endpoint, adapt.now());
+          known = adapt.memory.version(req.org, req.endpoint);
+          if (held !== undefined) {
+            adaptations += 1;
+            url = applyLearned(first, held, adapt.ctx);
+            learned = held;
+            state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
+            continue;
+          }
+        } else if (adaptations === 0) adapt.memory.noteRefusal(req.org, req.endpoint, adapt.now());
         // Another read learned something meanwhile: go on from what it knows.
         const theirs = adapt.memory.get(req.org, req.endpoint);
         const version = adapt.memory.version(req.org, req.endpoint);
+        // Refused lately, not learned yet: go on from where the last refused read got to.
+        const tentative = adaptations === 0 ? adapt.memory.tentative(req.org, req.endpoint) : undefined;
         const adopt =
-          version !== known && theirs !== undefined && !sameQuery(theirs, learned) ? theirs : undefined;
+          tentative !== undefined && !sameQuery(tentative, learned)
+            ? tentative
+            : version !== known && theirs !== undefined && !sameQuery(theirs, learned)
+              ? theirs
+              : undefined;
         known = version;
         const next = adopt
           ? { url: applyLearned(first, adopt, adapt.ctx), learned: adopt }
@@ -338,27 +366,31 @@ export async function readList(requester: Requester, req: ListRequest): Promise<
           req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);
           url = next.url;
           learned = next.learned;
-          // Remembered before it is tried: a read that starts meanwhile, or after a restart,
-          // starts from here instead of the top of the ladder.
-          remember(withPaging({ ...learned, refused: true }));
+          // Remembered before it is tried, once refusals teach: a read that starts meanwhile,
+          // or after a restart, starts from here instead of the top of the ladder.
+          teach(withPaging({ ...learned, refused: true }));
           state.perPage = Number(url.searchParams.get(perPageParam)) || state.perPage;
           continue;
         }
         if (next) {
           // Out of tries for this read: the next read goes on from the next query.
-          remember(withPaging({ ...next.learned, refused: true }));
+          teach(withPaging({ ...next.learned, refused: true }));
         } else {
           // Nothing safer is left: the safest query is remembered as refused, and reads wait
-          // before they ask again (one request, not the whole ladder).
-          remember(withPaging({ ...learned, refused: true }));
+          // before they ask again (one request, not the whole ladder), once refusals teach.
+          teach(withPaging({ ...learned, refused: true }));
           adapt.memory.refuse(req.org, req.endpoint, e, adapt.now());
         }
       }
       return done(e);
     }
-    if (pages === 0 && adapt && (adaptations > 0 || learned.refused === true)) {
+    if (pages === 0 && adapt) {
       const { refused: _answered, ...works } = learned;
-      remember(withPaging(works));
+      if (adaptations === 0) adapt.memory.noteAnswer(req.org, req.endpoint);
+      // Tally's own query, re-tried, was answered: what refusals taught is dropped.
+      if (adaptations === 0 && retrial) adapt.memory.unlearn(req.org, req.endpoint);
+      else if (adaptations > 0) teach(withPaging(works));
+      else if (learned.refused === true) remember(withPaging(works));
     }
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, seenIds);
@@ -546,27 +578,6 @@ export function pageKey(url: URL, shape: ShapeOptions): string {
   });
   kept.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   return `${url.origin}${url.pathname}?${new URLSearchParams(kept).toString()}`;
-}
-
-/** Whether two things learned make the same query (whether it was answered aside). */
-function sameQuery(a: Learned, b: Learned): boolean {
-  const strip = (l: Learned) => {
-    const { refused: _r, ...rest } = l;
-    for (const k of PAGING_KEYS) delete rest[k];
-    return JSON.stringify(rest);
-  };
-  return strip(a) === strip(b);
-}
-
-/** The failure of a read not sent because every safer query of its list was refused. */
-function waiting(what: string, r: Refusal): UpstreamError {
-  const e = r.error;
-  const words = e.upstreamWords ? `: ${e.upstreamWords.slice(0, 200)}` : '';
-  return new UpstreamError(
-    `${what}: not sent: the server refused every query tally tried (${e.status ?? 'refused'}${words}); ` +
-      `asked again from ${new Date(r.retryAt).toISOString()}`,
-    { reason: e.reason, status: e.status, upstreamCode: e.upstreamCode, upstreamWords: e.upstreamWords },
-  );
 }
 
 function incomplete(what: string, why: string): UpstreamError {
