@@ -459,8 +459,9 @@ export class App implements StatusSource {
   // ---- StatusSource --------------------------------------------------------------------
 
   orgs(): readonly OrgView[] {
+    const fresh = { plan: this.poller.plan(), now: this.deps.clock.now() };
     return [...this.poller.orgs().values()].map((p) => ({
-      ...orgView(p, this.orgConfig.get(p.slug)),
+      ...orgView(p, this.orgConfig.get(p.slug), fresh),
       drift: this.driftBoard.of(p.slug),
       learned: learnedOf(this.client.memory, p.slug),
       spend: this.poller?.spend.of(p.slug),
