@@ -18,6 +18,16 @@
 import { UpstreamError } from './errors.js';
 import { type EvidenceOptions, RefusalEvidence } from './query-evidence.js';
 import { readComplaints, statedMaximum } from './complaints.js';
+import {
+  type FilterNames,
+  type FilterStyle,
+  nextStyle,
+  restyle,
+  restyleable,
+  sanitizeStyle,
+  styleParams,
+  withStyleTimes,
+} from './filter-styles.js';
 import { PAGING_KEYS, ProbeLedger } from './silent-pages.js';
 import { formatTime, granularityMs, isTimeFormat, parseSentTime, TIME_LADDER } from './time-formats.js';
 
@@ -33,6 +43,8 @@ export interface Learned {
    * time-formats.ts). A parameter left out has none.
    */
   times?: Record<string, string>;
+  /** How the server wants the session filters written, when not as tally's own parameters (filter-styles.ts). */
+  filterStyle?: FilterStyle;
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
@@ -78,11 +90,24 @@ export interface Learned {
 }
 
 /** The parts of {@link Learned} that refusals teach, re-tried and dropped when no longer refused. */
-const QUERY_KEYS = ['perPage', 'drop', 'times', 'refused', 'learnedAt', 'confirmedAt'] as const;
+const QUERY_KEYS = [
+  'perPage',
+  'drop',
+  'times',
+  'filterStyle',
+  'refused',
+  'learnedAt',
+  'confirmedAt',
+] as const;
 
 /** Whether `l` holds anything refusals taught. */
 export function hasQueryKnowledge(l: Learned | undefined): boolean {
-  return l?.perPage !== undefined || (l?.drop?.length ?? 0) > 0 || Object.keys(l?.times ?? {}).length > 0;
+  return (
+    l?.perPage !== undefined ||
+    l?.filterStyle !== undefined ||
+    (l?.drop?.length ?? 0) > 0 ||
+    Object.keys(l?.times ?? {}).length > 0
+  );
 }
 
 /** `l` without what refusals taught (what was found of paging, cursors and ignored filters stays). */
@@ -132,6 +157,8 @@ export interface AdaptContext {
    * defaults): never left out or reformatted. A server that refuses them fails the read.
    */
   fixedParams?: ReadonlySet<string> | undefined;
+  /** Tally's names of the session filters, which may be written in another style (filter-styles.ts); absent: never restyled. */
+  filterNames?: FilterNames | undefined;
 }
 
 /** Whether the config fixes parameter `p`. */
@@ -333,7 +360,7 @@ function key(org: string, endpoint: string): string {
 
 /** What `l` says of the query itself (not of paging, nor when it was learned), to compare. */
 function queryOf(l: Learned): string {
-  return JSON.stringify([l.perPage, l.drop, l.times]);
+  return JSON.stringify([l.perPage, l.drop, l.times, l.filterStyle]);
 }
 
 function sanitize(v: unknown): Learned | undefined {
@@ -365,6 +392,8 @@ function sanitize(v: unknown): Learned | undefined {
   }
   if (typeof o['cursorParam'] === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o['cursorParam']))
     out.cursorParam = o['cursorParam'];
+  const style = sanitizeStyle(o['filterStyle']);
+  if (style !== undefined) out.filterStyle = style;
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
   for (const f of ['drop', 'ignored'] as const) {
@@ -398,13 +427,18 @@ export function windowSlackMs(l: Learned | undefined): number {
 }
 
 /** `url` with what was learned applied. */
-export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext): URL {
+export function applyLearned(url: URL, l: Learned | undefined, plainCtx: AdaptContext): URL {
   if (!l) return url;
+  const ctx = withStyleTimes(plainCtx, l.filterStyle);
   const out = new URL(url);
   if (l.perPage !== undefined && !ctx.fixedPerPage && out.searchParams.has(ctx.perPageParam)) {
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
   for (const p of l.drop ?? []) if (!fixed(ctx, p)) out.searchParams.delete(p);
+  if (l.filterStyle !== undefined && restyleable(ctx)) {
+    restyle(out, undefined, l.filterStyle, ctx.filterNames!);
+    for (const p of l.drop ?? []) out.searchParams.delete(p);
+  }
   for (const [p, format] of Object.entries(l.times ?? {})) {
     if (fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
@@ -424,10 +458,12 @@ export function saferQuery(
   url: URL,
   err: UpstreamError,
   learned: Learned,
-  ctx: AdaptContext,
+  plainCtx: AdaptContext,
   /** Formats already tried per time parameter in this read; updated with the ones chosen. */
   tried: Map<string, Set<string>> = new Map(),
 ): { url: URL; learned: Learned } | undefined {
+  // The times of the style the filters are written in adapt as tally's own do.
+  const ctx = withStyleTimes(plainCtx, learned.filterStyle);
   // Only the server's own words: tally's message names the request, and with it every parameter.
   const words = (err.upstreamWords ?? '').toLowerCase();
   const params = [...url.searchParams.keys()];
@@ -455,6 +491,15 @@ export function saferQuery(
     }
   };
 
+  // 0. Filters the server says it wants written another way: in that style (filter-styles.ts).
+  const style = nextStyle(url, err, said, next, ctx, tried);
+  if (style !== undefined) {
+    const current = styleParams(next.filterStyle, ctx.filterNames!);
+    restyle(out, next.filterStyle, style, ctx.filterNames!);
+    next = { ...next, filterStyle: style };
+    said.unknown = said.unknown.filter((p) => !current.includes(p));
+    said.time = said.time.filter((p) => !current.includes(p));
+  }
   // 1. Parameters the server does not know or take at all: left out, whatever their value.
   drop(said.unknown);
   // 2. A time it cannot parse: the next format for it (the one the error states, the one

@@ -351,6 +351,9 @@ function errorDetailOf(parsed: unknown, token: string): ErrorDetail {
   const parts = [err?.['message'], err?.['title'], err?.['detail']].filter(
     (x): x is string => typeof x === 'string' && x !== '',
   );
+  // The parameter an error object names beside its message (Stripe's `param`): said first.
+  const param = err?.['param'];
+  if (typeof param === 'string' && param !== '' && parts.length > 0) parts[0] = `${param}: ${parts[0]}`;
   parts.push(...fieldErrors(err?.['errors'] ?? root?.['errors']));
   const message = [...new Set(parts)].join('; ');
   if (message !== '') {
