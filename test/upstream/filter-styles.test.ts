@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { QueryMemory } from '../../src/upstream/adapt.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
 import { styleFromWords } from '../../src/upstream/filter-styles.js';
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { RETRIAL_MIN_MS, TEACH_AT_ONCE, TEACH_SPAN_MS } from '../../src/upstream/query-evidence.js';
+import { ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
 
 const ACME = { slug: 'acme', token: 'tok-styles-0001' };
@@ -277,5 +278,49 @@ describe('styleFromWords', () => {
   it('never offers a style already tried', () => {
     const tried = new Set([JSON.stringify({ kind: 'params', from: 'since', to: 'until', status: 'status' })]);
     expect(styleFromWords('supported: since, until', names, undefined, sent, tried)).toBeUndefined();
+  });
+});
+
+describe('a filter style learned over minutes, and forgotten', () => {
+  it('is learned after refusals over two minutes, and dropped when the server takes tally’s own names again', async () => {
+    const clock = new ManualClock(NOW);
+    let names = ['since', 'until'];
+    const s = await suite.serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      const bad = [...q.keys()].find((k) => ![...names, 'per_page'].includes(k));
+      if (bad !== undefined)
+        return json(res, 400, { error: `unknown parameter '${bad}'; supported: ${names.join(', ')}` });
+      json(res, 200, {
+        data: within(Date.parse(q.get(names[0]!)!), Date.parse(q.get(names[1]!)!)),
+        has_more: false,
+      });
+    });
+    const memory = new QueryMemory(undefined, { rng: () => 0 });
+    const client = suite.client(s.origin, { memory, clock });
+    /** The first filter parameter of each request since `from`. */
+    const firstParam = (from: number) =>
+      s.received
+        .slice(from)
+        .map((r) => [...new URL(r.url, 'http://x').searchParams.keys()].find((k) => k !== 'per_page'));
+    for (const at of [0, 60_000, TEACH_SPAN_MS]) {
+      clock.time = NOW + at;
+      const before = s.received.length;
+      const part = await client.fetchSessions(ACME, 'c1', { window });
+      expect(ids(part as never)).toEqual(['s-in', 's-live']);
+      // Each read asks tally's own names first, then the style the refusal taught.
+      expect(firstParam(before)).toEqual(['from', 'since']);
+    }
+    expect(memory.get('acme', 'sessions')?.filterStyle).toMatchObject({ from: 'since', to: 'until' });
+    let before = s.received.length;
+    await client.fetchSessions(ACME, 'c1', { window });
+    expect(firstParam(before)).toEqual(['since']);
+    // The server changes: it takes from/to now. The next re-trial (30 minutes with this draw) finds out.
+    names = ['from', 'to'];
+    clock.time = NOW + TEACH_SPAN_MS + RETRIAL_MIN_MS;
+    before = s.received.length;
+    const part = await client.fetchSessions(ACME, 'c1', { window });
+    expect(ids(part as never)).toEqual(['s-in', 's-live']);
+    expect(firstParam(before)).toEqual(['from']);
+    expect(memory.get('acme', 'sessions')?.filterStyle).toBeUndefined();
   });
 });
