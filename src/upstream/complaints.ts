@@ -47,7 +47,11 @@ export interface Complaints {
  * `per_page must be at most 50; unknown parameter: status` shrinks the page size and leaves
  * out `status`. A clause that names no parameter speaks of those named elsewhere.
  */
-export function readComplaints(words: string, params: readonly string[], ctx: ComplaintContext): Complaints {
+export function readComplaints(all: string, params: readonly string[], ctx: ComplaintContext): Complaints {
+  // What it lists as taken (`allowed: a, b`, src/upstream/http.ts) is no complaint about
+  // them; a parameter sent and not in that list is one it does not take.
+  const listed = /(?:^|;)\s*allowed: ([^;]*)/.exec(all)?.[1]?.split(/,\s*/);
+  const words = all.replace(/(?:^|;)\s*allowed: [^;]*/g, '');
   const clauses = words.split(/;|\.\s|\.$|\n/).filter((c) => c.trim() !== '');
   const namedIn = (c: string) => params.filter((p) => mentions(c, p));
   const named = params.filter((p) => mentions(words, p));
@@ -85,6 +89,9 @@ export function readComplaints(words: string, params: readonly string[], ctx: Co
       sizeClauses.push(...about);
     }
   }
+  if (listed !== undefined)
+    for (const p of params)
+      if (!listed.includes(p.toLowerCase()) && !out.unknown.includes(p)) out.unknown.push(p);
   const sizeWords = clauses.filter((c) => PAGE_SIZE.test(c) && !out.unknown.some((p) => mentions(c, p)));
   if (sizeWords.length > 0 && !out.unknown.includes(ctx.perPageParam)) {
     out.pageSize = true;

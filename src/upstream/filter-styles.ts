@@ -270,7 +270,10 @@ export function nextStyle(
   // one (or naming nothing and speaking of `$filter` / `filter[`). A refusal of another
   // parameter that lists the filters it takes is not about them.
   const hits = (ps: readonly string[]) => ps.some((p) => current.includes(p));
+  // A list of what it takes (`allowed: …`, src/upstream/http.ts) without a filter sent.
+  const listed = /\ballowed: ([^;]+)/i.exec(words)?.[1]?.split(/,\s*/);
   const about =
+    (listed !== undefined && current.some((p) => !listed.includes(p))) ||
     hits(said.unknown) ||
     (said.unknown.length === 0 && hits(said.named)) ||
     (said.named.length === 0 && /\$filter|filter\[/i.test(words));

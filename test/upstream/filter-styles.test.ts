@@ -237,6 +237,30 @@ describe('a server that speaks one filter style', () => {
     });
   });
 
+  it('a list of allowed parameters beside a message that names none', async () => {
+    const allowed = ['starts_after', 'starts_before', 'state', 'per_page'];
+    const s = await server(
+      allowed,
+      (_p, res) => json(res, 400, { message: 'Unknown query parameter', allowed_parameters: allowed }),
+      (q, res) =>
+        json(res, 200, {
+          data: within(Date.parse(q.get('starts_after')!), Date.parse(q.get('starts_before')!)),
+          has_more: false,
+        }),
+    );
+    const { memory, part } = await readWith(s.origin);
+    expect(ids(part as never)).toEqual(['s-in', 's-live']);
+    expect(memory.get('acme', 'sessions')?.filterStyle).toEqual({
+      kind: 'params',
+      from: 'starts_after',
+      to: 'starts_before',
+      status: 'state',
+    });
+    // Asked that way after one refusal: the page size it takes was kept.
+    expect(s.received).toHaveLength(2);
+    expect(lastQuery(s.received).get('per_page')).toBe('100');
+  });
+
   it('an error that says nothing of another style: the filter is left out and tally keeps the window itself', async () => {
     const s = await server(
       ['per_page'],
