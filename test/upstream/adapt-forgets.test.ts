@@ -160,15 +160,22 @@ describe('stored knowledge', () => {
     expect(memory.get('acme', 'channels')).toEqual({});
   });
 
-  it('keeps learnedAt and confirmedAt through a save and a load, and drops malformed ones', () => {
+  it('keeps learnedAt, confirmedAt and the filter style through a save and a load, and drops malformed ones', () => {
     const m = new QueryMemory();
     m.load({
       'acme channels': { drop: ['per_page'], learnedAt: 5, confirmedAt: 9 },
       'acme team': { perPage: 20, learnedAt: 'yesterday', confirmedAt: -1 },
+      'acme sessions': { filterStyle: { kind: 'odata', field: 'startDateTime', status: 'status' } },
+      'beta sessions': { filterStyle: { kind: 'params', from: 'a b', to: 'x', status: 's' } },
     });
     const again = new QueryMemory();
     again.load(JSON.parse(JSON.stringify(m.toJSON())));
     expect(again.get('acme', 'channels')).toEqual({ drop: ['per_page'], learnedAt: 5, confirmedAt: 9 });
     expect(again.get('acme', 'team')).toEqual({ perPage: 20 });
+    expect(again.get('acme', 'sessions')).toEqual({
+      filterStyle: { kind: 'odata', field: 'startDateTime', status: 'status' },
+    });
+    // A name that could not be a parameter: the style is dropped.
+    expect(again.get('beta', 'sessions')).toEqual({});
   });
 });
