@@ -215,8 +215,6 @@ export function styleFromWords(
       status: pick(family, STATUS_WORDS) ?? `filter[${names.status}]`,
     });
   }
-  if (/\bfilter\b/i.test(words) && /\b(expression|syntax|aip-?160|filter string|and|or)\b/i.test(words))
-    return fresh({ kind: 'aip160', field: field('start_time'), status });
   // Bracketed operators on one field (`created[gte]`, `starts_at[lte]`).
   const brackets = offers.filter((n) => /^[A-Za-z][\w.-]*\[(gte?|lte?)\]$/i.test(n));
   const bFrom = pick(brackets, FROM_WORDS);
@@ -229,6 +227,9 @@ export function styleFromWords(
         `${base}[${/\[gt\]$/i.test(bFrom) ? 'lt' : 'lte'}]`);
   if (bFrom !== undefined && bTo !== undefined)
     return fresh({ kind: 'params', from: bFrom, to: bTo, status });
+  // One AIP-160 expression: `filter` named with the AIP, or spoken of as an expression.
+  if (/\baip-?160\b/i.test(words) || (/\bfilter\b/i.test(words) && /\b(expression|syntax)\b/i.test(words)))
+    return fresh({ kind: 'aip160', field: field('start_time'), status });
   // Plain names it lists: one of a range's start and one of its end.
   const plain = props.filter((n) => !STATUS_WORDS.has(n.toLowerCase()));
   const from = pick(plain, FROM_WORDS);

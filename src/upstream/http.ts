@@ -354,7 +354,12 @@ function errorDetailOf(parsed: unknown, token: string): ErrorDetail {
   // The parameter an error object names beside its message (Stripe's `param`): said first.
   const param = err?.['param'];
   if (typeof param === 'string' && param !== '' && parts.length > 0) parts[0] = `${param}: ${parts[0]}`;
-  parts.push(...fieldErrors(err?.['errors'] ?? root?.['errors']));
+  // RFC 9457 problem details list them as `invalid-params` ({ name, reason }).
+  parts.push(
+    ...fieldErrors(
+      err?.['errors'] ?? root?.['errors'] ?? root?.['invalid-params'] ?? root?.['invalid_params'],
+    ),
+  );
   // What it says it takes instead (`allowed_parameters: [...]`, `supported: [...]`): adapting reads it.
   const allowed = allowedOf(err) ?? (err === root ? undefined : allowedOf(root));
   if (allowed !== undefined) parts.push(`allowed: ${allowed.join(', ')}`);

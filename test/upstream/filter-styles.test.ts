@@ -237,6 +237,37 @@ describe('a server that speaks one filter style', () => {
     });
   });
 
+  it('problem details (RFC 9457) with invalid-params, bracketed operators in the detail', async () => {
+    const s = await server(
+      ['starts_at[gte]', 'starts_at[lte]', 'status', 'per_page'],
+      (p, res) =>
+        json(
+          res,
+          400,
+          {
+            type: 'https://example.net/problems/invalid-query',
+            title: 'Your request parameters did not validate.',
+            detail: 'Filter a time range with starts_at[gte] and starts_at[lte].',
+            'invalid-params': [{ name: p, reason: 'unknown parameter' }],
+          },
+          { 'content-type': 'application/problem+json' },
+        ),
+      (q, res) =>
+        json(res, 200, {
+          data: within(Date.parse(q.get('starts_at[gte]')!), Date.parse(q.get('starts_at[lte]')!)),
+          has_more: false,
+        }),
+    );
+    const { memory, part } = await readWith(s.origin);
+    expect(ids(part as never)).toEqual(['s-in', 's-live']);
+    expect(memory.get('acme', 'sessions')?.filterStyle).toEqual({
+      kind: 'params',
+      from: 'starts_at[gte]',
+      to: 'starts_at[lte]',
+      status: 'status',
+    });
+  });
+
   it('a list of allowed parameters beside a message that names none', async () => {
     const allowed = ['starts_after', 'starts_before', 'state', 'per_page'];
     const s = await server(
