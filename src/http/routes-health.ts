@@ -16,8 +16,17 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
     'GET',
     '/-/ready',
     () => {
-      if (source.ready()) return json(200, { status: 'ready' });
       const orgs = source.orgs();
+      if (source.ready()) {
+        // Ready, but lists not read for too long are said (without naming orgs: public).
+        const stale = orgs.reduce((n, o) => n + (o.health.stale?.length ?? 0), 0);
+        if (stale === 0) return json(200, { status: 'ready' });
+        const of = orgs.filter((o) => o.health.state === 'stale').length;
+        return json(200, {
+          status: 'ready',
+          stale: `${stale} list${stale === 1 ? '' : 's'} of ${of} org${of === 1 ? '' : 's'} not read for longer than 3 intervals`,
+        });
+      }
       const waiting = orgs.filter((o) => !o.ready).length;
       const unread = orgs.reduce((n, o) => n + unreadChannels(o.snapshot), 0);
       const message =

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { QueryMemory } from '../../src/upstream/adapt.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
@@ -68,7 +69,9 @@ function observed(): { drift: DriftIssue[]; observer: { onDrift: (i: DriftIssue)
 describe('keyset paging: "more" and no pointer', () => {
   it('a Stripe list that refuses page=: asks starting_after=<last id>, never page=, and remembers it', async () => {
     const s = await serve(stripe());
-    const memory = new QueryMemory();
+    // The refused per_page teaches at once here (query-evidence.ts); the way after the
+    // last record is learned from one read either way (below).
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const c = client(s.origin, { memory });
     const part = await c.fetchChannels(ORG);
     expect(part.state).toBe('complete');
