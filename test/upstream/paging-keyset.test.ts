@@ -95,6 +95,24 @@ describe('keyset paging: "more" and no pointer', () => {
     ]);
   });
 
+  it('a refused per_page that does not teach yet is asked again; the way after the last record is kept', async () => {
+    const s = await serve(stripe());
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    expect((await c.fetchChannels(ORG)).state).toBe('complete');
+    // One refusal is a burst, not a lesson (query-evidence.ts): nothing of the query is kept.
+    expect(memory.get('acme', 'channels')).toEqual({ moreBy: 'starting_after' });
+    const before = s.received.length;
+    expect((await c.fetchChannels(ORG)).state).toBe('complete');
+    expect(s.received.slice(before).map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels',
+      '/v1/acme/channels?starting_after=ch_10',
+      '/v1/acme/channels?starting_after=ch_20',
+    ]);
+    expect(memory.get('acme', 'channels')?.drop).toBeUndefined();
+  });
+
   it('remembers the way across a restart (the memory is what the state directory keeps)', async () => {
     const s = await serve(stripe());
     const memory = new QueryMemory();
