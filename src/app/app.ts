@@ -31,6 +31,7 @@ import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
 import type { BudgetStats } from '../upstream/budget.js';
 import { QueryMemory } from '../upstream/adapt.js';
+import type { EvidenceOptions } from '../upstream/query-evidence.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
@@ -63,6 +64,8 @@ export interface AppDeps {
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
+  /** When a refusal teaches (upstream/query-evidence.ts; tests teach at once). */
+  queryEvidence?: EvidenceOptions;
 }
 
 /** Condition rules run at most this often, after the snapshots changed. */
@@ -128,7 +131,10 @@ export class App implements StatusSource {
     this.storeHealth.onFailure((where, reason) => this.metrics.recordStateWriteFailure(where, reason));
     this.learned = new LearnedQueriesFile(() => this.stateDir(), this.log, this.storeHealth.at('learned'));
     this.client = UpstreamClient.fromConfig(loaded.config, {
-      memory: new QueryMemory((all) => this.learned.save(all)),
+      memory: new QueryMemory((all) => this.learned.save(all), {
+        ...(deps.rng ? { rng: deps.rng } : {}),
+        ...deps.queryEvidence,
+      }),
       clock: deps.clock,
       logger: deps.logger, // the client binds its component itself
       observer: deps.observer ?? this.observer(),
@@ -491,8 +497,9 @@ export class App implements StatusSource {
   // ---- StatusSource --------------------------------------------------------------------
 
   orgs(): readonly OrgView[] {
+    const fresh = { plan: this.poller.plan(), now: this.deps.clock.now() };
     return [...this.poller.orgs().values()].map((p) => ({
-      ...orgView(p, this.orgConfig.get(p.slug)),
+      ...orgView(p, this.orgConfig.get(p.slug), fresh),
       drift: this.driftBoard.of(p.slug),
       degraded: this.driftBoard.degraded(p.slug),
       learned: learnedOf(this.client.memory, p.slug),

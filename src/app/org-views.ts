@@ -4,19 +4,31 @@
  */
 import type { Config } from '../config/schema.js';
 import type { OrgView } from '../core/status.js';
+import { type ListIntervals, staleLists } from '../poll/health.js';
 import type { OrgPoller } from '../poll/org-poller.js';
+import type { Plan } from '../poll/planner.js';
 
 /** The org-level parts that must each have been read completely once for an org to be ready. */
 const READY_PARTS = ['profile', 'team', 'subscription', 'channels'] as const;
 
-/** The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes it). */
-export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): OrgView {
+/**
+ * The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes
+ * it); with `plan` and `now`, an org whose upstream is `ok` but some of whose lists were not
+ * read for too long is `stale`, naming them (docs/polling.md, "Health").
+ */
+export function orgView(
+  p: OrgPoller,
+  cfg: Config['orgs'][number] | undefined,
+  fresh?: { plan: Plan; now: number },
+): OrgView {
   const s = p.snapshot();
+  const stale = fresh ? staleLists(s, listIntervals(fresh.plan), fresh.now) : [];
   return {
     slug: p.slug,
     snapshot: s,
     health: {
-      state: p.health.state,
+      state: p.health.state === 'ok' && stale.length > 0 ? 'stale' : p.health.state,
+      ...(stale.length > 0 ? { stale } : {}),
       lastSuccessAt: p.health.lastSuccessAt,
       lastError: p.health.lastError,
     },
@@ -26,5 +38,17 @@ export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): 
     ready: READY_PARTS.every((k) => s[k]?.state === 'complete'),
     lastFullSweep: p.lastFullSweep,
     heldRemovals: p.heldRemovals(),
+  };
+}
+
+/** How often each of an org's lists is meant to be read under `plan`. */
+function listIntervals(plan: Plan): ListIntervals {
+  const iv = plan.intervals;
+  return {
+    org: iv.org,
+    team: iv.team,
+    subscription: iv.subscription,
+    channels: iv.channels,
+    sessions: Math.max(plan.sweepBoundMs, iv.sweep),
   };
 }

@@ -142,10 +142,12 @@ export class ExplainCollector implements ShapeTrace {
         );
         const ignoredKeys: Record<string, number> = {};
         for (const [k, n] of e.keys) if (!used.has(fold(k))) ignoredKeys[k] = n;
-        const learned = memory.get(org, endpoint);
+        // What, not when: a single look learns it all at once (query-evidence.ts).
+        const known = memory.get(org, endpoint);
+        const { learnedAt: _at, confirmedAt: _confirmed, ...learned } = known ?? {};
         const { keys: _keys, ...rest } = e;
         if (e.unread !== undefined) rest.unread = stillUnread(e);
-        perOrg[endpoint] = { ...rest, ignoredKeys, ...(learned ? { learned } : {}) };
+        perOrg[endpoint] = { ...rest, ignoredKeys, ...(known ? { learned } : {}) };
       }
       out[org] = perOrg;
     }
@@ -257,6 +259,13 @@ function describeLearned(l: Learned): string {
   for (const [p, f] of Object.entries(l.times ?? {}))
     if (!l.drop?.includes(p)) byFormat.set(f, [...(byFormat.get(f) ?? []), p]);
   for (const [f, ps] of byFormat) parts.push(`${ps.join(', ')} as ${describeTimeFormat(f)}`);
+  const st = l.filterStyle;
+  if (st !== undefined)
+    parts.push(
+      st.kind === 'params'
+        ? `filters sent as ${st.from}, ${st.to}, ${st.status}`
+        : `filters sent as one ${st.kind === 'odata' ? 'OData $filter' : 'AIP-160 filter'} expression on ${st.field} and ${st.status}`,
+    );
   if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
   if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
   if (l.moreBy !== undefined) parts.push(`the page after a "more" without a pointer asked by ${l.moreBy}`);

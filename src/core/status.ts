@@ -9,7 +9,10 @@ import type { OrgSnapshot, Part } from '../snapshot/model.js';
 
 /** Health of one org's upstream, as the poller sees it. */
 export interface OrgHealthView {
-  state: 'unknown' | 'ok' | 'unreachable' | 'auth_failed';
+  /** `stale`: the upstream answers, but some lists were not read for too long (see `stale`). */
+  state: 'unknown' | 'ok' | 'stale' | 'unreachable' | 'auth_failed';
+  /** Lists not read completely for longer than their interval × 3 (src/poll/health.ts, staleLists). */
+  stale?: readonly string[] | undefined;
   lastSuccessAt: number | undefined;
   lastError: { reason: string; message: string } | undefined;
 }

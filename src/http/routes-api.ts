@@ -106,6 +106,7 @@ function orgStatus(view: OrgView, plan: Plan): Record<string, unknown> {
     ready: view.ready,
     health: {
       state: view.health.state,
+      stale: view.health.stale ?? [],
       last_success_at: isoOrNull(view.health.lastSuccessAt),
       last_error: view.health.lastError ?? null,
     },

@@ -16,11 +16,6 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
     'GET',
     '/-/ready',
     () => {
-      if (source.ready()) {
-        // Ready, but blind to a field a decision depends on: said, by endpoint and field only.
-        const degraded = degradedFields(source.orgs());
-        return json(200, degraded.length === 0 ? { status: 'ready' } : { status: 'ready', degraded });
-      }
       const state = source.state?.();
       if (state !== undefined && !state.writable) {
         // Public: the reason, never the paths or the error text.
@@ -31,6 +26,22 @@ export function addHealthRoutes(router: Router, source: StatusSource): void {
         return json(503, { error: { code: 'not_ready', message } });
       }
       const orgs = source.orgs();
+      if (source.ready()) {
+        // Ready, but blind to a field a decision depends on, or with lists not read for too
+        // long: said, without naming orgs (public).
+        const degraded = degradedFields(orgs);
+        const stale = orgs.reduce((n, o) => n + (o.health.stale?.length ?? 0), 0);
+        const of = orgs.filter((o) => o.health.state === 'stale').length;
+        return json(200, {
+          status: 'ready',
+          ...(degraded.length > 0 ? { degraded } : {}),
+          ...(stale > 0
+            ? {
+                stale: `${stale} list${stale === 1 ? '' : 's'} of ${of} org${of === 1 ? '' : 's'} not read for longer than 3 intervals`,
+              }
+            : {}),
+        });
+      }
       const waiting = orgs.filter((o) => !o.ready).length;
       const unread = orgs.reduce((n, o) => n + unreadChannels(o.snapshot), 0);
       const message =

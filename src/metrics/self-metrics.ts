@@ -23,7 +23,13 @@ export interface SelfContext {
   build: { version: string; node: string };
 }
 
-const HEALTH_STATES: readonly OrgHealthView['state'][] = ['unknown', 'ok', 'unreachable', 'auth_failed'];
+const HEALTH_STATES: readonly OrgHealthView['state'][] = [
+  'unknown',
+  'ok',
+  'stale',
+  'unreachable',
+  'auth_failed',
+];
 const PURPOSES = ['fixed', 'hot', 'sweep', 'reserve'] as const;
 const PRIORITIES = ['high', 'follow', 'normal', 'low'] as const;
 
@@ -38,7 +44,9 @@ export function registerSelfMetrics(ctx: SelfContext): void {
     "1 when the org's upstream answered the last polls, else 0.",
     ['org'],
     (g) => {
-      for (const { view } of orgs()) g.set({ org: view.slug }, view.health.state === 'ok' ? 1 : 0);
+      // A stale org's upstream answers: some of its lists were not read for too long.
+      for (const { view } of orgs())
+        g.set({ org: view.slug }, view.health.state === 'ok' || view.health.state === 'stale' ? 1 : 0);
     },
   );
   collectedGauge(

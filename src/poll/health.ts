@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChangeEvent, EventKind } from '../snapshot/events.js';
-import type { PartError } from '../snapshot/model.js';
+import type { OrgSnapshot, Part, PartError } from '../snapshot/model.js';
 
 /** The health of one org's upstream. */
 export type HealthState = 'unknown' | 'ok' | 'unreachable' | 'auth_failed';
@@ -137,4 +137,54 @@ export class UpstreamHealth {
       labels,
     };
   }
+}
+
+/**
+ * A list not read completely for longer than its interval × this is stale (docs/polling.md,
+ * "Health"): the org's health says `stale`, naming it, instead of `ok`. Three intervals
+ * leave room for a read that failed now and then, and for a plan stretched by the budget
+ * (the plan's intervals are the stretched ones).
+ */
+export const STALE_FACTOR = 3;
+/** The most stale lists named; the rest are counted (`… and 40 more`). */
+const MAX_STALE_NAMED = 20;
+
+/** How often each of an org's lists is meant to be read (ms), from the plan in force. */
+export interface ListIntervals {
+  org: number;
+  team: number;
+  subscription: number;
+  channels: number;
+  /** Within how long every channel's session list is read once (the sweep's bound). */
+  sessions: number;
+}
+
+/**
+ * The lists of `s` last read completely longer ago than their interval × {@link STALE_FACTOR}
+ * at `now`: `profile`, `team`, `subscription`, `channels` and `sessions:<channel id>` (of the
+ * channels in the channel list). A list never read completely is not stale but unread (the
+ * org is not ready, or its first baseline not complete: src/http/routes-health.ts).
+ */
+export function staleLists(
+  s: OrgSnapshot,
+  intervals: ListIntervals,
+  now: number,
+  factor = STALE_FACTOR,
+): string[] {
+  const out: string[] = [];
+  const old = (at: number | undefined, every: number) => at !== undefined && now - at > every * factor;
+  const at = (p: Part<unknown> | undefined) => (p?.state === 'complete' ? p.at : undefined);
+  if (old(at(s.profile), intervals.org)) out.push('profile');
+  if (old(at(s.team), intervals.team)) out.push('team');
+  if (old(at(s.subscription), intervals.subscription)) out.push('subscription');
+  if (old(at(s.channels), intervals.channels)) out.push('channels');
+  const channels = s.channels?.state === 'complete' ? s.channels.value : [];
+  let more = 0;
+  for (const c of channels) {
+    if (!old(at(s.sessions[c.id]), intervals.sessions)) continue;
+    if (out.length < MAX_STALE_NAMED) out.push(`sessions:${c.id}`);
+    else more += 1;
+  }
+  if (more > 0) out.push(`… and ${more} more`);
+  return out;
 }

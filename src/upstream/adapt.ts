@@ -15,17 +15,22 @@
  * request at a time, until it is answered. A page size set in the config is never
  * changed. 401 and 403 never adapt anything.
  */
+import { readComplaints, statedMaximum } from './complaints.js';
 import type { UpstreamError } from './errors.js';
 import { PagerLedger } from './lists/keyset.js';
-import { ProbeLedger } from './silent-pages.js';
+import { type EvidenceOptions, RefusalEvidence } from './query-evidence.js';
 import {
-  formatTime,
-  granularityMs,
-  isTimeFormat,
-  parseSentTime,
-  statedTimeFormat,
-  TIME_LADDER,
-} from './time-formats.js';
+  type FilterNames,
+  type FilterStyle,
+  nextStyle,
+  restyle,
+  restyleable,
+  sanitizeStyle,
+  styleParams,
+  withStyleTimes,
+} from './filter-styles.js';
+import { ProbeLedger } from './silent-pages.js';
+import { formatTime, granularityMs, isTimeFormat, parseSentTime, TIME_LADDER } from './time-formats.js';
 
 /** What was learned about one org's endpoint. */
 export interface Learned {
@@ -39,6 +44,8 @@ export interface Learned {
    * time-formats.ts). A parameter left out has none.
    */
   times?: Record<string, string>;
+  /** How the server wants the session filters written, when not as tally's own parameters (filter-styles.ts). */
+  filterStyle?: FilterStyle;
   /** Filters the server takes but does not apply (`window`, `status`): tally filters itself. */
   ignored?: string[];
   /**
@@ -82,6 +89,38 @@ export interface Learned {
    * the first answer.
    */
   refused?: boolean;
+  /** When what refusals taught (page size, parameters left out, time formats) was learned (ms). */
+  learnedAt?: number;
+  /** When the server last refused tally's own query again, confirming it (ms; query-evidence.ts). */
+  confirmedAt?: number;
+}
+
+/** The parts of {@link Learned} that refusals teach, re-tried and dropped when no longer refused. */
+const QUERY_KEYS = [
+  'perPage',
+  'drop',
+  'times',
+  'filterStyle',
+  'refused',
+  'learnedAt',
+  'confirmedAt',
+] as const;
+
+/** Whether `l` holds anything refusals taught. */
+export function hasQueryKnowledge(l: Learned | undefined): boolean {
+  return (
+    l?.perPage !== undefined ||
+    l?.filterStyle !== undefined ||
+    (l?.drop?.length ?? 0) > 0 ||
+    Object.keys(l?.times ?? {}).length > 0
+  );
+}
+
+/** `l` without what refusals taught (what was found of paging, cursors and ignored filters stays). */
+export function withoutQueryKnowledge(l: Learned): Learned {
+  const out: Learned = { ...l };
+  for (const k of QUERY_KEYS) delete out[k];
+  return out;
 }
 
 /** The smallest page size tried before the page-size parameter is left out altogether. */
@@ -124,6 +163,8 @@ export interface AdaptContext {
    * defaults): never left out or reformatted. A server that refuses them fails the read.
    */
   fixedParams?: ReadonlySet<string> | undefined;
+  /** Tally's names of the session filters, which may be written in another style (filter-styles.ts); absent: never restyled. */
+  filterNames?: FilterNames | undefined;
 }
 
 /** Whether the config fixes parameter `p`. */
@@ -140,8 +181,99 @@ export class QueryMemory {
   readonly probes = new ProbeLedger();
   /** Lists whose every way of asking for a next page was refused (src/upstream/lists/keyset.ts; not persisted). */
   readonly pagers = new PagerLedger();
+  /** How often each list's first query was refused lately, and when what it learned is re-tried. */
+  private readonly evidence: RefusalEvidence;
+  /** What reads refused lately got to, not learned yet (see {@link tentative}; not persisted). */
+  private readonly provisional = new Map<string, Learned>();
 
-  constructor(private readonly onChange?: (all: Record<string, Learned>) => void) {}
+  constructor(
+    private readonly onChange?: (all: Record<string, Learned>) => void,
+    evidence: EvidenceOptions = {},
+  ) {
+    this.evidence = new RefusalEvidence(evidence);
+  }
+
+  /**
+   * Where a read of `org`'s `endpoint` at `now` starts: from what was learned, or, when
+   * what refusals taught is due to be put to the test again (query-evidence.ts), from
+   * tally's own query (`retrial`). A list waiting after refusals, or whose window the
+   * server misread (client.ts, misreadsWindow), is not re-tried this way.
+   */
+  begin(org: string, endpoint: string, now: number): { learned: Learned | undefined; retrial: boolean } {
+    const k = key(org, endpoint);
+    const l = this.learned.get(k);
+    if (l === undefined || !hasQueryKnowledge(l) || l.refused === true || l.windowMisread === true)
+      return { learned: l, retrial: false };
+    if (!this.evidence.retrialDue(k, l.confirmedAt, now)) return { learned: l, retrial: false };
+    return { learned: withoutQueryKnowledge(l), retrial: true };
+  }
+
+  /** A read's first query was refused at `now` (one more refusal towards teaching). */
+  noteRefusal(org: string, endpoint: string, now: number): void {
+    this.evidence.refused(key(org, endpoint), now);
+  }
+
+  /** A read's first query was answered: the refusals before it were a passing burst. */
+  noteAnswer(org: string, endpoint: string): void {
+    const k = key(org, endpoint);
+    this.evidence.answered(k);
+    this.provisional.delete(k);
+  }
+
+  /**
+   * Where the last read refused since the list's query was last answered got to on its
+   * ladder, while the refusals do not teach yet: a read whose first query is refused again
+   * goes on from there (one request more, not the whole ladder again).
+   */
+  tentative(org: string, endpoint: string): Learned | undefined {
+    return this.provisional.get(key(org, endpoint));
+  }
+
+  /** Whether refusals of `org`'s `endpoint` have repeated enough, over long enough, to teach. */
+  teaches(org: string, endpoint: string): boolean {
+    return this.evidence.teaches(key(org, endpoint));
+  }
+
+  /**
+   * Learns `l`, reached by a read's ladder of safer queries, when the refusals that led
+   * there teach (query-evidence.ts); otherwise it held for that read only. Returns whether
+   * it was learned.
+   */
+  teach(org: string, endpoint: string, l: Learned, now: number): boolean {
+    const k = key(org, endpoint);
+    if (!this.evidence.teaches(k)) {
+      this.provisional.set(k, l);
+      return false;
+    }
+    this.provisional.delete(k);
+    const prev = this.learned.get(k);
+    const same = prev !== undefined && queryOf(prev) === queryOf(l);
+    this.set(org, endpoint, { ...l, learnedAt: same ? (prev.learnedAt ?? now) : now, confirmedAt: now });
+    return true;
+  }
+
+  /**
+   * Tally's own query, re-tried, was refused at `now`: what was learned holds, confirmed.
+   * Returns it (undefined when nothing is held any more).
+   */
+  confirm(org: string, endpoint: string, now: number): Learned | undefined {
+    const k = key(org, endpoint);
+    const l = this.learned.get(k);
+    if (l === undefined || !hasQueryKnowledge(l)) return undefined;
+    this.evidence.confirmed(k, now);
+    const out = { ...l, learnedAt: l.learnedAt ?? now, confirmedAt: now };
+    this.set(org, endpoint, out);
+    return out;
+  }
+
+  /** Tally's own query, re-tried, was answered: what refusals taught is dropped. */
+  unlearn(org: string, endpoint: string): void {
+    const k = key(org, endpoint);
+    const l = this.learned.get(k);
+    this.evidence.answered(k);
+    this.provisional.delete(k);
+    if (l !== undefined && hasQueryKnowledge(l)) this.set(org, endpoint, withoutQueryKnowledge(l));
+  }
 
   /** What was learned for `org`'s `endpoint`. */
   get(org: string, endpoint: string): Learned | undefined {
@@ -170,10 +302,13 @@ export class QueryMemory {
 
   /**
    * Notes that every safer query was refused at `now` (again): reads wait
-   * {@link REFUSED_RETRY_MS}, doubled per refusal in a row, at most {@link REFUSED_RETRY_MAX_MS}.
+   * {@link REFUSED_RETRY_MS}, doubled per refusal in a row, at most {@link REFUSED_RETRY_MAX_MS}
+   * — once the refusals teach (query-evidence.ts); before that, nothing waits.
    */
-  refuse(org: string, endpoint: string, error: UpstreamError, now: number): Refusal {
+  refuse(org: string, endpoint: string, error: UpstreamError, now: number): Refusal | undefined {
     const k = key(org, endpoint);
+    // A burst of refusals that has not repeated over minutes does not stop reads.
+    if (!this.evidence.teaches(k)) return undefined;
     const times = (this.refusals.get(k)?.times ?? 0) + 1;
     const wait = Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MS * 2 ** Math.min(times - 1, 20));
     const r = { retryAt: now + wait, times, error };
@@ -204,6 +339,8 @@ export class QueryMemory {
   forget(org: string, endpoint: string): void {
     const k = key(org, endpoint);
     this.refusals.delete(k);
+    this.evidence.forget(k);
+    this.provisional.delete(k);
     if (this.learned.delete(k)) {
       this.versions.set(k, (this.versions.get(k) ?? 0) + 1);
       this.onChange?.(this.toJSON());
@@ -229,6 +366,11 @@ function key(org: string, endpoint: string): string {
   return `${org} ${endpoint}`;
 }
 
+/** What `l` says of the query itself (not of paging, nor when it was learned), to compare. */
+function queryOf(l: Learned): string {
+  return JSON.stringify([l.perPage, l.drop, l.times, l.filterStyle]);
+}
+
 function sanitize(v: unknown): Learned | undefined {
   if (v === null || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
@@ -247,6 +389,11 @@ function sanitize(v: unknown): Learned | undefined {
     sp['size'] >= 1
   )
     out.silentPages = { by: sp['by'], size: sp['size'], ...(sp['base'] === 0 ? { base: 0 as const } : {}) };
+  // Stored since forgetting came in; older state has neither (then as old as the process that loads it).
+  for (const f of ['learnedAt', 'confirmedAt'] as const) {
+    const n = o[f];
+    if (typeof n === 'number' && Number.isFinite(n) && n > 0) out[f] = n;
+  }
   for (const f of ['wholeUpTo', 'pagedAs'] as const) {
     const n = o[f];
     if (typeof n === 'number' && Number.isInteger(n) && n >= (f === 'pagedAs' ? 0 : 1)) out[f] = n;
@@ -255,6 +402,8 @@ function sanitize(v: unknown): Learned | undefined {
     out.cursorParam = o['cursorParam'];
   if (typeof o['moreBy'] === 'string' && /^[A-Za-z0-9_.[\]-]{1,64}$/.test(o['moreBy']))
     out.moreBy = o['moreBy'];
+  const style = sanitizeStyle(o['filterStyle']);
+  if (style !== undefined) out.filterStyle = style;
   if (typeof o['perPage'] === 'number' && Number.isInteger(o['perPage']) && o['perPage'] >= 1)
     out.perPage = o['perPage'];
   for (const f of ['drop', 'ignored'] as const) {
@@ -288,13 +437,18 @@ export function windowSlackMs(l: Learned | undefined): number {
 }
 
 /** `url` with what was learned applied. */
-export function applyLearned(url: URL, l: Learned | undefined, ctx: AdaptContext): URL {
+export function applyLearned(url: URL, l: Learned | undefined, plainCtx: AdaptContext): URL {
   if (!l) return url;
+  const ctx = withStyleTimes(plainCtx, l.filterStyle);
   const out = new URL(url);
   if (l.perPage !== undefined && !ctx.fixedPerPage && out.searchParams.has(ctx.perPageParam)) {
     out.searchParams.set(ctx.perPageParam, String(l.perPage));
   }
   for (const p of l.drop ?? []) if (!fixed(ctx, p)) out.searchParams.delete(p);
+  if (l.filterStyle !== undefined && restyleable(ctx)) {
+    restyle(out, undefined, l.filterStyle, ctx.filterNames!);
+    for (const p of l.drop ?? []) out.searchParams.delete(p);
+  }
   for (const [p, format] of Object.entries(l.times ?? {})) {
     if (fixed(ctx, p)) continue;
     const v = out.searchParams.get(p);
@@ -314,10 +468,12 @@ export function saferQuery(
   url: URL,
   err: UpstreamError,
   learned: Learned,
-  ctx: AdaptContext,
+  plainCtx: AdaptContext,
   /** Formats already tried per time parameter in this read; updated with the ones chosen. */
   tried: Map<string, Set<string>> = new Map(),
 ): { url: URL; learned: Learned } | undefined {
+  // The times of the style the filters are written in adapt as tally's own do.
+  const ctx = withStyleTimes(plainCtx, learned.filterStyle);
   // Only the server's own words: tally's message names the request, and with it every parameter.
   const words = (err.upstreamWords ?? '').toLowerCase();
   const params = [...url.searchParams.keys()];
@@ -345,6 +501,15 @@ export function saferQuery(
     }
   };
 
+  // 0. Filters the server says it wants written another way: in that style (filter-styles.ts).
+  const style = nextStyle(url, err, said, next, ctx, tried);
+  if (style !== undefined) {
+    const current = styleParams(next.filterStyle, ctx.filterNames!);
+    restyle(out, next.filterStyle, style, ctx.filterNames!);
+    next = { ...next, filterStyle: style };
+    said.unknown = said.unknown.filter((p) => !current.includes(p));
+    said.time = said.time.filter((p) => !current.includes(p));
+  }
   // 1. Parameters the server does not know or take at all: left out, whatever their value.
   drop(said.unknown);
   // 2. A time it cannot parse: the next format for it (the one the error states, the one
@@ -419,112 +584,4 @@ function nextTimeFormat(
     stated !== undefined && !seen.has(stated) ? stated : order.find((f, i) => i > at && !seen.has(f));
   if (choice !== undefined) seen.add(choice);
   return choice;
-}
-
-/**
- * Phrases by which a server says it does not know or take a parameter at all (`unknown
- * query parameter: status`, `does not support the query parameter 'per_page'`, `per_page
- * is not supported`, `unrecognised parameter`, `not allowed`).
- */
-const UNKNOWN =
-  /\b(unknown|unrecogni[sz]ed|not recogni[sz]ed|unsupported|not supported|(does|do) ?n[o']?t (support|accept|allow|recogni[sz]e|know)|not (allowed|permitted|accepted|expected)|unexpected|unpermitted|extraneous|invalid (query )?param|no such (query )?param|not a (valid|known|recogni[sz]ed) (query )?param)/;
-/** Phrases about a value that is not a time the server can read. */
-const TIME =
-  /\b(format|date|datetime|time|timestamp|parse|parsable|parseable|iso|rfc|invalid|malformed|expected)\b/;
-/** Phrases about the page size, whatever its parameter is called. */
-const PAGE_SIZE = /\b(page[ _-]?size|per[ _-]?page|limit|too (many|large))\b/;
-
-/** What an error says about the parameters of the request it answers. */
-interface Complaints {
-  /** Every parameter the words name. */
-  named: string[];
-  /** Parameters it says it does not know or take. */
-  unknown: string[];
-  /** Time parameters it says it cannot read. */
-  time: string[];
-  /** The format it says it expects, per time parameter, when it states one. */
-  stated: Map<string, string>;
-  /** It speaks of the page size (and not as a parameter it does not know). */
-  pageSize: boolean;
-  /** The words that speak of the page size, to find a maximum in. */
-  pageSizeWords: string;
-}
-
-/**
- * Reads what the error says of each parameter, clause by clause (`;`, sentences, one entry
- * of an errors list each): a clause names parameters and says what is wrong with them, so
- * `per_page must be at most 50; unknown parameter: status` shrinks the page size and leaves
- * out `status`. A clause that names no parameter speaks of those named elsewhere.
- */
-function readComplaints(words: string, params: readonly string[], ctx: AdaptContext): Complaints {
-  const clauses = words.split(/;|\.\s|\.$|\n/).filter((c) => c.trim() !== '');
-  const namedIn = (c: string) => params.filter((p) => mentions(c, p));
-  const named = params.filter((p) => mentions(words, p));
-  const loose = clauses.filter((c) => namedIn(c).length === 0);
-  const out: Complaints = {
-    named,
-    unknown: [],
-    time: [],
-    stated: new Map(),
-    pageSize: false,
-    pageSizeWords: '',
-  };
-  const sizeClauses: string[] = [];
-  for (const p of named) {
-    const own = clauses.filter((c) => namedIn(c).includes(p));
-    const about = own.length > 0 ? own : clauses;
-    const isSize = p === ctx.perPageParam;
-    // A maximum below the size asked for makes it a size the server caps, not a name it refuses.
-    const statesMax = isSize && about.some((c) => statedMaximum(c, Number.POSITIVE_INFINITY) !== undefined);
-    if (
-      !statesMax &&
-      (about.some((c) => UNKNOWN.test(c)) ||
-        (!own.some((c) => TIME.test(c)) && loose.some((c) => UNKNOWN.test(c))))
-    ) {
-      out.unknown.push(p);
-    } else if (
-      ctx.timeParams.has(p) &&
-      (about.some((c) => TIME.test(c)) || loose.some((c) => TIME.test(c)))
-    ) {
-      out.time.push(p);
-      const stated = [...about, ...loose].map(statedTimeFormat).find((f) => f !== undefined);
-      if (stated !== undefined) out.stated.set(p, stated);
-    } else if (isSize) {
-      out.pageSize = true;
-      sizeClauses.push(...about);
-    }
-  }
-  const sizeWords = clauses.filter((c) => PAGE_SIZE.test(c) && !out.unknown.some((p) => mentions(c, p)));
-  if (sizeWords.length > 0 && !out.unknown.includes(ctx.perPageParam)) {
-    out.pageSize = true;
-    sizeClauses.push(...sizeWords);
-  }
-  out.pageSizeWords = sizeClauses.join('; ');
-  return out;
-}
-
-/** Whether `words` name the parameter `p` (as a word, in any quoting). */
-function mentions(words: string, p: string): boolean {
-  const escaped = p.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^a-z0-9_])${escaped}($|[^a-z0-9_])`).test(words);
-}
-
-/**
- * A maximum the error states (`at most 50`, `maximum: 50`, `<= 50`, `between 1 and 50`,
- * `values above 50 are not allowed`), below `current`.
- */
-function statedMaximum(words: string, current: number): number | undefined {
-  const patterns = [
-    /(?:max(?:imum)?|at most|no more than|not exceed|up to|less than or equal to|<=?)\D{0,20}?(\d{1,6})/,
-    /between\s+\d+\s+and\s+(\d{1,6})/,
-    /(\d{1,6})\s+(?:or fewer|at most|max(?:imum)?)/,
-    // `values above 50 are not allowed`: a bound the server refuses to pass (not a minimum).
-    /(?:above|over|greater than|more than|exceeding)\s+(\d{1,6})\b.*\b(?:not|too|cannot|disallowed|refused|rejected)\b/,
-  ];
-  for (const re of patterns) {
-    const m = re.exec(words);
-    const n = m ? Number(m[1]) : Number.NaN;
-    if (Number.isInteger(n) && n >= 1 && n < current) return n;
-  }
-  return undefined;
 }

@@ -423,6 +423,7 @@ export class UpstreamClient implements Fetcher {
       endParams: new Set([f.to_param]),
       fixedPerPage: this.opts.fixedPerPage ?? false,
       fixedParams: configuredFilterParams(f),
+      filterNames: { from: f.from_param, to: f.to_param, status: f.status_param },
     };
   }
 

@@ -357,13 +357,34 @@ function errorDetailOf(parsed: unknown, token: string): ErrorDetail {
   const parts = [err?.['message'], err?.['title'], err?.['detail']].filter(
     (x): x is string => typeof x === 'string' && x !== '',
   );
-  parts.push(...fieldErrors(err?.['errors'] ?? root?.['errors']));
+  // The parameter an error object names beside its message (Stripe's `param`): said first.
+  const param = err?.['param'];
+  if (typeof param === 'string' && param !== '' && parts.length > 0) parts[0] = `${param}: ${parts[0]}`;
+  // RFC 9457 problem details list them as `invalid-params` ({ name, reason }).
+  parts.push(
+    ...fieldErrors(
+      err?.['errors'] ?? root?.['errors'] ?? root?.['invalid-params'] ?? root?.['invalid_params'],
+    ),
+  );
+  // What it says it takes instead (`allowed_parameters: [...]`, `supported: [...]`): adapting reads it.
+  const allowed = allowedOf(err) ?? (err === root ? undefined : allowedOf(root));
+  if (allowed !== undefined) parts.push(`allowed: ${allowed.join(', ')}`);
   const message = [...new Set(parts)].join('; ');
   if (message !== '') {
     out.message = clean(message, token);
     out.words = clean(message, token, WORDS_CHARS);
   }
   return out;
+}
+
+/** The first list of names under a key that says they are allowed or supported (at most 30). */
+function allowedOf(r: Record<string, unknown> | undefined): string[] | undefined {
+  for (const [k, v] of Object.entries(r ?? {})) {
+    if (!/allowed|supported|valid|permitted|available|accepted/i.test(k) || !Array.isArray(v)) continue;
+    const names = v.filter((x): x is string => typeof x === 'string' && x.length <= 64).slice(0, 30);
+    if (names.length > 0) return names;
+  }
+  return undefined;
 }
 
 /**

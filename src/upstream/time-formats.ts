@@ -46,7 +46,10 @@ export function statedTimeFormat(words: string): string | undefined {
     const zone = m[3] === undefined ? '' : m[3] === 'z' ? 'Z' : '+00:00';
     return `${date}${t === 't' ? 'T' : ' '}HH:mm${seconds}${fraction}${zone}`;
   }
-  const unix = /\b(unix|epoch|posix)\b|\bseconds since\b|\btimestamp in (milli)?seconds\b/.test(words);
+  // `invalid integer` of a time: a count of seconds, as Stripe's ranges take them.
+  const unix = /\b(unix|epoch|posix)\b|\bseconds since\b|\btimestamp in (milli)?seconds\b|\binteger\b/.test(
+    words,
+  );
   if (unix || /\bmilliseconds since\b/.test(words))
     return /\bmilli(second)?s?\b|\bms\b/.test(words) ? 'epoch_ms' : 'epoch_s';
   if (/\biso[ -]?8601\b|\brfc[ -]?3339\b/.test(words)) return 'iso_offset';

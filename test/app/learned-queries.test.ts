@@ -16,6 +16,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { DIALECTS } from '../../src/sim/dialect.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import type { RequestLogEntry } from '../../src/sim/types.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The canonical server, except that it refuses page sizes above 30 with a 400 naming the maximum. */
@@ -54,6 +55,8 @@ state: { dir: ${JSON.stringify(stateDir())} }
     clock: systemClock,
     logger: silentLogger(),
     console: new PassThrough(),
+    // The ladder itself is under test here: a refusal teaches at once.
+    queryEvidence: TEACH_AT_ONCE,
   });
   await started.start();
   app = started;
@@ -86,9 +89,14 @@ describe('learned queries in the state directory', () => {
     app = undefined;
 
     const stored = await readLearned();
-    expect(stored?.['demo channels']).toEqual({ perPage: 30 });
+    // With when it was learned and last confirmed (re-tried later: query-evidence.ts).
+    expect(stored?.['demo channels']).toEqual({
+      perPage: 30,
+      learnedAt: expect.any(Number),
+      confirmedAt: expect.any(Number),
+    });
     // Learned per endpoint: the team list is capped the same way and learned on its own.
-    expect(stored?.['demo team']).toEqual({ perPage: 30 });
+    expect(stored?.['demo team']).toMatchObject({ perPage: 30 });
 
     sim.resetRequests();
     await start();

@@ -126,6 +126,7 @@ describe('/api/v1/status', () => {
     expect(org.labels).toEqual({ team: 'radio' });
     expect(org.health).toEqual({
       state: 'ok',
+      stale: [],
       last_success_at: new Date(AT).toISOString(),
       last_error: { reason: 'timeout', message: 'GET /v1/acme/team timed out' },
     });

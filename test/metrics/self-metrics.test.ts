@@ -46,6 +46,7 @@ describe('self metrics', () => {
     expect(find(samples, 'tally_org_health', { org: 'b' }).map((s) => [s.labels['state'], s.value])).toEqual([
       ['unknown', 0],
       ['ok', 0],
+      ['stale', 0],
       ['unreachable', 1],
       ['auth_failed', 0],
     ]);

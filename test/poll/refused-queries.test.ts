@@ -2,7 +2,8 @@
  * A server that answers every request but refuses the session list's query (400/422) is
  * reachable: its reads fail as refused queries (fatal drift `query_refused`), never as an
  * outage, so no `upstream.unreachable` / `upstream.recovered` pair comes of it; and the
- * safer queries are tried once, not on every read.
+ * safer queries are climbed once, then two requests a read until the refusals teach, then
+ * none until the refusal's wait is over.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,8 +67,12 @@ describe('an org whose server refuses the session query', () => {
         await p.refresh(part, signal);
       // Ten rounds of every channel's sessions, 15 s apart: 70 refused reads over 2.5 minutes,
       // well past the three failures in a row and the two minutes an outage takes.
+      const sessionRequests = () => server!.received.filter((r) => r.url.includes('/sessions')).length;
+      const perRound: number[] = [];
       for (let round = 0; round < 10; round++) {
+        const before = sessionRequests();
         for (const c of CHANNELS) await p.readSessions(c.id, 'low', signal, true);
+        perRound.push(sessionRequests() - before);
         await clock.tick(15_000);
       }
       expect(p.health.state).toBe('ok');
@@ -75,11 +80,15 @@ describe('an org whose server refuses the session query', () => {
       expect(events.filter((e) => e.kind.startsWith('upstream.'))).toEqual([]);
       const sessions = p.snapshot().sessions;
       expect(Object.values(sessions).every((s) => s.state === 'failed')).toBe(true);
-      // The safer queries were tried once, by the first read; the other 69 reads waited for
-      // the refusal's wait (5 minutes) instead of asking again: no budget burnt on the ladder.
-      const sessionRequests = server.received.filter((r) => r.url.includes('/sessions'));
-      expect(sessionRequests.length).toBeGreaterThan(1);
-      expect(sessionRequests.length).toBeLessThanOrEqual(1 + MAX_ADAPTATIONS);
+      // Until the refusals teach (reads refused over two minutes: query-evidence.ts), every
+      // read is sent: the safer queries were climbed once, by the first read; later reads ask
+      // their own query, then where the last one got to (two requests each). From the round
+      // at two minutes on, reads wait for the refusal's wait (5 minutes): no budget burnt.
+      expect(perRound.slice(0, 8).every((n) => n > 0)).toBe(true);
+      expect(perRound[0]).toBeLessThanOrEqual(1 + MAX_ADAPTATIONS + 2 * (CHANNELS.length - 1));
+      expect(perRound.slice(1, 8).every((n) => n <= 2 * CHANNELS.length)).toBe(true);
+      expect(perRound[8]).toBeLessThanOrEqual(2);
+      expect(perRound[9]).toBe(0);
       expect(client.memory.get('acme', 'sessions')?.refused).toBe(true);
     },
   );

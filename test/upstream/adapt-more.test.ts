@@ -3,12 +3,21 @@
  * goes through the budget, and refusals of the credentials (401, 403) are never read as a
  * query to adapt, whatever their body says.
  */
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Learned, MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent } from '../../src/upstream/observer.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+import {
+  captureLogger,
+  clientOptions,
+  json,
+  known,
+  type Loopback,
+  startServer,
+  untimed,
+} from './loopback.js';
 
 const ACME = { slug: 'acme', token: 'tok-adapt-more-01' };
 const CHANNELS = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, status: 'offline' }));
@@ -54,7 +63,7 @@ describe('adaptation requests count against the budget', () => {
     const requests: RequestEvent[] = [];
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
-        memory: new QueryMemory(),
+        memory: new QueryMemory(undefined, TEACH_AT_ONCE),
         observer: { onRequest: (i) => requests.push(i) },
       }),
     );
@@ -107,7 +116,7 @@ describe('credentials refused are never adapted to', () => {
           }),
         ),
       );
-      const memory = new QueryMemory();
+      const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
       client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
       const part = await client.fetchChannels(ACME);
       expect(part.state).toBe('failed');
@@ -116,7 +125,7 @@ describe('credentials refused are never adapted to', () => {
         message: expect.stringContaining(String(status)),
       });
       expect(server.received.map((r) => r.url)).toEqual(['/v1/acme/channels?per_page=100']);
-      expect(memory.get('acme', 'channels')).toBeUndefined();
+      expect(known(memory, 'acme', 'channels')).toBeUndefined();
     },
   );
 
@@ -126,12 +135,12 @@ describe('credentials refused are never adapted to', () => {
         .writeHead(403, { 'content-type': 'text/plain' })
         .end("unknown parameter: from; invalid date format for 'to'");
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('failed');
     expect(server.received).toHaveLength(1);
-    expect(memory.get('acme', 'sessions')).toBeUndefined();
+    expect(known(memory, 'acme', 'sessions')).toBeUndefined();
   });
 
   it('after a 403 the next read asks the same query again, not a safer one', async () => {
@@ -140,7 +149,7 @@ describe('credentials refused are never adapted to', () => {
       if (forbidden) return json(res, 403, { detail: 'per_page must be at most 50' });
       capped(1000, () => {})(req, res);
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     forbidden = false;
@@ -149,7 +158,7 @@ describe('credentials refused are never adapted to', () => {
       '/v1/acme/channels?per_page=100',
       '/v1/acme/channels?per_page=100',
     ]);
-    expect(memory.get('acme', 'channels')).toBeUndefined();
+    expect(known(memory, 'acme', 'channels')).toBeUndefined();
   });
 });
 
@@ -163,7 +172,7 @@ describe('what a read learned is kept, whether it was answered or not', () => {
     // Halving from 10 000 000 down to a size the server takes takes more tries than one read has.
     server = await startServer(quiet(20));
     const saved: Record<string, Learned>[] = [];
-    const memory = new QueryMemory((all) => saved.push(all));
+    const memory = new QueryMemory((all) => saved.push(all), TEACH_AT_ONCE);
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, { memory, shape: { perPage: 10_000_000 } }),
     );
@@ -171,12 +180,12 @@ describe('what a read learned is kept, whether it was answered or not', () => {
     expect(server.received).toHaveLength(1 + MAX_ADAPTATIONS);
     // What it got to is remembered, marked as not answered yet, and saved.
     const after = memory.get('acme', 'channels');
-    expect(after).toEqual({ perPage: 1220, refused: true });
+    expect(untimed({ x: after })).toEqual({ x: { perPage: 1220, refused: true } });
     expect(saved.at(-1)?.['acme channels']).toEqual(after);
     // The next read starts there, not at 10 000 000, and goes on down — after a restart too,
     // from what was saved.
     await client.close();
-    const memory2 = new QueryMemory();
+    const memory2 = new QueryMemory(undefined, TEACH_AT_ONCE);
     memory2.load(JSON.parse(JSON.stringify(saved.at(-1))));
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
@@ -188,7 +197,7 @@ describe('what a read learned is kept, whether it was answered or not', () => {
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(60);
     expect(sizes(before).slice(0, 7)).toEqual(['1220', '610', '305', '152', '76', '38', '19']);
-    expect(memory2.get('acme', 'channels')).toEqual({ perPage: 19 });
+    expect(known(memory2, 'acme', 'channels')).toEqual({ perPage: 19 });
     // And the one after asks for what worked at once.
     const again = server.received.length;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
@@ -202,14 +211,14 @@ describe('what a read learned is kept, whether it was answered or not', () => {
       if (!url.searchParams.has('per_page')) return json(res, 200, []);
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: unknown parameter per_page');
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     for (let i = 0; i < 7; i++) expect((await client.fetchSessions(ACME, `c${i}`)).state).toBe('complete');
     // And three empty lists once more without the window (the checks that the server reads
     // it, three an hour at most; client.ts, misreadsWindow).
     expect(server.received).toHaveLength(2 + 6 + 3);
     expect(server.received.filter((r) => !r.url.includes('from='))).toHaveLength(3);
-    expect(memory.get('acme', 'sessions')).toEqual({ drop: ['per_page'] });
+    expect(known(memory, 'acme', 'sessions')).toEqual({ drop: ['per_page'] });
   });
 
   it('a read refused after another learned meanwhile takes up what that one learned, not the whole ladder', async () => {
@@ -220,11 +229,11 @@ describe('what a read learned is kept, whether it was answered or not', () => {
         await new Promise((r) => setTimeout(r, 300));
       quiet(12)(req, res);
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const parts = await Promise.all(['c1', 'c2'].map((c) => client!.fetchSessions(ACME, c)));
     expect(parts.every((p) => p.state === 'complete')).toBe(true);
-    expect(memory.get('acme', 'sessions')).toEqual({ perPage: 12 });
+    expect(known(memory, 'acme', 'sessions')).toEqual({ perPage: 12 });
     const firstPages = (c: string) =>
       server!.received
         .filter((r) => r.url.includes(`/${c}/`) && !new URL(r.url, 'http://x').searchParams.has('page'))

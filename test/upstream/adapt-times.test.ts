@@ -5,6 +5,7 @@
  * works, leaves both out and keeps only what lies in the window itself. `--explain` says
  * what it learned, and nothing about the format of a parameter it left out.
  */
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,14 @@ import { onceCommand } from '../../src/cli/once.js';
 import { QueryMemory } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { captureIO } from '../helpers/io.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+import {
+  captureLogger,
+  clientOptions,
+  json,
+  known,
+  type Loopback,
+  startServer,
+} from './loopback.js';
 
 const TOKEN = 'tok-times-0001';
 const ACME = { slug: 'acme', token: TOKEN };
@@ -85,7 +93,7 @@ const sessionQueries = () =>
 describe('a server that refuses the window times one parameter at a time', () => {
   it('sends the format it states, to in the format from took, and reads the list in four requests', async () => {
     server = await startServer(strictServer());
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
@@ -99,7 +107,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
     expect(q[1]).toMatch(/^from=\S+Z&to=\S+Z$/);
     expect(q[2]).toMatch(/^from=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d&to=\S+Z$/);
     expect(q[3]).toMatch(/^from=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d&to=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
-    expect(memory.get('acme', 'sessions')).toEqual({
+    expect(known(memory, 'acme', 'sessions')).toEqual({
       drop: ['per_page'],
       times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'YYYY-MM-DD HH:mm:ss' },
       ignored: ['window'],
@@ -114,13 +122,13 @@ describe('a server that refuses the window times one parameter at a time', () =>
 
   it('leaves out both times when the server takes no format, and filters the window itself', async () => {
     server = await startServer(strictServer('none'));
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
     expect(sessionQueries().slice(-3)).toEqual(['', 'page=2', 'offset=3']);
-    expect(memory.get('acme', 'sessions')).toEqual({
+    expect(known(memory, 'acme', 'sessions')).toEqual({
       drop: ['per_page', 'from', 'to'],
       ignored: ['window'],
       pagedAs: 0,
@@ -150,7 +158,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
         sessions.filter((x) => Date.parse(x.scheduled_at) < end),
       );
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state === 'complete' && part.value.map((x) => x.id)).toEqual(['s-soon']);

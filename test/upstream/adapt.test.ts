@@ -1,3 +1,4 @@
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +13,15 @@ import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+import {
+  captureLogger,
+  clientOptions,
+  json,
+  known,
+  type Loopback,
+  startServer,
+  untimed,
+} from './loopback.js';
 
 // Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
 // with a safer one, what worked is remembered per org and endpoint, a configured page size
@@ -254,20 +263,20 @@ describe('saferQuery: time parameters', () => {
 
 describe('QueryMemory.load', () => {
   it('reads what earlier versions saved (epoch and offset lists) as time formats, and drops what is malformed', () => {
-    const m = new QueryMemory();
+    const m = new QueryMemory(undefined, TEACH_AT_ONCE);
     m.load({
       'acme sessions': { isoOffset: ['from', 'to'], epoch: ['from'], drop: ['per_page'] },
       'acme team': { times: { from: 'YYYY-MM-DD HH:mm:ss', to: 'rm -rf /', x: 3 }, refused: true },
       'beta sessions': { epoch: ['to'], drop: ['to'] },
       nonsense: { perPage: 5 },
     });
-    expect(m.get('acme', 'sessions')).toEqual({
+    expect(known(m, 'acme', 'sessions')).toEqual({
       drop: ['per_page'],
       times: { from: 'epoch_s', to: 'iso_offset' },
     });
-    expect(m.get('acme', 'team')).toEqual({ refused: true, times: { from: 'YYYY-MM-DD HH:mm:ss' } });
+    expect(known(m, 'acme', 'team')).toEqual({ refused: true, times: { from: 'YYYY-MM-DD HH:mm:ss' } });
     // A parameter left out has no format.
-    expect(m.get('beta', 'sessions')).toEqual({ drop: ['to'] });
+    expect(known(m, 'beta', 'sessions')).toEqual({ drop: ['to'] });
     expect(m.toJSON()['nonsense']).toBeUndefined();
   });
 
@@ -326,7 +335,7 @@ describe('a client against servers that refuse its queries', () => {
   ])('reads every channel from a server that caps the page size and says so in %s', async (_what, refuse) => {
     server = await startServer(capped(50, refuse));
     const saved: unknown[] = [];
-    const memory = new QueryMemory((all) => saved.push(all));
+    const memory = new QueryMemory((all) => saved.push(all), TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('complete');
@@ -335,7 +344,7 @@ describe('a client against servers that refuse its queries', () => {
     expect(learned).toBeLessThanOrEqual(50);
     // Saved as it was learned, and last as the query that was answered.
     expect(saved.length).toBeGreaterThanOrEqual(1);
-    expect(saved.at(-1)).toEqual({ 'acme channels': { perPage: learned } });
+    expect(untimed(saved.at(-1))).toEqual({ 'acme channels': { perPage: learned } });
     // The next read asks for the learned size at once.
     const before = server.received.length;
     await client.fetchChannels(ACME);
@@ -365,7 +374,7 @@ describe('a client against servers that refuse its queries', () => {
       }
       json(res, 200, { data: [] });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
         memory,
@@ -400,7 +409,7 @@ describe('a client against servers that refuse its queries', () => {
         data: [{ id: 's1', status: 'scheduled', title: 'x', scheduled_at: new Date().toISOString() }],
       });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
@@ -418,7 +427,7 @@ describe('a client against servers that refuse its queries', () => {
     server = await startServer((req, res) => {
       capped(max, (r) => json(r, 400, { detail: `per_page must be at most ${max}` }))(req, res);
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
     expect(memory.get('acme', 'channels')?.perPage).toBe(50);
@@ -493,7 +502,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
       }
       json(res, 200, { data: CHANNELS.slice(0, 5) });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(5);
@@ -505,7 +514,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
       '/v1/acme/channels?page=2',
       '/v1/acme/channels?offset=5',
     ]);
-    expect(memory.get('acme', 'channels')).toEqual({
+    expect(known(memory, 'acme', 'channels')).toEqual({
       drop: ['per_page'],
       pagedAs: 0,
       wholeUpTo: 5,
@@ -528,7 +537,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
         });
       json(res, 200, { data: [] });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect((await client.fetchSessions(ACME, 'c1')).state).toBe('complete');
     expect(server.received).toHaveLength(2);
@@ -550,7 +559,7 @@ describe('a server that refuses everything tally tries', () => {
       if (refuse) return json(res, 400, { detail: 'no' });
       json(res, 200, { data: CHANNELS.slice(0, 3) });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const logs = captureLogger();
     const clock = new ManualClock();
     client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory, clock }));
@@ -598,7 +607,7 @@ describe('a server that refuses everything tally tries', () => {
     const drift: string[] = [];
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
-        memory: new QueryMemory(),
+        memory: new QueryMemory(undefined, TEACH_AT_ONCE),
         clock: new ManualClock(),
         observer: { onDrift: (i) => drift.push(`${i.endpoint} ${i.field}`) },
       }),
@@ -640,17 +649,17 @@ describe('filters the server refuses or ignores', () => {
       }
       json(res, 200, { data: SESSIONS });
     });
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     const part = await client.fetchSessions(ACME, 'ch-1', { window });
     expect(part.state).toBe('complete');
     expect(ids(part)).toEqual(['s-in', 's-live', 's-undated']);
-    expect(memory.get('acme', 'sessions')).toMatchObject({ drop: ['from'], ignored: ['window'] });
+    expect(known(memory, 'acme', 'sessions')).toMatchObject({ drop: ['from'], ignored: ['window'] });
   });
 
   it('records a server that takes the window but ignores it, and filters on tally side', async () => {
     server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual([
       's-in',
@@ -662,7 +671,7 @@ describe('filters the server refuses or ignores', () => {
 
   it('applies the statuses asked for when the server ignores them', async () => {
     server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
         memory,
@@ -682,7 +691,7 @@ describe('filters the server refuses or ignores', () => {
     ];
     // The server applies the filter in its own words: it sends only what it calls live.
     server = await startServer((_req, res) => json(res, 200, { data: words.slice(0, 2) }));
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(
       clientOptions(server.origin, captureLogger().logger, {
         memory,
@@ -697,11 +706,11 @@ describe('filters the server refuses or ignores', () => {
 
   it('a server that honours the window is recorded as nothing', async () => {
     server = await startServer((_req, res) => json(res, 200, { data: SESSIONS.slice(1, 3) }));
-    const memory = new QueryMemory();
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual(['s-in', 's-live']);
     // Nothing about its filters (that it shows no paging, and answers the same list for
     // any page asked for, is all).
-    expect(memory.get('acme', 'sessions')).toEqual({ pagedAs: 100, wholeUpTo: 2 });
+    expect(known(memory, 'acme', 'sessions')).toEqual({ pagedAs: 100, wholeUpTo: 2 });
   });
 });

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, expect } from 'vitest';
+import type { Learned } from '../../src/upstream/adapt.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
 import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -163,4 +164,26 @@ export function loopbackSuite(opts: { secret?: string } = {}): LoopbackSuite {
       return c;
     },
   };
+}
+
+/** What `memory` learned of `org`'s `endpoint`, without when it was learned and confirmed. */
+export function known(
+  memory: { get(org: string, endpoint: string): Learned | undefined },
+  org: string,
+  endpoint: string,
+): Learned | undefined {
+  const l = memory.get(org, endpoint);
+  return l === undefined ? undefined : untimedOne(l);
+}
+
+/** Every entry of a saved learned-queries file without `learnedAt` and `confirmedAt`. */
+export function untimed(all: unknown): unknown {
+  if (all === null || typeof all !== 'object') return all;
+  return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, untimedOne(v as Learned)]));
+}
+
+/** `l` without `learnedAt` and `confirmedAt`. */
+export function untimedOne(l: Learned): Learned {
+  const { learnedAt: _l, confirmedAt: _c, ...rest } = l;
+  return rest;
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { QueryMemory } from '../../src/upstream/adapt.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
@@ -68,7 +69,9 @@ function observed(): { drift: DriftIssue[]; observer: { onDrift: (i: DriftIssue)
 describe('keyset paging: "more" and no pointer', () => {
   it('a Stripe list that refuses page=: asks starting_after=<last id>, never page=, and remembers it', async () => {
     const s = await serve(stripe());
-    const memory = new QueryMemory();
+    // The refused per_page teaches at once here (query-evidence.ts); the way after the
+    // last record is learned from one read either way (below).
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const c = client(s.origin, { memory });
     const part = await c.fetchChannels(ORG);
     expect(part.state).toBe('complete');
@@ -90,6 +93,24 @@ describe('keyset paging: "more" and no pointer', () => {
       '/v1/acme/channels?starting_after=ch_10',
       '/v1/acme/channels?starting_after=ch_20',
     ]);
+  });
+
+  it('a refused per_page that does not teach yet is asked again; the way after the last record is kept', async () => {
+    const s = await serve(stripe());
+    const memory = new QueryMemory();
+    const c = client(s.origin, { memory });
+    expect((await c.fetchChannels(ORG)).state).toBe('complete');
+    // One refusal is a burst, not a lesson (query-evidence.ts): nothing of the query is kept.
+    expect(memory.get('acme', 'channels')).toEqual({ moreBy: 'starting_after' });
+    const before = s.received.length;
+    expect((await c.fetchChannels(ORG)).state).toBe('complete');
+    expect(s.received.slice(before).map((r) => r.url)).toEqual([
+      '/v1/acme/channels?per_page=100',
+      '/v1/acme/channels',
+      '/v1/acme/channels?starting_after=ch_10',
+      '/v1/acme/channels?starting_after=ch_20',
+    ]);
+    expect(memory.get('acme', 'channels')?.drop).toBeUndefined();
   });
 
   it('remembers the way across a restart (the memory is what the state directory keeps)', async () => {

@@ -5,6 +5,7 @@
  * showing it is read page by page; a first page with fewer records than a list found
  * whole is whole; one with as many or more is asked after every time.
  */
+import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { QueryMemory } from '../../src/upstream/adapt.js';
@@ -654,7 +655,8 @@ describe('what never makes a cut list complete, nor costs without end', () => {
   });
 
   it('what another read learns of the paging meanwhile is kept by a read adapting its query, at no extra request', async () => {
-    const memory = new QueryMemory();
+    // The refusal teaches at once here (query-evidence.ts): what it teaches is under test.
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const s = await serve((req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams;
       if (q.has('from')) {

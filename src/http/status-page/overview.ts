@@ -54,7 +54,7 @@ function orgCard(o: OrgView, q: PageQuery, now: number): string {
     ? channels.filter((c) => value(getOwn(o.snapshot.sessions, c.id)) === undefined).length
     : undefined;
   const state = o.health.state;
-  const cls = state === 'ok' ? 'ok' : state === 'unknown' ? 'muted' : 'bad';
+  const cls = state === 'ok' ? 'ok' : state === 'unknown' ? 'muted' : state === 'stale' ? 'warn' : 'bad';
   const fatal = (o.drift ?? []).filter((d) => d.fatal);
   const drift = (o.drift ?? []).slice(0, 5);
   const learned = Object.entries(o.learned ?? {});
@@ -63,6 +63,7 @@ function orgCard(o: OrgView, q: PageQuery, now: number): string {
 <h3><a href="${h(link(q, { org: o.slug }))}">${h(o.slug)}</a> <span class="${cls}">${h(state)}</span> <a class="muted" href="api/v1/snapshot/${h(encodeURIComponent(o.slug))}">snapshot</a></h3>
 <dl>
 <dt>last success</dt><dd>${time(o.health.lastSuccessAt, now)}</dd>
+${o.health.stale?.length ? `<dt>not read for too long</dt><dd class="warn">${h(o.health.stale.join(', '))}</dd>` : ''}
 ${o.health.lastError ? `<dt>last error</dt><dd class="warn">${h(o.health.lastError.reason)}: ${h(o.health.lastError.message)}</dd>` : ''}
 <dt>baseline</dt><dd>${channels === undefined ? 'channel list not read yet' : `${h(channels.length - (unread ?? 0))}/${h(channels.length)} channels' sessions read${unread === 0 ? ' ✓' : ''}`}</dd>
 <dt>last minute</dt><dd>${

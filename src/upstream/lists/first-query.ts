@@ -1,7 +1,8 @@
 /**
  * A list's first query refused (400, 422): the next safer one (adapt.ts, `saferQuery`),
- * remembered before it is tried, or the end of the read with what was learned kept for
- * the next (docs/upstream-shapes.md, "Requests that adapt").
+ * taught before it is tried, or the end of the read with what was learned kept for the
+ * next once refusals teach (docs/upstream-shapes.md, "Requests that adapt";
+ * query-evidence.ts).
  */
 import { applyLearned, type Learned, MAX_ADAPTATIONS, saferQuery } from '../adapt.js';
 import type { UpstreamError } from '../errors.js';
@@ -14,7 +15,8 @@ import type { ListRequest } from './types.js';
 /**
  * Sets `s.url` to the next safer first query and returns true, or returns false when the
  * read ends with `e` (out of tries for this read, or nothing safer left: then reads wait
- * before they ask again, adapt.ts `QueryMemory.refuse`).
+ * before they ask again, adapt.ts `QueryMemory.refuse`). `teach` keeps what a step
+ * learned, for this read only until refusals teach (adapt.ts `QueryMemory.teach`).
  */
 export function saferFirstQuery(
   s: ListState,
@@ -22,15 +24,34 @@ export function saferFirstQuery(
   first: URL,
   e: UpstreamError,
   what: string,
-  remember: (l: Learned) => void,
+  teach: (l: Learned) => void,
 ): boolean {
   const adapt = req.adapt!;
   const perPageParam = req.shape.perPageParam || 'per_page';
+  if (s.retrial && s.adaptations === 0) {
+    // Tally's own query, re-tried, is still refused: what was learned holds.
+    s.retrial = false;
+    const held = adapt.memory.confirm(req.org, req.endpoint, adapt.now());
+    s.known = adapt.memory.version(req.org, req.endpoint);
+    if (held !== undefined) {
+      s.adaptations += 1;
+      s.url = applyLearned(first, held, adapt.ctx);
+      s.learned = held;
+      s.at.perPage = Number(s.url.searchParams.get(perPageParam)) || s.at.perPage;
+      return true;
+    }
+  } else if (s.adaptations === 0) adapt.memory.noteRefusal(req.org, req.endpoint, adapt.now());
   // Another read learned something meanwhile: go on from what it knows.
   const theirs = adapt.memory.get(req.org, req.endpoint);
   const version = adapt.memory.version(req.org, req.endpoint);
+  // Refused lately, not learned yet: go on from where the last refused read got to.
+  const tentative = s.adaptations === 0 ? adapt.memory.tentative(req.org, req.endpoint) : undefined;
   const adopt =
-    version !== s.known && theirs !== undefined && !sameQuery(theirs, s.learned) ? theirs : undefined;
+    tentative !== undefined && !sameQuery(tentative, s.learned)
+      ? tentative
+      : version !== s.known && theirs !== undefined && !sameQuery(theirs, s.learned)
+        ? theirs
+        : undefined;
   s.known = version;
   const next = adopt
     ? { url: applyLearned(first, adopt, adapt.ctx), learned: adopt }
@@ -40,19 +61,19 @@ export function saferFirstQuery(
     req.onAdapt?.(`${what}: ${e.status}; trying ${describePath(next.url)}`, next.learned);
     s.url = next.url;
     s.learned = next.learned;
-    // Remembered before it is tried: a read that starts meanwhile, or after a restart,
-    // starts from here instead of the top of the ladder.
-    remember(withPaging(req, { ...s.learned, refused: true }));
+    // Remembered before it is tried, once refusals teach: a read that starts meanwhile,
+    // or after a restart, starts from here instead of the top of the ladder.
+    teach(withPaging(req, { ...s.learned, refused: true }));
     s.at.perPage = Number(s.url.searchParams.get(perPageParam)) || s.at.perPage;
     return true;
   }
   if (next) {
     // Out of tries for this read: the next read goes on from the next query.
-    remember(withPaging(req, { ...next.learned, refused: true }));
+    teach(withPaging(req, { ...next.learned, refused: true }));
   } else {
     // Nothing safer is left: the safest query is remembered as refused, and reads wait
-    // before they ask again (one request, not the whole ladder).
-    remember(withPaging(req, { ...s.learned, refused: true }));
+    // before they ask again (one request, not the whole ladder), once refusals teach.
+    teach(withPaging(req, { ...s.learned, refused: true }));
     adapt.memory.refuse(req.org, req.endpoint, e, adapt.now());
   }
   return false;

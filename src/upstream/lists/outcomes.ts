@@ -54,7 +54,7 @@ export function pageKey(url: URL, shape: ShapeOptions): string {
 /** Whether two things learned make the same query (whether it was answered aside). */
 export function sameQuery(a: Learned, b: Learned): boolean {
   const strip = (l: Learned) => {
-    const { refused: _r, ...rest } = l;
+    const { refused: _r, learnedAt: _l, confirmedAt: _c, ...rest } = l;
     for (const k of PAGING_KEYS) delete rest[k];
     return JSON.stringify(rest);
   };

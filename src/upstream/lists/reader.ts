@@ -56,7 +56,9 @@ export class ListReader {
     private readonly req: ListRequest,
   ) {
     const adapt = req.adapt;
-    const remembered = adapt?.memory.get(req.org, req.endpoint);
+    // What was learned, or now and then tally's own query again (query-evidence.ts).
+    const begun = adapt?.memory.begin(req.org, req.endpoint, adapt.now());
+    const remembered = begun?.learned;
     this.first = withParams(req.url, firstPageParams(req.shape));
     const url = adapt ? applyLearned(this.first, remembered, adapt.ctx) : this.first;
     this.perPageParam = req.shape.perPageParam || 'per_page';
@@ -68,6 +70,7 @@ export class ListReader {
     const known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
     this.s = initialState(url, remembered ?? {}, perPage, known);
     this.s.cursorName = this.renameCursor ? remembered?.cursorParam : undefined;
+    this.s.retrial = begun?.retrial === true;
     this.list = { org: req.org, endpoint: req.endpoint, path: url.pathname };
   }
 
@@ -161,17 +164,14 @@ export class ListReader {
 
   /** The first page's query was refused: the next safer query (first-query.ts), or the end of the read. */
   private onRefusedQuery(e: UpstreamError, what: string): Outcome {
-    const goOn = saferFirstQuery(this.s, this.req, this.first, e, what, (l) => this.remember(l));
+    const goOn = saferFirstQuery(this.s, this.req, this.first, e, what, (l) => this.teach(l));
     return goOn ? undefined : this.done(e);
   }
 
   /** A page was read. */
   private onPage(page: ListPage, res: JsonResponse, what: string): Outcome {
     const { s, req } = this;
-    if (s.pages === 0 && req.adapt && (s.adaptations > 0 || s.learned.refused === true)) {
-      const { refused: _answered, ...works } = s.learned;
-      this.remember(withPaging(req, works));
-    }
+    if (s.pages === 0) this.onFirstAnswered();
     const ids = page.items.map((item) => recordId(req.endpoint, item, req.shape));
     const fresh = freshRecords(page.items, ids, s.seenIds);
     if (s.blind !== undefined) return this.onSilentPage(page, ids, fresh.count, what);
@@ -210,6 +210,22 @@ export class ListReader {
     if (s.pages >= req.maxPages)
       return this.done(incomplete(what, `more than max_pages (${req.maxPages}) pages`));
     return this.advance(page, ids, what);
+  }
+
+  /**
+   * The first page was answered: what its query learned is kept (once refusals teach,
+   * when it took safer queries to get there), and tally's own query, re-tried and
+   * answered, drops what refusals taught (query-evidence.ts).
+   */
+  private onFirstAnswered(): void {
+    const { s, req } = this;
+    const adapt = req.adapt;
+    if (!adapt) return;
+    const { refused: _answered, ...works } = s.learned;
+    if (s.adaptations === 0) adapt.memory.noteAnswer(req.org, req.endpoint);
+    if (s.adaptations === 0 && s.retrial) adapt.memory.unlearn(req.org, req.endpoint);
+    else if (s.adaptations > 0) this.teach(withPaging(req, works));
+    else if (s.learned.refused === true) this.remember(withPaging(req, works));
   }
 
   /**
@@ -531,6 +547,14 @@ export class ListReader {
     const adapt = req.adapt;
     adapt?.memory.set(req.org, req.endpoint, l);
     s.known = adapt?.memory.version(req.org, req.endpoint) ?? 0;
+  }
+
+  /** What a refusal taught: kept when refusals repeated over minutes, else for this read only. */
+  private teach(l: Learned): void {
+    const { req, s } = this;
+    const adapt = req.adapt;
+    if (adapt?.memory.teach(req.org, req.endpoint, l, adapt.now()))
+      s.known = adapt.memory.version(req.org, req.endpoint);
   }
 
   private done(error?: UpstreamError): ListRead {

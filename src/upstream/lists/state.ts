@@ -20,6 +20,8 @@ export interface ListState {
   tried: Map<string, Set<string>>;
   /** The version of the memory this read has taken into account (adapt.ts). */
   known: number;
+  /** The read starts from tally's own query, re-trying what refusals taught (query-evidence.ts). */
+  retrial: boolean;
   /** The name the cursor goes back in, when the server was found to ignore `cursor`. */
   cursorName: string | undefined;
   /** The parameter that asks for the page after a "more" without a pointer (keyset.ts), once known. */
@@ -66,6 +68,7 @@ export function initialState(url: URL, learned: Learned, perPage: number, known:
     adaptations: 0,
     tried: new Map(),
     known,
+    retrial: false,
     cursorName: undefined,
     moreBy: learned.moreBy,
     conditional: false,
