@@ -269,6 +269,15 @@ export class StateWriter {
     await Promise.allSettled([...this.writes.values()]);
   }
 
+  /** Resolves once every write queued so far, and any it queued in turn, has settled. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.writes.values()];
+      await Promise.allSettled(pending);
+      if ([...this.writes.values()].every((w, i) => w === pending[i])) return;
+    }
+  }
+
   /** Queues `work` behind the org's other writes; resolves when it settled (never rejects). */
   private chain(org: string, work: () => Promise<void>): Promise<void> {
     const prev = this.writes.get(org) ?? Promise.resolve();

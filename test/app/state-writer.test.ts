@@ -53,6 +53,7 @@ async function setup() {
     onWriteFailure: () => undefined,
     running: () => running,
   });
+  current = writer;
   const stored = () => new SnapshotStore({ dir, logger: silentLogger(), clock }).loadWithEnvelope('acme');
   return {
     clock,
@@ -66,7 +67,13 @@ async function setup() {
   };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Lets the writes that were queued settle (file I/O takes its own time on a loaded machine). */
+let current: StateWriter | undefined;
+const settle = async () => {
+  await new Promise((r) => setTimeout(r, 5));
+  // A write that waits for the manual clock settles only after a tick: wait for it a while at most.
+  await Promise.race([current?.settled(), new Promise((r) => setTimeout(r, 500))]);
+};
 
 describe('StateWriter', () => {
   const s0: OrgSnapshot = { ...emptySnapshot('acme', 0), channels: channels(0, 'offline') };
