@@ -7,7 +7,7 @@
 import type { ChangeEvent } from '../snapshot/events.js';
 import { type Channel, completeValue, type SessionDetail } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import type { Plain } from './cel-types.js';
 import type { WalletHistory } from './wallet.js';
 import { setOwn } from '../core/own.js';

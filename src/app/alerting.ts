@@ -20,7 +20,7 @@ import { type DeliveryItem, parseDeliveryItem } from '../notify/outbox.js';
 import { closeNotifiers, createNotifiers } from '../notify/registry.js';
 import { deliveryOptions } from '../notify/schema.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { JsonStateFile } from '../store/json-file.js';
 import type { StoreHealth } from '../store/health.js';
 import { Outbox } from '../store/outbox.js';

@@ -13,8 +13,10 @@ import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
+import type { HostFacts } from '../core/host.js';
 import type { Logger } from '../core/log.js';
-import type { EventQuery, OrgView, StatusSource } from '../core/status.js';
+import { VERSION } from '../core/version.js';
+import type { EventQuery, OrgView, StatusSource } from '../poll/status.js';
 import { createHttpServer, type HttpServer } from '../http/index.js';
 import { PromDeliveryMetrics } from '../metrics/delivery-metrics.js';
 import { TallyMetrics } from '../metrics/index.js';
@@ -61,6 +63,8 @@ export interface AppDeps {
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
+  /** The process's pid, liveness check and Node.js version (from src/main.ts; default EMBEDDED_HOST). */
+  host?: HostFacts;
 }
 
 /** Condition rules run at most this often, after the snapshots changed. */
@@ -110,6 +114,7 @@ export class App implements StatusSource {
       registry: deps.registry,
       source: this,
       caps: { channelSeries: caps.channel_series, sessionSeries: caps.session_series },
+      ...(deps.host ? { build: { version: VERSION, node: deps.host.nodeVersion } } : {}),
     });
     const delivery = new PromDeliveryMetrics(deps.registry);
     delivery.declareReceivers(loaded.config.receivers);
@@ -154,7 +159,12 @@ export class App implements StatusSource {
 
   /** Locks the state directory, resumes from stored snapshots and starts polling. */
   async start(): Promise<void> {
-    this.lock = await acquireStateLock(this.stateDir(), { logger: this.deps.logger, clock: this.deps.clock });
+    const host = this.deps.host;
+    this.lock = await acquireStateLock(this.stateDir(), {
+      logger: this.deps.logger,
+      clock: this.deps.clock,
+      ...(host ? { pid: host.pid, isAlive: (pid: number) => host.isAlive(pid) } : {}),
+    });
     this.opened = true;
     this.snapshots = await SnapshotStore.open({
       dir: path.join(this.stateDir(), 'snapshots'),

@@ -6,7 +6,7 @@
  */
 import type { Registry } from 'prom-client';
 import { isLiveStatus } from '../snapshot/status.js';
-import type { OrgView, StatusSource } from '../core/status.js';
+import type { OrgView, StatusSource } from '../poll/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
 import { registerOrgLabels } from './org-labels.js';
