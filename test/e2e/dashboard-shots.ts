@@ -82,7 +82,7 @@ try {
     args: ['--no-sandbox', '--disable-gpu'],
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1250 } });
     const vars = { instance: origin.host.replace(/\./g, '\\\\.'), org: '(acme|beta)' };
     for (const [title, file] of Object.entries(SHOTS)) {
       const panel = panels.find((p) => p.title === title);
