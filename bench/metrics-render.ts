@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { TallyMetrics } from '../src/metrics/index.js';
 import type { Plan } from '../src/poll/planner.js';
 import type { OrgSnapshot, Part, SessionDetail, SessionsPart } from '../src/snapshot/model.js';
-import type { OrgView, StatusSource } from '../src/core/status.js';
+import type { OrgView, StatusSource } from '../src/poll/status.js';
 
 const AT = 1_700_000_000_000;
 const CHANNEL_STATUSES = ['live', 'idle', 'offline'];

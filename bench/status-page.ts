@@ -5,7 +5,7 @@
  * search) and the refresh fragment.
  * Target: under 300 ms at 5000 channels.
  */
-import type { StatusSource } from '../src/core/status.js';
+import type { StatusSource } from '../src/poll/status.js';
 import { Router } from '../src/http/router.js';
 import { addStatusPageRoutes } from '../src/http/status-page/index.js';
 import type { ChangeEvent } from '../src/snapshot/events.js';

@@ -50,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     signal: stop.signal,
     isTTY: Boolean(process.stdout.isTTY),
+    host: { pid: process.pid, isAlive: pidAlive, nodeVersion: process.versions.node },
     onReload(fn) {
       reloaders.add(fn);
       // A SIGHUP that came before anyone listened (tally still loading) is not lost.
@@ -62,6 +63,17 @@ async function main(argv: string[]): Promise<number> {
   };
   const command = await entry.load();
   return command(args, io);
+}
+
+/** Whether `pid` runs on this host: signal 0 checks without sending anything. */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

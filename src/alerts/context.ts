@@ -12,7 +12,7 @@ import {
   subResourceRead as read,
 } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import type { Plain } from './cel-types.js';
 import type { WalletHistory } from './wallet.js';
 import { setOwn } from '../core/own.js';

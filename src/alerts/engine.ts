@@ -14,7 +14,7 @@ import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { capAlerts, MAX_ALERTS_PER_RULE } from './cap.js';
 import { CelEnvironments } from './cel.js';
 import { AlertGrouper, type Flushed } from './grouper.js';

@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import { describeEvent } from '../snapshot/describe.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import type { CelEnvironments } from './cel.js';
 import { type FieldType, type Plain, SCOPE_VARIABLES, toCel, toTemplate } from './cel-types.js';
 import { type Entity, eventPlain, isKeptPlain, type OrgScope, orgScope } from './context.js';

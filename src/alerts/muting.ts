@@ -5,7 +5,7 @@
  * alerts about the upstream itself say how many are muted.
  */
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgHealthView } from '../core/status.js';
+import type { OrgHealthView } from '../poll/status.js';
 import type { MaintenanceWindows } from './maintenance.js';
 import type { CompiledRule } from './rules.js';
 import type { Silences } from './silences.js';

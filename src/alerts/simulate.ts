@@ -7,7 +7,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { AlertEngine, type AlertView } from './engine.js';
 import { DEFAULT_RESOLVE_AFTER_MS } from './rules.js';
 import { ROUTE_DEFAULTS } from './route.js';

@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import type { DeliveryWorker } from '../notify/delivery.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 
 /** Holds the alerting half of the moment (see the module comment). */
 export class AlertingSlot {

@@ -17,10 +17,10 @@ import { DeliveryWorker } from '../notify/delivery.js';
 import type { DeliveryMetrics } from '../notify/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import { type DeliveryItem, parseDeliveryItem } from '../notify/outbox.js';
-import { closeNotifiers, createNotifiers } from '../notify/registry.js';
+import { closeNotifiers, createNotifiers, keepsTold } from '../notify/registry.js';
 import { deliveryOptions } from '../notify/schema.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { JsonStateFile } from '../store/json-file.js';
 import type { StoreHealth } from '../store/health.js';
 import { Outbox } from '../store/outbox.js';
@@ -94,7 +94,7 @@ export class Alerting {
       orgs: config.orgs.map((o) => o.slug),
       orgLabels,
       onNotifications: (ns) => this.deliver(ns),
-      keepsTold: (receiver) => config.receivers.some((r) => r.name === receiver && r.type === 'alertmanager'),
+      keepsTold: (receiver) => config.receivers.some((r) => r.name === receiver && keepsTold(r)),
       onCapped: (rule) => deps.metrics.alertsCapped?.(rule),
     });
   }

@@ -14,8 +14,10 @@ import type { Config } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { ClockStepReporter } from './clock-steps.js';
 import { ConfigError } from '../core/errors.js';
+import type { HostFacts } from '../core/host.js';
 import type { Logger } from '../core/log.js';
-import type { EventQuery, OrgView, StateView, StatusSource } from '../core/status.js';
+import { VERSION } from '../core/version.js';
+import type { EventQuery, OrgView, StateView, StatusSource } from '../poll/status.js';
 import { createHttpServer, type HttpServer } from '../http/index.js';
 import { PromDeliveryMetrics } from '../metrics/delivery-metrics.js';
 import { TallyMetrics } from '../metrics/index.js';
@@ -66,6 +68,8 @@ export interface AppDeps {
   rng?: () => number;
   /** When a refusal teaches (upstream/query-evidence.ts; tests teach at once). */
   queryEvidence?: EvidenceOptions;
+  /** The process's pid, liveness check and Node.js version (from src/main.ts; default EMBEDDED_HOST). */
+  host?: HostFacts;
 }
 
 /** Condition rules run at most this often, after the snapshots changed. */
@@ -118,6 +122,7 @@ export class App implements StatusSource {
       registry: deps.registry,
       source: this,
       caps: { channelSeries: caps.channel_series, sessionSeries: caps.session_series },
+      ...(deps.host ? { build: { version: VERSION, node: deps.host.nodeVersion } } : {}),
     });
     const delivery = new PromDeliveryMetrics(deps.registry);
     delivery.declareReceivers(loaded.config.receivers);
@@ -172,11 +177,13 @@ export class App implements StatusSource {
 
   /** Locks the state directory, resumes from stored snapshots and starts polling. */
   async start(): Promise<void> {
+    const host = this.deps.host;
     this.lock = await acquireStateLock(this.stateDir(), {
       logger: this.deps.logger,
       clock: this.deps.clock,
       health: this.storeHealth.at('lock'),
       onLost: (holder) => this.lockLost(`pid ${holder.pid} on ${holder.hostname}`),
+      ...(host ? { pid: host.pid, isAlive: (pid: number) => host.isAlive(pid) } : {}),
     });
     this.opened = true;
     this.clockSteps.start();

@@ -1,9 +1,9 @@
 /**
- * The read side's view of one org (`OrgView`, src/core/status.ts), built from its poller
+ * The read side's view of one org (`OrgView`, src/poll/status.ts), built from its poller
  * and its config at scrape or request time.
  */
 import type { Config } from '../config/schema.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { type ListIntervals, staleLists } from '../poll/health.js';
 import type { OrgPoller } from '../poll/org-poller.js';
 import type { Plan } from '../poll/planner.js';

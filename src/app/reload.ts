@@ -1,6 +1,6 @@
 /**
  * What a config reload changes. `orgs` and the alerting sections apply at once; the rest
- * keep their running values until a restart (docs/configuration.md, "Reloading").
+ * keep their running values until a restart (docs/operations.md, "Hot reload").
  */
 import type { Config } from '../config/schema.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { StateView } from '../core/status.js';
+import type { StateView } from '../poll/status.js';
 import type { AlertEngine } from '../alerts/engine.js';
 import type { EventLog } from '../store/event-log.js';
 import { encodeCursor } from '../store/event-query.js';

@@ -155,6 +155,7 @@ export const demoCommand: Command = async (args, io) => {
     logger,
     console: io.stdout,
     consoleFormat: 'pretty',
+    ...(io.host ? { host: io.host } : {}),
   });
   app.onEvents((events) => {
     for (const e of events) io.stdout.write(line(e, io.isTTY));

@@ -3,6 +3,7 @@
  * every command receives its streams, environment and stop signal through this.
  */
 import type { Writable } from 'node:stream';
+import type { HostFacts } from '../core/host.js';
 
 /** Streams, environment and the stop signal handed to every command. */
 export interface CliIO {
@@ -17,6 +18,8 @@ export interface CliIO {
   onReload?: (fn: () => void) => () => void;
   /** Whether stdout is an interactive terminal (pretty output). */
   isTTY: boolean;
+  /** The process's pid, liveness check and Node.js version (src/main.ts; absent when embedded). */
+  host?: HostFacts;
 }
 
 /** A command: parses its own arguments and returns the process exit code. */

@@ -23,7 +23,7 @@ import { diff } from '../snapshot/diff.js';
 import { type ChangeEvent, isEventKind } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import { applyRecord, readJournal } from '../store/snapshot-journal.js';
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { EXIT_USAGE, parseCommandArgs } from './args.js';
 import type { CliIO, Command } from './io.js';
 

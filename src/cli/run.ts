@@ -125,6 +125,7 @@ export const runCommand: Command = async (args, io) => {
     console: io.stdout,
     consoleFormat: logFormatFor(loaded, io),
     reloadConfig: load,
+    ...(io.host ? { host: io.host } : {}),
   });
   return runUntilStopped(app, { io, logger, stopTimeoutMs, reloadOnSignal: true });
 };

@@ -4,6 +4,8 @@
  * and three of them (`WebSocket`, `CloseEvent`, `MessageEvent`) are getters that load
  * Node's bundled undici: some 17 MiB of resident memory on Node 24 for classes tally never
  * uses (docs/performance.md, "On the image's Node"). Types still come from
- * `import type ... from 'node:http'`, which loads nothing.
+ * `import type ... from 'node:http'`, which loads nothing. `require` hands out the same
+ * object as `process.getBuiltinModule`, without touching `process` (invariant 14).
  */
-export const nodeHttp = process.getBuiltinModule('node:http');
+import { createRequire } from 'node:module';
+export const nodeHttp = createRequire(import.meta.url)('node:http') as typeof import('node:http');

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { StatusSource } from '../core/status.js';
+import type { StatusSource } from '../poll/status.js';
 import { VERSION } from '../core/version.js';
 import { authFromConfig, type ServerAuthSection } from './auth.js';
 import { addAlertRoutes, type EngineSource } from './routes-alerts.js';

@@ -7,7 +7,7 @@
 import type { Clock } from '../core/clock.js';
 import { freshness, type ResourceFreshness } from '../metrics/freshness.js';
 import { RESOURCES, summarize } from '../metrics/snapshot-summary.js';
-import type { OrgView, StateView, StatusSource } from '../core/status.js';
+import type { OrgView, StateView, StatusSource } from '../poll/status.js';
 import type { Plan } from '../poll/planner.js';
 import { HttpError, json } from './reply.js';
 import type { Router } from './router.js';

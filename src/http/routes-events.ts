@@ -6,7 +6,7 @@
  * Every parameter is checked at the boundary; a bad one is a 400 that names it.
  */
 import { EVENT_KINDS, type EventKind, isEventKind } from '../snapshot/events.js';
-import type { EventQuery, StatusSource } from '../core/status.js';
+import type { EventQuery, StatusSource } from '../poll/status.js';
 import { HttpError, json } from './reply.js';
 import type { Router } from './router.js';
 

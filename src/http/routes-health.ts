@@ -4,7 +4,7 @@
  * (docs/architecture.md, invariant 7); readiness waits for the first complete read of every org and
  * says why not without naming orgs, since it is public.
  */
-import type { StatusSource } from '../core/status.js';
+import type { StatusSource } from '../poll/status.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import { json } from './reply.js';
 import type { Router } from './router.js';

@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import { isLiveStatus } from '../snapshot/status.js';
 import { channelClass } from '../snapshot/vocabulary.js';
 import { subResourceRead } from '../snapshot/model.js';
-import type { OrgView, StatusSource } from '../core/status.js';
+import type { OrgView, StatusSource } from '../poll/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
 import { registerOrgLabels } from './org-labels.js';

@@ -5,7 +5,7 @@
  * Per-channel session lists and per-session details are folded into one row each.
  * Read by the freshness metrics and `/api/v1/status`.
  */
-import type { OrgView } from '../core/status.js';
+import type { OrgView } from '../poll/status.js';
 import { RESOURCES, type Resource, resourceOf, type SnapshotSummary } from './snapshot-summary.js';
 
 /** Freshness of one resource of one org. */

@@ -9,7 +9,7 @@
  * a listed family whose label names are chosen at scrape time.
  */
 import type { Registry } from 'prom-client';
-import type { StatusSource } from '../core/status.js';
+import type { StatusSource } from '../poll/status.js';
 import { listedFamily } from './collected.js';
 import { getOwn, setOwn } from '../core/own.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { PlanIntervals } from '../poll/planner.js';
-import type { OrgHealthView, OrgView, StatusSource } from '../core/status.js';
+import type { OrgHealthView, OrgView, StatusSource } from '../poll/status.js';
 import { collectedGauge, seconds } from './collected.js';
 import type { ResourceFreshness } from './freshness.js';
 import { RESOURCES, type Resource, type SnapshotSummary } from './snapshot-summary.js';

@@ -9,7 +9,8 @@ import { createGunzip, gunzipSync } from 'node:zlib';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
-import type { OrgView, StatusSource } from '../core/status.js';
+import type { OrgView, StatusSource } from '../poll/status.js';
+import { EMBEDDED_HOST } from '../core/host.js';
 import { VERSION } from '../core/version.js';
 import { RETRYABLE_UPSTREAM_REASONS, UPSTREAM_REASONS } from '../upstream/errors.js';
 import { ENDPOINTS } from '../upstream/shape/endpoints.js';
@@ -40,7 +41,7 @@ export interface TallyMetricsOptions {
   caps?: Partial<SeriesCaps> | undefined;
   /** Also register prom-client's process and Node.js metrics (default true). */
   defaultMetrics?: boolean;
-  /** Version labels of `tally_build_info` (default: this build and the running Node.js). */
+  /** Version labels of `tally_build_info` (default: this build; the Node.js version comes from src/main.ts). */
   build?: { version: string; node: string };
   /**
    * How long a rendered page may be served again while no org has a new snapshot (ms,
@@ -141,7 +142,7 @@ export class TallyMetrics {
     registerSelfMetrics({
       registry,
       source,
-      build: opts.build ?? { version: VERSION, node: process.versions.node },
+      build: opts.build ?? { version: VERSION, node: EMBEDDED_HOST.nodeVersion },
       orgs: () =>
         this.orgs().map((view) => {
           const summary = this.summary(view.snapshot);

@@ -3,34 +3,27 @@
  * `delivery` (timeouts, retries, how long an undelivered notification is kept). The
  * config schema plugs both in at the top level.
  *
- * A receiver has a `name` and exactly one sink key (`email`, `webhook`, `alertmanager`,
- * `log`); after validation it becomes a union tagged by `type`, which the registry
- * switches on exhaustively.
+ * A receiver has a `name` and exactly one sink key, one per row of the sink table
+ * (./sinks.ts: `email`, `webhook`, `alertmanager`, `log`); after validation it becomes a
+ * union tagged by `type`, from which the registry builds the row's notifier.
  */
 import { z } from 'zod';
 import { duration } from '../core/zod-units.js';
-import { type AlertmanagerConfig, alertmanagerSchema } from './alertmanager/schema.js';
 import type { DeliveryOptions } from './delivery.js';
-import { type EmailConfig, emailSchema } from './email/schema.js';
-import { type LogSinkConfig, logSinkSchema } from './log/schema.js';
 import type { SinkType } from './notifier.js';
-import { type WebhookConfig, webhookSchema } from './webhook/schema.js';
+import { SINK_TYPES, SINKS, type SinkConfig } from './sinks.js';
 
-/** Every sink key a receiver may have. A `Record` so a new {@link SinkType} must be listed. */
-const SINK_KEYS: Record<SinkType, true> = { email: true, webhook: true, alertmanager: true, log: true };
-/** The sink keys, in the order the docs list them. */
-export const SINK_TYPES = Object.keys(SINK_KEYS) as SinkType[];
+export { SINK_TYPES };
 
-/** A validated receiver, tagged by its sink type. */
+/** A validated receiver, tagged by its sink type: one member per row of the sink table. */
 export type ReceiverConfig = {
   name: string /** Attempt timeout (ms) overriding `delivery.timeout`. */;
   timeout?: number | undefined;
-} & (
-  | { type: 'email'; email: EmailConfig }
-  | { type: 'webhook'; webhook: WebhookConfig }
-  | { type: 'alertmanager'; alertmanager: AlertmanagerConfig }
-  | { type: 'log'; log: LogSinkConfig }
-);
+} & { [K in SinkType]: { type: K } & { [P in K]: SinkConfig<K> } }[SinkType];
+
+/** Each sink's key, optional, in table order. */
+type SinkKeys = { [K in SinkType]: z.ZodOptional<(typeof SINKS)[K]['schema']> };
+const sinkKeys = Object.fromEntries(SINK_TYPES.map((t) => [t, SINKS[t].schema.optional()])) as SinkKeys;
 
 /** One receiver as written in config. */
 export const receiverSchema = z
@@ -42,10 +35,7 @@ export const receiverSchema = z
     timeout: duration({ min: '100ms' })
       .optional()
       .meta({ description: 'Attempt timeout for this receiver (default: delivery.timeout).' }),
-    email: emailSchema.optional(),
-    webhook: webhookSchema.optional(),
-    alertmanager: alertmanagerSchema.optional(),
-    log: logSinkSchema.optional(),
+    ...sinkKeys,
   })
   .superRefine((r, ctx) => {
     const set = SINK_TYPES.filter((k) => r[k] !== undefined);
@@ -59,11 +49,9 @@ export const receiverSchema = z
       });
   })
   .transform((r): ReceiverConfig => {
-    const base = { name: r.name, timeout: r.timeout };
-    if (r.email) return { ...base, type: 'email', email: r.email };
-    if (r.webhook) return { ...base, type: 'webhook', webhook: r.webhook };
-    if (r.alertmanager) return { ...base, type: 'alertmanager', alertmanager: r.alertmanager };
-    return { ...base, type: 'log', log: r.log ?? { format: 'auto' } };
+    // The refinement above has made sure exactly one sink key is set.
+    const type = SINK_TYPES.find((k) => r[k] !== undefined) ?? SINK_TYPES[0]!;
+    return { name: r.name, timeout: r.timeout, type, [type]: r[type] } as ReceiverConfig;
   });
 
 /** The `receivers` section: a list with unique names. */

@@ -82,7 +82,7 @@ const LIST_MARGIN_MAX = 10;
 /**
  * While an org's first baseline is under way, its live channels are read again only every
  * this many of their intervals (and live details not at all), so that the baseline gets
- * the budget (docs/polling.md, "The first baseline"); changes the channel list shows still
+ * the budget (docs/polling.md, "Readiness and the first baseline"); changes the channel list shows still
  * get their follow-up at once.
  */
 const BASELINE_SLOWDOWN = 4;

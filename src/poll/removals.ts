@@ -55,7 +55,7 @@ export interface RemovalPolicy {
   confirmAfterMs: number;
 }
 
-/** The defaults (docs/polling.md, "Evidence before removal"). */
+/** The defaults (docs/configuration.md, "removals"; docs/events.md, "A removal is read twice"). */
 export const DEFAULT_REMOVAL_POLICY: RemovalPolicy = {
   massShare: 0.5,
   massMin: 3,

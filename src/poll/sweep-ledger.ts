@@ -1,5 +1,5 @@
 /**
- * What the sweep knows of one org's channels (docs/polling.md, "The sweep"): when the
+ * What the sweep knows of one org's channels (docs/polling.md, "What the sweep reads first"): when the
  * last read of each channel's sessions began, when the channel last changed in the
  * channel list, the list's change hint as of the last answered read, and the rounds of
  * the sweep. The org poller notes reads and changes here; the planner reads the entries.

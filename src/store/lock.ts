@@ -10,6 +10,7 @@ import * as fsp from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { EMBEDDED_HOST } from '../core/host.js';
 import type { Logger } from '../core/log.js';
 import { ensureDir, FILE_MODE, fsyncDir, writeFileAtomic } from './atomic.js';
 import { errnoCode, StoreError, toStoreError } from './errors.js';
@@ -38,11 +39,11 @@ export interface LockHolder {
 export interface StateLockOptions {
   logger: Logger;
   clock: Clock;
-  /** This process's pid (default: the real one). */
+  /** This process's pid (default: {@link EMBEDDED_HOST}'s; src/main.ts passes the real one). */
   pid?: number;
   /** This host's name (default: the real one). */
   hostname?: string;
-  /** Whether a pid runs on this host (default: signal 0). */
+  /** Whether a pid runs on this host (default: {@link EMBEDDED_HOST}'s; src/main.ts asks with signal 0). */
   isAlive?: (pid: number) => boolean;
   /** How often the holder checks and refreshes its heartbeat (default 10 s; 0 disables). */
   refreshMs?: number;
@@ -88,10 +89,9 @@ export class StateLockedError extends StoreError {
 /** Takes the lock of state directory `dir`, or throws {@link StateLockedError}. */
 export async function acquireStateLock(dir: string, opts: StateLockOptions): Promise<StateLock> {
   const path = join(dir, LOCK_FILE);
-  // The pid is this process's own identity in the lock, read here rather than passed down from main.
-  const pid = opts.pid ?? process.pid;
+  const pid = opts.pid ?? EMBEDDED_HOST.pid;
   const host = opts.hostname ?? osHostname();
-  const isAlive = opts.isAlive ?? pidAlive;
+  const isAlive = opts.isAlive ?? EMBEDDED_HOST.isAlive;
   const staleAfterMs = opts.staleAfterMs ?? 120_000;
   const log = opts.logger.child({ component: 'state-lock' });
   await ensureDir(dir);
@@ -315,7 +315,7 @@ async function beat(
     const stale = staleReason(holder, {
       pid: holder.pid === me.pid && holder.hostname === me.hostname ? -1 : me.pid,
       host: me.hostname,
-      isAlive: opts.isAlive ?? pidAlive,
+      isAlive: opts.isAlive ?? EMBEDDED_HOST.isAlive,
       now,
       staleAfterMs: opts.staleAfterMs ?? 120_000,
     });
@@ -335,14 +335,4 @@ async function beat(
   state.lastHeartbeatAt = now;
   state.problem = undefined;
   return true;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, under another user.
-    return errnoCode(err) === 'EPERM';
-  }
 }

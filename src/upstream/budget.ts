@@ -13,7 +13,7 @@
  * - Waiting requests are served by priority (`high` → `follow` → `normal` → `low`), first
  *   come first served within a class; a request passed over for a while competes one
  *   class higher (aging, below `follow`), so no class starves behind a storm.
- * - Reserves are shares, not holes (docs/polling.md, "Budget"): `high` (the channel list)
+ * - Reserves are shares, not holes (docs/polling.md, "The budget"): `high` (the channel list)
  *   has a share of every window that no other class may take, sized by the poller to one
  *   window's worth of list pages, so a list read finds its pages free. `follow` and
  *   `normal` have `lowReserve` that the background sweep may not take: with pacing, a

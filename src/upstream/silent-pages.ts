@@ -1,5 +1,5 @@
 /**
- * Lists that show no paging (docs/upstream-shapes.md, "A list that shows no paging"): a
+ * Lists that show no paging (docs/upstream-shapes.md, "Paging"): a
  * first page with no next pointer, totals or "more" flag may still be all a server gives
  * at once. What a read asks after such a page, and what it learns, is decided here, as
  * pure steps; the loop that sends the requests is paging-loop.ts, and what is learned is

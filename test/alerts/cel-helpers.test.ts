@@ -10,7 +10,7 @@ import { SCOPE_VARIABLES, type Scope, toCel } from '../../src/alerts/cel-types.j
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/core/errors.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
-import type { OrgView } from '../../src/core/status.js';
+import type { OrgView } from '../../src/poll/status.js';
 import { channel, engine, event, HOUR, MIN, T0, view } from './helpers.js';
 
 const DAY = 24 * HOUR;

@@ -15,7 +15,7 @@ import type {
   SessionDetail,
   Subscription,
 } from '../../src/snapshot/model.js';
-import type { OrgHealthView, OrgView } from '../../src/core/status.js';
+import type { OrgHealthView, OrgView } from '../../src/poll/status.js';
 
 /** 2026-03-02T00:00:00Z, a Monday. */
 export const T0 = Date.UTC(2026, 2, 2);

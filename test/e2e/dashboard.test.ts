@@ -8,9 +8,9 @@
  * answers (failed attempts, then dropped notifications).
  *
  * It also photographs a few panels' queries on Prometheus' graph page with headless
- * Chromium: into a temporary directory, or into TALLY_SHOTS_DIR (docs/images/ for the
- * screenshots in docs/operations.md: `TALLY_SHOTS_DIR=docs/images npx vitest run
- * --project e2e test/e2e/dashboard.test.ts`).
+ * Chromium: into a temporary directory, or into TALLY_SHOTS_DIR. (The pictures in
+ * docs/operations.md need minutes of data: `npm run screenshots:dashboard`,
+ * test/e2e/dashboard-shots.ts.)
  */
 import { Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';

@@ -13,7 +13,7 @@ import {
   parseQuery,
   type StatusPageDeps,
 } from '../../src/http/status-page/index.js';
-import type { StateView } from '../../src/core/status.js';
+import type { StateView } from '../../src/poll/status.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { FakeSource, orgView, snapshot, testBudget, testPlan } from '../metrics/fixtures.js';
 

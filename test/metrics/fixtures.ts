@@ -14,7 +14,7 @@ import type {
   SessionsPart,
   Subscription,
 } from '../../src/snapshot/model.js';
-import type { EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/core/status.js';
+import type { EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/poll/status.js';
 import type { BudgetStats } from '../../src/upstream/budget.js';
 
 /** A complete part read at `at`. */

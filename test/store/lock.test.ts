@@ -8,6 +8,7 @@ import {
   StateLockedError,
   type StateLockOptions,
 } from '../../src/store/lock.js';
+import { processHost } from '../helpers/host.js';
 import { captureLogger, linesAt, ManualClock, names, TempDirs } from './helpers.js';
 
 const temp = new TempDirs();
@@ -212,13 +213,23 @@ describe('acquireStateLock', () => {
     expect(first).toBe('locked\n');
     const { logger, lines } = captureLogger();
     const clock = new ManualClock();
-    const err = await acquireStateLock(dir, { logger, clock }).catch((e: unknown) => e);
+    const err = await acquireStateLock(dir, {
+      logger,
+      clock,
+      pid: processHost.pid,
+      isAlive: processHost.isAlive,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StateLockedError);
     expect((err as Error).message).toContain(`pid ${child.pid}`);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    const lock = await acquireStateLock(dir, { logger, clock });
+    const lock = await acquireStateLock(dir, {
+      logger,
+      clock,
+      pid: processHost.pid,
+      isAlive: processHost.isAlive,
+    });
     expect(linesAt(lines(), 'warn')[0]).toMatchObject({
       pid: child.pid,
       reason: `process ${child.pid} is gone`,

@@ -15,14 +15,7 @@ import { onceCommand } from '../../src/cli/once.js';
 import { QueryMemory } from '../../src/upstream/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { captureIO } from '../helpers/io.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  known,
-  type Loopback,
-  startServer,
-} from './loopback.js';
+import { captureLogger, clientOptions, json, known, type Loopback, startServer } from './loopback.js';
 
 const TOKEN = 'tok-times-0001';
 const ACME = { slug: 'acme', token: TOKEN };

@@ -2,7 +2,7 @@
  * Recently changed channels, and the newest change of each channel that the channel
  * table shows and filters by.
  */
-import type { OrgView } from '../../core/status.js';
+import type { OrgView } from '../../poll/status.js';
 import type { ChangeEvent } from '../../snapshot/events.js';
 import { h, t, link, show, time, value } from './format.js';
 import type { PageQuery } from './query.js';

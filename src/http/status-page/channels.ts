@@ -1,6 +1,6 @@
 /** The channel table: filtered, sorted live first, paged, with what is on air and the last change. */
 import { getOwn } from '../../core/own.js';
-import type { OrgView } from '../../core/status.js';
+import type { OrgView } from '../../poll/status.js';
 import type { ChangeEvent } from '../../snapshot/events.js';
 import type { Channel, Session, SessionDetail } from '../../snapshot/model.js';
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';

@@ -1,5 +1,5 @@
 /** Recent changes: the event log read with the page's filters, and its table. */
-import type { StatusSource } from '../../core/status.js';
+import type { StatusSource } from '../../poll/status.js';
 import type { ChangeEvent } from '../../snapshot/events.js';
 import { h, keepRefresh, link, show, time } from './format.js';
 import type { PageQuery } from './query.js';

@@ -1,6 +1,6 @@
 /** The overview: readiness, the request budget, the planner's bound and notes, one card per org. */
 import { getOwn } from '../../core/own.js';
-import type { OrgView, StateView, StatusSource } from '../../core/status.js';
+import type { OrgView, StateView, StatusSource } from '../../poll/status.js';
 import type { Plan } from '../../poll/planner.js';
 import type { BudgetStats } from '../../upstream/budget.js';
 import { h, link, time, value } from './format.js';

@@ -2,7 +2,7 @@
 import type { AlertView } from '../../alerts/engine.js';
 import type { MaintenanceView } from '../../alerts/maintenance.js';
 import type { SilenceView } from '../../alerts/silences.js';
-import type { StatusSource } from '../../core/status.js';
+import type { StatusSource } from '../../poll/status.js';
 import { alertsSection, type OutboxView } from './alerts.js';
 import { changedSection, lastChangeByChannel } from './changed.js';
 import { channelsSection } from './channels.js';

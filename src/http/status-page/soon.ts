@@ -1,5 +1,5 @@
 /** What is scheduled in the next 24 hours, soonest first. */
-import type { OrgView } from '../../core/status.js';
+import type { OrgView } from '../../poll/status.js';
 import type { Session } from '../../snapshot/model.js';
 import { scheduledAt, statusAt } from '../../snapshot/session-list.js';
 import { statusClass } from '../../snapshot/vocabulary.js';

@@ -45,7 +45,7 @@ export function normalizeChannel(raw: unknown, opts: ShapeOptions): Normalized<C
   if (name !== undefined) channel.name = name;
   const visibility = readVisibility(ctx, record);
   if (visibility !== undefined) channel.visibility = visibility;
-  // Hints of session activity, where the server offers them (docs/polling.md, "Change hints").
+  // Hints of session activity, where the server offers them (docs/polling.md, "What the sweep reads first").
   const activityAt = readField(ctx, record, 'channel.activityAt', asTime);
   if (activityAt !== undefined) channel.activityAt = activityAt;
   const sessionCount = readField(ctx, record, 'channel.sessionCount', asCount);

@@ -2,7 +2,7 @@
  * The read-only view of a running tally that metrics collectors and the HTTP API read
  * at scrape or request time. The app implements it; nothing here writes.
  */
-import type { Plan } from '../poll/planner.js';
+import type { Plan } from './planner.js';
 import type { BudgetStats } from '../upstream/budget.js';
 import type { ChangeEvent, EventKind } from '../snapshot/events.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
