@@ -24,6 +24,7 @@ import { startTallyChild, type Noticed } from './lib/child.js';
 import { writeBenchConfig } from './lib/config.js';
 import { type Category, judge } from './lib/ground-truth.js';
 import type { ChildSample } from './lib/protocol.js';
+import { type StalestResult, stalestAgainstBound } from './lib/stalest.js';
 import { type Bench, type BenchOptions, type BenchResult, sec, table } from './lib/report.js';
 import { maxInWindow, type Summary, summarize } from './lib/stats.js';
 import { WorldDriver } from './lib/world-driver.js';
@@ -34,6 +35,7 @@ const SEED = 42;
 const BUDGET = 240;
 /** The steady world: one change every 2 s of clock time, about 20 channels live. */
 const STEADY_EVERY_MS = 2000;
+const SAMPLE_EVERY_MS = 5000;
 const STEADY_LIVE = 20;
 const CATEGORIES: Category[] = [
   'channel.live',
@@ -114,6 +116,8 @@ export interface RunResult {
     readsPerChannel: { min: number; p50: number; max: number };
     /** Channels not read within the stated bound (only judged when the run is longer than the bound). */
     overBound: number | undefined;
+    /** Every channel's age at every moment against the bound stated at that moment (tally only). */
+    stalest: StalestResult | undefined;
   };
   plan: { channelsIntervalMs: number; stretch: number; notes: string[] } | undefined;
   naiveRoundMs: number | undefined;
@@ -236,7 +240,9 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
     const samples: ChildSample[] = [];
     const endAt = startedAt + c.durationMs;
     while (clock.now() < endAt) {
-      await clock.sleep(Math.min(30_000, endAt - clock.now()));
+      // Every 5 s: the stated bound moves with each plan (every 30 s), and the stalest
+      // channel is judged against the bound of the moment (bench/lib/stalest.ts).
+      await clock.sleep(Math.min(SAMPLE_EVERY_MS, endAt - clock.now()));
       samples.push(await child.sample());
     }
     driver?.stop();
@@ -266,6 +272,11 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
     log(`    requests per minute: ${kinds(result.requests.byKindPerMinute)}`);
     if (result.requests.byKindPerMinuteInBaseline)
       log(`    until the baseline:  ${kinds(result.requests.byKindPerMinuteInBaseline)}`);
+    const st = result.sweep.stalest;
+    if (st)
+      log(
+        `    stalest channel: max age / bound stated then ${st.maxRatio.toFixed(3)} (${sec(st.ageMs)} s against ${sec(st.boundMs)} s), ${st.channelsOver} of ${c.channels} channels over it`,
+      );
     return result;
   } finally {
     await sim.close();
@@ -379,6 +390,17 @@ function analyse(r: {
       readsPerChannel: spread(channelIds.map((id) => reads.get(id)?.length ?? 0)),
       overBound:
         r.mode === 'tally' && stated !== undefined && r.end - r.startedAt > stated ? overBound : undefined,
+      stalest:
+        r.mode === 'tally'
+          ? stalestAgainstBound({
+              reads,
+              channelIds,
+              from: r.startedAt,
+              end: r.end,
+              bounds: r.samples.flatMap((s) => (s.plan ? [{ at: s.at, boundMs: s.plan.sweepBoundMs }] : [])),
+              fromFirstRead: r.c.cold === true,
+            })
+          : undefined,
     },
     plan: last
       ? { channelsIntervalMs: last.intervals.channels, stretch: last.stretch, notes: last.notes }
@@ -534,6 +556,7 @@ function tables(results: RunResult[]): string[] {
       'max gap s',
       'read/total',
       'over bound',
+      'max age/bound',
       'list read p95 s',
       'CPU share',
       'RSS MiB',
@@ -552,6 +575,7 @@ function tables(results: RunResult[]): string[] {
       sec(r.sweep.maxGapMs),
       `${r.sweep.channelsRead}/${r.sweep.channelsTotal}`,
       r.sweep.overBound,
+      r.sweep.stalest?.maxRatio,
       sec(r.listRead.p95),
       r.child.cpuShare,
       r.child.rssMaxMiB,
@@ -581,6 +605,8 @@ async function runVariant(variant: Variant, opts: BenchOptions): Promise<BenchRe
         'no 429': r.requests.status429 === 0,
         'swept within bound':
           r.sweep.overBound === undefined ? 'run shorter than the bound' : r.sweep.overBound === 0,
+        'max age/bound': r.sweep.stalest?.maxRatio,
+        'age ≤ bound at every moment': (r.sweep.stalest?.maxRatio ?? 0) <= 1,
       };
     });
   const name = variant === 'steady' ? 'latency' : `latency-${variant}`;
