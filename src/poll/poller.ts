@@ -459,8 +459,10 @@ export class Poller {
       MAX_SWEEP_INFLIGHT - this.sweepInflight.size,
     );
     const all = [...this.pollers.values()].flatMap((p) => p.sweepEntries(now));
-    // The bound stated is kept true at every tick: never less than what the state allows.
-    this.current = { ...this.current, sweepBoundMs: this.reachable(this.current, now, all) };
+    // The bound stated is kept true at every tick: it rises at once when the state needs
+    // it, and comes down only with a new plan (every 30 s), so that it does not flicker.
+    const reach = this.reachable(this.current, now, all);
+    if (reach > this.current.sweepBoundMs) this.current = { ...this.current, sweepBoundMs: reach };
     if (n <= 0) return;
     const candidates = all.filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
     const minEveryMs = this.minEveryMs();
