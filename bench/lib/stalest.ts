@@ -1,6 +1,6 @@
 /**
  * The stalest channel's age against the sweep bound tally stated at that moment: the
- * promise of docs/polling.md ("The sweep's bound") checked from the outside, from when the
+ * promise of docs/polling.md ("The bound it reports") checked from the outside, from when the
  * simulator received each session-list read.
  */
 

@@ -453,8 +453,9 @@ export class App implements StatusSource {
   // ---- StatusSource --------------------------------------------------------------------
 
   orgs(): readonly OrgView[] {
+    const now = this.deps.clock.now();
     return [...this.poller.orgs().values()].map((p) => ({
-      ...orgView(p, this.orgConfig.get(p.slug)),
+      ...orgView(p, this.orgConfig.get(p.slug), now),
       drift: this.driftBoard.of(p.slug),
       learned: learnedOf(this.client.memory, p.slug),
       spend: this.poller?.spend.of(p.slug),

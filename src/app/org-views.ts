@@ -9,8 +9,11 @@ import type { OrgPoller } from '../poll/org-poller.js';
 /** The org-level parts that must each have been read completely once for an org to be ready. */
 const READY_PARTS = ['profile', 'team', 'subscription', 'channels'] as const;
 
-/** The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes it). */
-export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): OrgView {
+/**
+ * The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes
+ * it); with `now`, the stalest channel's age too.
+ */
+export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined, now?: number): OrgView {
   const s = p.snapshot();
   return {
     slug: p.slug,
@@ -26,5 +29,16 @@ export function orgView(p: OrgPoller, cfg: Config['orgs'][number] | undefined): 
     ready: READY_PARTS.every((k) => s[k]?.state === 'complete'),
     lastFullSweep: p.lastFullSweep,
     heldRemovals: p.heldRemovals(),
+    stalestSweepAgeMs: now === undefined ? undefined : stalestAge(p, now),
   };
+}
+
+/** Age of the oldest read among the org's channels that have been read (a read dated after now is left out). */
+function stalestAge(p: OrgPoller, now: number): number | undefined {
+  let oldest: number | undefined;
+  for (const e of p.sweepEntries(now)) {
+    if (e.lastReadAt === undefined || e.lastReadAt > now) continue;
+    if (oldest === undefined || e.lastReadAt < oldest) oldest = e.lastReadAt;
+  }
+  return oldest === undefined ? undefined : now - oldest;
 }

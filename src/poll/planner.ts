@@ -386,7 +386,7 @@ function oldestFirst(entries: readonly SweepEntry[], now: number): SweepEntry[] 
 }
 
 /**
- * The sweep's deadline (docs/polling.md, "The sweep's bound"): the oldest channels that,
+ * The sweep's deadline (docs/polling.md, "The bound it reports"): the oldest channels that,
  * read one after another at the sweep's least pace, would still miss the bound unless
  * read first from now on. The k-th oldest is due by its last read plus the bound less the
  * reads' lead, and its turn comes k reads from now; while any such turn is less than a

@@ -1,5 +1,5 @@
 /**
- * The bound the planner states is a bound (docs/polling.md, "The sweep's bound"): however
+ * The bound the planner states is a bound (docs/polling.md, "The bound it reports"): however
  * many channels ask to be read first (moved hints, planned starts at hand), the stalest
  * channel's age never exceeds the bound stated at that moment, on a fake clock.
  */
