@@ -4,7 +4,7 @@
  * simulator received each session-list read.
  */
 
-/** The bound tally stated at one moment (a sample of `GET /api/v1/status`'s plan). */
+/** The bound tally stated at one moment (its plan's `sweepBoundMs`, recorded every clock second by bench/lib/tally-child.ts). */
 export interface BoundPoint {
   at: number;
   boundMs: number;
