@@ -24,6 +24,7 @@ import { startTallyChild, type Noticed } from './lib/child.js';
 import { writeBenchConfig } from './lib/config.js';
 import { type Category, judge } from './lib/ground-truth.js';
 import type { ChildSample } from './lib/protocol.js';
+import { type StalestResult, stalestAgainstBound } from './lib/stalest.js';
 import { type Bench, type BenchOptions, type BenchResult, sec, table } from './lib/report.js';
 import { maxInWindow, type Summary, summarize } from './lib/stats.js';
 import { WorldDriver } from './lib/world-driver.js';
@@ -114,6 +115,8 @@ export interface RunResult {
     readsPerChannel: { min: number; p50: number; max: number };
     /** Channels not read within the stated bound (only judged when the run is longer than the bound). */
     overBound: number | undefined;
+    /** Every channel's age at every moment against the bound stated at that moment (tally only). */
+    stalest: StalestResult | undefined;
   };
   plan: { channelsIntervalMs: number; stretch: number; notes: string[] } | undefined;
   naiveRoundMs: number | undefined;
@@ -266,6 +269,11 @@ async function runCase(c: Case, mode: 'tally' | 'naive', log: (s: string) => voi
     log(`    requests per minute: ${kinds(result.requests.byKindPerMinute)}`);
     if (result.requests.byKindPerMinuteInBaseline)
       log(`    until the baseline:  ${kinds(result.requests.byKindPerMinuteInBaseline)}`);
+    const st = result.sweep.stalest;
+    if (st)
+      log(
+        `    stalest channel: max age / bound stated then ${st.maxRatio.toFixed(3)} (${sec(st.ageMs)} s against ${sec(st.boundMs)} s), ${st.channelsOver} of ${c.channels} channels over it`,
+      );
     return result;
   } finally {
     await sim.close();
@@ -379,6 +387,18 @@ function analyse(r: {
       readsPerChannel: spread(channelIds.map((id) => reads.get(id)?.length ?? 0)),
       overBound:
         r.mode === 'tally' && stated !== undefined && r.end - r.startedAt > stated ? overBound : undefined,
+      stalest:
+        r.mode === 'tally'
+          ? stalestAgainstBound({
+              reads,
+              channelIds,
+              from: r.startedAt,
+              end: r.end,
+              // The child's record of the bound every clock second.
+              bounds: r.samples.flatMap((s) => s.bounds ?? []),
+              fromFirstRead: r.c.cold === true,
+            })
+          : undefined,
     },
     plan: last
       ? { channelsIntervalMs: last.intervals.channels, stretch: last.stretch, notes: last.notes }
@@ -534,6 +554,7 @@ function tables(results: RunResult[]): string[] {
       'max gap s',
       'read/total',
       'over bound',
+      'max age/bound',
       'list read p95 s',
       'CPU share',
       'RSS MiB',
@@ -552,6 +573,7 @@ function tables(results: RunResult[]): string[] {
       sec(r.sweep.maxGapMs),
       `${r.sweep.channelsRead}/${r.sweep.channelsTotal}`,
       r.sweep.overBound,
+      r.sweep.stalest?.maxRatio,
       sec(r.listRead.p95),
       r.child.cpuShare,
       r.child.rssMaxMiB,
@@ -581,6 +603,8 @@ async function runVariant(variant: Variant, opts: BenchOptions): Promise<BenchRe
         'no 429': r.requests.status429 === 0,
         'swept within bound':
           r.sweep.overBound === undefined ? 'run shorter than the bound' : r.sweep.overBound === 0,
+        'max age/bound': r.sweep.stalest?.maxRatio,
+        'age ≤ bound at every moment': (r.sweep.stalest?.maxRatio ?? 0) <= 1,
       };
     });
   const name = variant === 'steady' ? 'latency' : `latency-${variant}`;

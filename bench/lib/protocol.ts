@@ -19,6 +19,8 @@ export interface ChildSample {
   /** 99th percentile of event-loop delay since the previous sample (real ms). */
   loopDelayP99Ms: number;
   plan?: Plan | undefined;
+  /** The sweep bound tally stated, every clock second since the previous sample (tally only). */
+  bounds?: { at: number; boundMs: number }[] | undefined;
   budget?: BudgetStats | undefined;
   /** Naive poller only: full rounds done and their clock durations. */
   rounds?: number[] | undefined;

@@ -71,8 +71,25 @@ if (mode === 'naive') {
   });
   app.onEvents((events) => send({ type: 'events', noticedAt: clock.now(), events: events.map(slim) }));
   await app.start();
-  sample = () => ({ plan: app.plan(), budget: app.budget() as ChildSample['budget'] });
-  stop = () => app.stop(10_000);
+  // The stated bound every clock second: the bench judges the stalest channel against the
+  // bound of the moment (bench/lib/stalest.ts), and it may change at any sweep tick.
+  let bounds: { at: number; boundMs: number }[] = [];
+  let watching = true;
+  const watch = () => {
+    if (!watching) return;
+    bounds.push({ at: clock.now(), boundMs: app.plan().sweepBoundMs });
+    clock.setTimeout(watch, 1000);
+  };
+  watch();
+  sample = () => {
+    const out = { plan: app.plan(), budget: app.budget() as ChildSample['budget'], bounds };
+    bounds = [];
+    return out;
+  };
+  stop = () => {
+    watching = false;
+    return app.stop(10_000);
+  };
   send({ type: 'started', url: app.url() });
 }
 

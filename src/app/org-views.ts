@@ -14,7 +14,8 @@ const READY_PARTS = ['profile', 'team', 'subscription', 'channels'] as const;
 /**
  * The view of the org `p` polls, with `cfg` its config entry (absent while a reload removes
  * it); with `plan` and `now`, an org whose upstream is `ok` but some of whose lists were not
- * read for too long is `stale`, naming them (docs/polling.md, "Health").
+ * read for too long is `stale`, naming them (docs/polling.md, "Health"); with `fresh`,
+ * the stalest channel's age too.
  */
 export function orgView(
   p: OrgPoller,
@@ -38,6 +39,7 @@ export function orgView(
     ready: READY_PARTS.every((k) => s[k]?.state === 'complete'),
     lastFullSweep: p.lastFullSweep,
     heldRemovals: p.heldRemovals(),
+    stalestSweepAgeMs: fresh === undefined ? undefined : stalestAge(p, fresh.now),
   };
 }
 
@@ -51,4 +53,14 @@ function listIntervals(plan: Plan): ListIntervals {
     channels: iv.channels,
     sessions: Math.max(plan.sweepBoundMs, iv.sweep),
   };
+}
+
+/** Age of the oldest read among the org's channels that have been read (a read dated after now is left out). */
+function stalestAge(p: OrgPoller, now: number): number | undefined {
+  let oldest: number | undefined;
+  for (const e of p.sweepEntries(now)) {
+    if (e.lastReadAt === undefined || e.lastReadAt > now) continue;
+    if (oldest === undefined || e.lastReadAt < oldest) oldest = e.lastReadAt;
+  }
+  return oldest === undefined ? undefined : now - oldest;
 }

@@ -129,6 +129,17 @@ function registerFreshness(ctx: SelfContext): void {
   );
   collectedGauge(
     registry,
+    'tally_sweep_stalest_age_seconds',
+    'How long the channel whose sessions were read longest ago has waited: never more than tally_planner_sweep_bound_seconds (docs/polling.md).',
+    ['org'],
+    (g) => {
+      for (const { view } of orgs()) {
+        if (view.stalestSweepAgeMs !== undefined) g.set({ org: view.slug }, view.stalestSweepAgeMs / 1000);
+      }
+    },
+  );
+  collectedGauge(
+    registry,
     'tally_sweep_last_duration_seconds',
     "How long the last full sweep took: from its start until every current channel's sessions had been read once (for any reason).",
     ['org'],

@@ -276,6 +276,14 @@ export interface SweepPolicy {
    * the read still lands within the bound.
    */
   leadMs?: number | undefined;
+  /**
+   * Channels a second the sweep reads at least (its planned pace, or less when its reads
+   * wait long in the budget): with it, the oldest channels are read first as soon as
+   * reading them at this pace would otherwise miss `boundMs` ({@link mustReadNow}).
+   */
+  channelsPerMs?: number | undefined;
+  /** The scheduling step of the sweep: a read chosen now may go out this much later. */
+  tickMs?: number | undefined;
 }
 
 /** A planned start this close (before or after) makes a channel due: starts, late starts, last-minute cancels. */
@@ -351,17 +359,79 @@ function riskAfter(boundMs: number, leadMs = 0): number {
 export function nextToSweep(entries: Iterable<SweepEntry>, n: number, policy?: SweepPolicy): SweepEntry[] {
   if (n <= 0) return [];
   const p = policy ?? { now: Number.POSITIVE_INFINITY, minEveryMs: 0 };
+  const list = [...entries];
+  const urgent = policy ? mustReadNow(list, policy) : new Set<SweepEntry>();
   const scored: { e: SweepEntry; score: number }[] = [];
-  for (const e of entries) {
-    const score = policy
+  for (const e of list) {
+    let score = policy
       ? sweepScore(e, p)
       : e.lastReadAt === undefined
         ? Number.POSITIVE_INFINITY
         : -e.lastReadAt;
+    if (urgent.has(e) && score !== Number.NEGATIVE_INFINITY && score < AT_RISK)
+      score = AT_RISK + (p.now - e.lastReadAt!);
     if (score !== Number.NEGATIVE_INFINITY) scored.push({ e, score });
   }
   scored.sort(
     (a, b) => b.score - a.score || byCodeUnits(a.e.org, b.e.org) || byCodeUnits(a.e.channelId, b.e.channelId),
   );
   return scored.slice(0, n).map((x) => x.e);
+}
+
+/** Read channels, oldest read first: the order the deadline reads them in. */
+function oldestFirst(entries: readonly SweepEntry[], now: number): SweepEntry[] {
+  return entries
+    .filter((e) => e.lastReadAt !== undefined && e.lastReadAt <= now)
+    .sort((a, b) => a.lastReadAt! - b.lastReadAt!);
+}
+
+/**
+ * The sweep's deadline (docs/polling.md, "The bound it reports"): the oldest channels that,
+ * read one after another at the sweep's least pace, would still miss the bound unless
+ * read first from now on. The k-th oldest is due by its last read plus the bound less the
+ * reads' lead, and its turn comes k reads from now; while any such turn is less than a
+ * tick ahead of its due time, it and every older channel go before hints, planned starts
+ * and recent changes. Earliest deadline first, started as late as the pace allows: the
+ * reads given first keep all the room the bound leaves, and none of the room it needs.
+ */
+export function mustReadNow(entries: readonly SweepEntry[], p: SweepPolicy): Set<SweepEntry> {
+  const rate = p.channelsPerMs ?? 0;
+  const out = new Set<SweepEntry>();
+  if (p.boundMs === undefined || p.boundMs <= 0 || !(rate > 0)) return out;
+  const sorted = oldestFirst(entries, p.now);
+  const lead = Math.max(0, p.leadMs ?? 0) + Math.max(0, p.tickMs ?? 0);
+  let forced = 0;
+  for (let k = 0; k < sorted.length; k++) {
+    const due = sorted[k]!.lastReadAt! + p.boundMs - lead;
+    if (p.now + (k + 1) / rate >= due) forced = k + 1;
+  }
+  for (let k = 0; k < forced; k++) out.add(sorted[k]!);
+  return out;
+}
+
+/**
+ * The longest any read channel can wait, from the state at `now`: the oldest first, one
+ * every `1 / channelsPerMs`, none before `minEveryMs` after its last read, each landing
+ * `leadMs` and a tick after it was chosen. The bound stated is never less than this
+ * ({@link statedBoundMs}), so that a plan whose bound shrinks (more budget left for the
+ * sweep) does not promise channels already older than it what they cannot get.
+ */
+export function reachableBoundMs(
+  entries: readonly SweepEntry[],
+  now: number,
+  opts: { channelsPerMs: number; minEveryMs: number; leadMs: number; tickMs: number },
+): number {
+  if (!(opts.channelsPerMs > 0)) return 0;
+  let t = now;
+  let worst = 0;
+  for (const e of oldestFirst(entries, now)) {
+    t = Math.max(t, e.lastReadAt! + opts.minEveryMs) + 1 / opts.channelsPerMs;
+    worst = Math.max(worst, t - e.lastReadAt! + opts.leadMs + opts.tickMs);
+  }
+  return Math.ceil(worst);
+}
+
+/** The bound to state: the plan's, or what the channels' state can reach when that is longer. */
+export function statedBoundMs(planBoundMs: number, reachableMs: number): number {
+  return planBoundMs === 0 ? 0 : Math.max(planBoundMs, reachableMs);
 }

@@ -11,7 +11,16 @@ import { emptySnapshot, type OrgSnapshot } from '../snapshot/model.js';
 import type { Fetcher, OrgAuth } from './fetcher.js';
 import type { ChannelFilter } from './channel-filter.js';
 import { type DiffFn, OrgPoller } from './org-poller.js';
-import { CHANGE_WAITS_AT_MOST_MS, nextToSweep, type Plan, type PlanIntervals, plan } from './planner.js';
+import {
+  CHANGE_WAITS_AT_MOST_MS,
+  nextToSweep,
+  type Plan,
+  type PlanIntervals,
+  plan,
+  reachableBoundMs,
+  type SweepEntry,
+  statedBoundMs,
+} from './planner.js';
 import { Scheduler } from './scheduler.js';
 import { SpendMeter } from './spend.js';
 import type { RemovalPolicy } from './removals.js';
@@ -256,7 +265,41 @@ export class Poller {
     const readsPerMinute = Math.max(1, Math.ceil(60_000 / Math.max(1, next.intervals.channels)));
     const margin = Math.max(LIST_MARGIN_MIN, Math.min(pages, LIST_MARGIN_MAX));
     this.opts.reserveForHigh?.(pages * readsPerMinute + margin);
-    return next;
+    const channels = orgs.reduce((n, o) => n + o.channels, 0);
+    const reads = orgs.reduce((n, o) => n + o.channels * Math.max(1, o.sessionPages), 0);
+    this.planBoundMs = next.sweepBoundMs;
+    this.readsPerChannel = channels > 0 ? reads / channels : 1;
+    return { ...next, sweepBoundMs: this.reachable(next, now) };
+  }
+
+  /** The plan's own bound: what the sweep's deadline keeps (planner.ts, `mustReadNow`). */
+  private planBoundMs = 0;
+  private readsPerChannel = 1;
+
+  /**
+   * Channels a ms the sweep reads at least: its planned pace, or what its slots let
+   * through when its reads wait long in the budget.
+   */
+  private sweepChannelsPerMs(p: Plan): number {
+    const lead = this.leads.length === 0 ? 0 : this.leads.reduce((a, b) => a + b, 0) / this.leads.length;
+    const slots = lead > 0 ? MAX_SWEEP_INFLIGHT / lead : Number.POSITIVE_INFINITY;
+    return Math.min(p.sweepReadsPerMinute / 60_000, slots) / this.readsPerChannel;
+  }
+
+  /** The bound to state now: the plan's, or longer when the channels' state cannot meet it (planner.ts). */
+  private reachable(p: Plan, now: number, entries?: readonly SweepEntry[]): number {
+    const list = entries ?? [...this.pollers.values()].flatMap((o) => o.sweepEntries(now));
+    const reach = reachableBoundMs(list, now, {
+      channelsPerMs: this.sweepChannelsPerMs(p),
+      minEveryMs: this.minEveryMs(),
+      leadMs: this.leads.length === 0 ? 0 : Math.max(...this.leads),
+      tickMs: SWEEP_TICK_MS,
+    });
+    return statedBoundMs(this.planBoundMs, reach);
+  }
+
+  private minEveryMs(): number {
+    return Math.min(this.opts.intervals.sweep, Math.max(1000, this.opts.intervals.sweep_min ?? 15_000));
   }
 
   /**
@@ -415,20 +458,23 @@ export class Poller {
       Math.max(Math.floor(this.sweepCredit), spare),
       MAX_SWEEP_INFLIGHT - this.sweepInflight.size,
     );
+    const all = [...this.pollers.values()].flatMap((p) => p.sweepEntries(now));
+    // The bound stated is kept true at every tick: it rises at once when the state needs
+    // it, and comes down only with a new plan (every 30 s), so that it does not flicker.
+    const reach = this.reachable(this.current, now, all);
+    if (reach > this.current.sweepBoundMs) this.current = { ...this.current, sweepBoundMs: reach };
     if (n <= 0) return;
-    const candidates = [...this.pollers.values()]
-      .flatMap((p) => p.sweepEntries(now))
-      .filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
-    const minEveryMs = Math.min(
-      this.opts.intervals.sweep,
-      Math.max(1000, this.opts.intervals.sweep_min ?? 15_000),
-    );
+    const candidates = all.filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+    const minEveryMs = this.minEveryMs();
     const picked = nextToSweep(candidates, n, {
       now,
       minEveryMs,
-      boundMs: this.current.sweepBoundMs,
+      // The deadline keeps the plan's bound, so that a longer bound stated while the sweep
+      // catches up shrinks back to it.
+      boundMs: this.planBoundMs,
       // A channel that crosses the line just after a tick waits for the next one too.
       leadMs: this.sweepLead() + SWEEP_TICK_MS,
+      channelsPerMs: this.sweepChannelsPerMs(this.current),
     });
     for (const entry of picked) {
       const poller = this.pollers.get(entry.org);

@@ -72,6 +72,11 @@ export interface OrgView {
   spend?: Readonly<Record<string, number>> | undefined;
   /** The last full sweep of the org's session lists, once one has completed. */
   lastFullSweep?: { durationMs: number; completedAt: number } | undefined;
+  /**
+   * How long the channel whose sessions were read longest ago (for any reason) has waited,
+   * ms: what `Plan.sweepBoundMs` bounds (docs/polling.md, "The bound it reports").
+   */
+  stalestSweepAgeMs?: number | undefined;
 }
 
 /** A query over recent change events. */

@@ -54,6 +54,10 @@ describe('a running tally', () => {
     const bound = sample(text, 'tally_planner_sweep_bound_seconds', '')!;
     expect(sweep).toBeGreaterThan(0);
     expect(sweep).toBeLessThanOrEqual(bound + 2); // the planner's promise, plus a tick or two
+    // The stalest channel's age beside the bound, and within it.
+    const stalest = sample(text, 'tally_sweep_stalest_age_seconds', 'org="demo"')!;
+    expect(stalest).toBeGreaterThanOrEqual(0);
+    expect(stalest).toBeLessThanOrEqual(bound);
     expect((await lastSweep())?.seconds).toBeGreaterThan(0);
   }, 40_000);
 });

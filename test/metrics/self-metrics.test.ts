@@ -130,6 +130,17 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_planner_interval_seconds', { read: 'channels' })).toBe(30);
   });
 
+  it("shows each org's stalest channel age beside the bound, and none for an org with no channel read yet", async () => {
+    const source = new FakeSource([
+      orgView(snapshot({ org: 'a' }), { stalestSweepAgeMs: 1_234_500 }),
+      orgView(snapshot({ org: 'b' })),
+    ]);
+    source.currentPlan = testPlan({ sweepBoundMs: 2_580_000 });
+    const samples = await samplesOf(make(source));
+    expect(value(samples, 'tally_sweep_stalest_age_seconds', { org: 'a' })).toBe(1234.5);
+    expect(find(samples, 'tally_sweep_stalest_age_seconds', { org: 'b' })).toEqual([]);
+  });
+
   it('exposes build info and config reloads', async () => {
     const source = new FakeSource([]);
     const metrics = make(source);
