@@ -114,7 +114,10 @@ export class Evolver {
   sessionStarted(s: SimSession, startedAt: number): void {
     const d = this.dyn;
     const fail = this.rng.chance(d.failShare);
-    let duration = this.rng.between(d.duration[0], d.duration[1]);
+    // Routine: the session runs its planned length, so it ends about its planned end (late
+    // by as much as it started late). The draw is kept so the stream stays as it was.
+    this.rng.between(d.duration[0], d.duration[1]);
+    let duration = Math.max(TICK_MS, s.scheduledEndAt - s.scheduledAt);
     if (fail) duration *= this.rng.between(0.05, 0.6);
     const endIn = Math.max(TICK_MS, startedAt + duration - this.world.now);
     this.after(endIn, { kind: 'session', what: 'end', session: s, endAs: fail ? 'failed' : 'ended' });

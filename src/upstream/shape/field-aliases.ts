@@ -72,6 +72,14 @@ export const FIELD_ALIASES = {
     'start_at',
     'planned_start',
   ],
+  'session.scheduledEndAt': [
+    'scheduled_end_at',
+    'scheduled_end',
+    'scheduled_end_time',
+    'ends_at',
+    'end_at',
+    'planned_end',
+  ],
   'session.startedAt': ['started_at', 'actual_start', 'actual_start_time', 'live_at', 'went_live_at'],
   'session.endedAt': ['ended_at', 'finished_at', 'end_time', 'actual_end', 'actual_end_time', 'stopped_at'],
 
