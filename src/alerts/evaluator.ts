@@ -128,8 +128,11 @@ export class RuleEvaluator {
     seen.add(fp);
     const ctx: Record<string, unknown> = { ...orgCel };
     const vars = SCOPE_VARIABLES[rule.forEach];
-    for (const [name, value] of Object.entries(e.vars)) {
-      const c = this.cel(vars[name]!, value);
+    // Only the entity variables the rule reads are converted (a channel's `sessions` is
+    // made only for a rule that reads it).
+    for (const name of readBy(rule)) {
+      if (!Object.hasOwn(e.vars, name)) continue;
+      const c = this.cel(vars[name]!, e.vars[name]);
       if (c !== undefined) ctx[name] = c;
     }
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
@@ -337,6 +340,18 @@ export class RuleEvaluator {
     );
     this.lastLog.set(rule, { at: now, suppressed: 0 });
   }
+}
+
+const readByRule = new WeakMap<ConditionRule, readonly string[]>();
+
+/** The variables a condition rule's `when` and `value` read. */
+function readBy(rule: ConditionRule): readonly string[] {
+  let names = readByRule.get(rule);
+  if (names === undefined) {
+    names = [...new Set([...rule.when.variables, ...(rule.value?.variables ?? [])])];
+    readByRule.set(rule, names);
+  }
+  return names;
 }
 
 function alertVars(a: TrackedAlert, now: number): Plain {
