@@ -136,10 +136,7 @@ export class RuleEvaluator {
       if (c !== undefined) ctx[name] = c;
     }
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
-    if (!this.test(rule, ctx, `${scope.slug}/${e.key}`)) {
-      tracker.cleared(fp, now, rule);
-      return;
-    }
+    const holds = this.test(rule, ctx, `${scope.slug}/${e.key}`);
     const template = (): Plain => {
       const t: Plain = { now: new Date(now).toISOString() };
       const all = { ...scope.vars, ...e.vars };
@@ -151,6 +148,14 @@ export class RuleEvaluator {
       t['rule'] = { name: rule.name, severity: rule.severity, for_each: rule.forEach };
       return t;
     };
+    const current = tracker.get(fp);
+    if (!holds) {
+      // How it ended, said from what is seen as it clears (`resolved_*` annotations).
+      if (current?.state === 'firing') this.renderResolution(rule, current, () => template(), now);
+      tracker.cleared(fp, now, rule);
+      return;
+    }
+    if (current?.state === 'firing') dropResolution(current);
     const entityLabel = Object.values(e.nameLabels)[0] ?? scope.slug;
     tracker.holds(
       fp,
@@ -301,9 +306,26 @@ export class RuleEvaluator {
     return out;
   }
 
+  /**
+   * Renders a condition rule's `resolved_*` annotations for a firing alert whose condition
+   * no longer holds, from what is seen now: how it ended (`resolved_summary` is what
+   * receivers show for a resolved alert, docs/notifications.md).
+   */
+  private renderResolution(rule: ConditionRule, a: TrackedAlert, t: () => Plain, now: number): void {
+    let ctx: Plain | undefined;
+    for (const [k, tpl] of Object.entries(rule.annotations)) {
+      if (!isResolution(k)) continue;
+      ctx ??= { ...t(), labels: a.labels, alert: alertVars(a, now) };
+      a.annotations = { ...a.annotations, [k]: this.render(rule, tpl, ctx) };
+    }
+  }
+
   private renderAnnotations(rule: CompiledRule, t: Plain, summary: () => string): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [k, tpl] of Object.entries(rule.annotations)) out[k] = this.render(rule, tpl, t);
+    for (const [k, tpl] of Object.entries(rule.annotations)) {
+      if (rule.kind === 'condition' && isResolution(k)) continue;
+      out[k] = this.render(rule, tpl, t);
+    }
     if (out['summary'] === undefined) out['summary'] = summary();
     return out;
   }
@@ -340,6 +362,17 @@ export class RuleEvaluator {
     );
     this.lastLog.set(rule, { at: now, suppressed: 0 });
   }
+}
+
+/** Annotations a condition rule renders when its condition clears, not when it fires. */
+function isResolution(key: string): boolean {
+  return key.startsWith('resolved_');
+}
+
+/** Takes back what a firing alert was told of its end when its condition holds again. */
+function dropResolution(a: TrackedAlert): void {
+  if (!Object.keys(a.annotations).some(isResolution)) return;
+  a.annotations = Object.fromEntries(Object.entries(a.annotations).filter(([k]) => !isResolution(k)));
 }
 
 const readByRule = new WeakMap<ConditionRule, readonly string[]>();
