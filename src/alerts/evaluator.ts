@@ -138,7 +138,7 @@ export class RuleEvaluator {
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
     const holds = this.test(rule, ctx, `${scope.slug}/${e.key}`);
     const template = (): Plain => {
-      const t: Plain = { now: new Date(now).toISOString() };
+      const t: Plain = { now: new Date(now).toISOString(), ...this.externalURL() };
       const all = { ...scope.vars, ...e.vars };
       for (const [name, type] of Object.entries(vars)) {
         const v = toTemplate(type as FieldType, all[name]);
@@ -234,6 +234,7 @@ export class RuleEvaluator {
         };
         const t: Plain = {
           now: new Date(now).toISOString(),
+          ...this.externalURL(),
           event: toTemplate('Event', plain),
           value: rule.value ? this.value(rule, ctx) : fromCel(e.to ?? null),
           rule: { name: rule.name, severity: rule.severity, on: e.kind },
@@ -334,6 +335,12 @@ export class RuleEvaluator {
     const r = this.deps.templates.render(tpl, ctx);
     if (r.error) this.warn(rule.name, 'template', r.error);
     return r.text;
+  }
+
+  /** `external_url` for templates (tally's status page), without a trailing slash, when configured. */
+  private externalURL(): { external_url?: string } {
+    const base = this.deps.externalURL;
+    return base === undefined ? {} : { external_url: base.replace(/\/$/, '') };
   }
 
   /** The alert's link: the rule's own template when it has one, else tally's alert view. */

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/snapshot/model.js';
 import type { OrgView } from '../../src/core/status.js';
-import { channel, engine, event, MIN, T0 } from './helpers.js';
+import { subjectLine } from '../../src/notify/summary.js';
+import { channel, engine, event, MIN, T0, tickFor } from './helpers.js';
 import { view } from './helpers.js';
 
 const defaults = readFileSync(new URL('../../src/alerts/default-rules.yaml', import.meta.url), 'utf8');
@@ -291,5 +292,33 @@ describe('routine pages no one', () => {
     const alerts = x.alerts();
     expect(alerts.length).toBeGreaterThan(0);
     expect(alerts.filter((a) => a.labels['severity'] !== 'info')).toEqual([]);
+  });
+});
+
+describe('messages a person reads at 3 a.m.', () => {
+  it('a no-show is sent with its own words and a link to the channel on the status page; its end says how it ended', () => {
+    const { engine: x, clock } = engine(config, { externalURL: 'https://tally.example.com/' });
+    clock.time = T + 6 * MIN;
+    x.evaluate([org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
+    const sent = tickFor(x, clock, MIN);
+    expect(sent.map(subjectLine)).toEqual([
+      '[FIRING:1] No-show: Morning Drive on Harbor Notes did not start at 10:00 (planned 10:00–11:00 UTC)',
+    ]);
+    expect(sent[0]!.alerts[0]!.generatorURL).toBe('https://tally.example.com/?org=acme&q=c1#channels');
+    clock.time = T + 13 * MIN;
+    x.evaluate([
+      org({
+        session: show({ status: 'live', startedAt: T + 12 * MIN }),
+        channelStatus: 'live',
+        channelsAt: clock.time,
+        sessionsAt: clock.time,
+      }),
+    ]);
+    const after = tickFor(x, clock, 6 * MIN).filter((n) =>
+      n.alerts.some((a) => a.labels['alertname'] === 'session_no_show'),
+    );
+    expect(after.map(subjectLine)).toEqual([
+      '[RESOLVED] Started late: Morning Drive on Harbor Notes went live at 10:12 (planned 10:00–11:00 UTC)',
+    ]);
   });
 });

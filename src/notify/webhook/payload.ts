@@ -5,7 +5,7 @@
  * take tally's notifications unchanged.
  */
 import type { Notification } from '../../alerts/types.js';
-import { isoTime, isResolved } from '../summary.js';
+import { isoTime, isResolved, subjectLine } from '../summary.js';
 
 /** One alert in tally's payload. */
 export interface TallyAlertV1 {
@@ -33,6 +33,8 @@ export interface TallyPayloadV1 {
   createdAt: string | null;
   test: boolean;
   counts: { firing: number; resolved: number };
+  /** The subject line every sink shows: status tag and what happened (summary.ts). */
+  summary: string;
   alerts: TallyAlertV1[];
 }
 
@@ -64,6 +66,7 @@ export function tallyPayload(n: Notification): TallyPayloadV1 {
     createdAt: isoTime(n.createdAt) ?? null,
     test: n.test === true,
     counts: { firing: alerts.length - resolved, resolved },
+    summary: subjectLine(n),
     alerts,
   };
 }
