@@ -22,7 +22,10 @@ export function notificationTitle(n: Notification): string {
   const rest = Object.entries(n.groupLabels)
     .filter(([k]) => k !== 'alertname')
     .map(([k, v]) => `${k}=${v}`);
-  return rest.length > 0 ? `${name} (${rest.join(', ')})` : name;
+  const title = rest.length > 0 ? `${name} (${rest.join(', ')})` : name;
+  // A storm folded into one notification (alerts/grouper.ts) says so.
+  const storm = n.commonAnnotations['storm'];
+  return storm === undefined ? title : `${title}: ${storm}`;
 }
 
 /**
