@@ -23,6 +23,8 @@ export interface ControlDeps {
   rateLimit(): number;
   setRateLimit(perMinute: number | undefined, reset: boolean): number;
   status(): Record<string, unknown>;
+  /** The incidents played so far (ground truth, times on the clock's time line). */
+  incidents(): Record<string, unknown>[];
   trigger(name: TriggerName, input: unknown): TriggerResult;
 }
 
@@ -80,6 +82,7 @@ function index(): Record<string, unknown> {
       'GET|POST /_sim/faults': 'fault rules (POST replaces them; [] clears)',
       'GET|POST /_sim/rate-limit': '{ perMinute?, reset? }',
       'GET /_sim/status': 'clock, simulated time and counts',
+      'GET /_sim/incidents': 'incidents played so far (ground truth)',
       ...Object.fromEntries([...TRIGGER_ROUTES.keys()].map((r) => [`POST /_sim/${r}`, 'trigger'])),
     },
   };
@@ -112,6 +115,9 @@ async function dispatch(req: IncomingMessage, url: URL, deps: ControlDeps): Prom
     case 'status':
       getOnly();
       return deps.status();
+    case 'incidents':
+      getOnly();
+      return { incidents: deps.incidents() };
     case 'style':
       if (method === 'GET') return { style: deps.style() };
       postOnly();

@@ -1,0 +1,88 @@
+/**
+ * Incidents the simulator plays (SimOptions.incidents): each kind shows in the world as
+ * tally would see it, the ground truth is served under /_sim/incidents, and a world with
+ * none is the world it always was.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SimOptions, type Simulator, startSimulator } from '../../src/sim/index.js';
+import { get, ManualClock } from './helpers.js';
+
+const MINUTE = 60_000;
+const started: Simulator[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.close()));
+});
+
+async function run(extra: SimOptions, realMs = 60 * MINUTE): Promise<{ s: Simulator; clock: ManualClock }> {
+  const clock = new ManualClock();
+  const s = await startSimulator({ clock, seed: 11, speed: 10, scenario: 'lively', channels: 20, ...extra });
+  started.push(s);
+  for (let t = 0; t < realMs; t += MINUTE) {
+    clock.advance(MINUTE);
+    s.advance();
+  }
+  return { s, clock };
+}
+
+interface Truth {
+  kind: string;
+  session: string;
+  channel: string;
+  scheduledAt: string;
+  scheduledEndAt: string;
+  at: string;
+}
+
+describe('simulated incidents', () => {
+  it('plays every kind at the configured rate and serves the ground truth', async () => {
+    const { s } = await run({ incidents: 0.5 });
+    const { incidents } = (await (await get(s, '/_sim/incidents')).json()) as { incidents: Truth[] };
+    expect(new Set(incidents.map((i) => i.kind))).toEqual(
+      new Set(['no_show', 'drop', 'early_end', 'overrun', 'failure']),
+    );
+    const changes = s.changes();
+    const statusesOf = (id: string) =>
+      changes
+        .filter((c) => c.entity.kind === 'session' && c.entity.id === id && c.field === 'status')
+        .map((c) => c.to);
+    for (const i of incidents) {
+      const statuses = statusesOf(i.session);
+      const planned = Date.parse(i.scheduledEndAt);
+      if (i.kind === 'no_show') expect(statuses).not.toContain('live');
+      if (i.kind === 'failure') expect(statuses).toContain('failed');
+      if (i.kind === 'early_end' || i.kind === 'drop') expect(Date.parse(i.at)).toBeLessThan(planned);
+      if (i.kind === 'drop') {
+        const offline = changes.find(
+          (c) =>
+            c.entity.kind === 'channel' &&
+            c.entity.id === i.channel &&
+            c.field === 'status' &&
+            c.to === 'offline',
+        );
+        expect(offline).toBeDefined();
+      }
+      if (i.kind === 'overrun' && statuses.includes('ended')) {
+        const end = changes.find(
+          (c) => c.entity.kind === 'session' && c.entity.id === i.session && c.to === 'ended',
+        );
+        // Times on the clock's time line: at speed 10, ten simulated minutes are one.
+        expect(end!.at).toBeGreaterThan(planned + MINUTE);
+      }
+    }
+  });
+
+  it('a world without incidents is the world it always was (only natural failures are recorded)', async () => {
+    const a = await run({}, 20 * MINUTE);
+    const b = await run({ incidents: 0 }, 20 * MINUTE);
+    expect(b.s.changes()).toEqual(a.s.changes());
+    const { incidents } = (await (await get(a.s, '/_sim/incidents')).json()) as { incidents: Truth[] };
+    expect(incidents.every((i) => i.kind === 'failure')).toBe(true);
+  });
+
+  it('refuses a share outside 0 to 1', async () => {
+    await expect(startSimulator({ incidents: 1.5 })).rejects.toThrow(
+      /incidents must be a number from 0 to 1/,
+    );
+  });
+});
