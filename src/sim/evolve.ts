@@ -32,6 +32,7 @@ import {
   type IncidentPlan,
   incidentOf,
   planIncident,
+  NO_SHOW_STAYS_MS,
   type SimIncident,
 } from './incidents.js';
 import { deriveSeed, Rng } from './rng.js';
@@ -261,9 +262,11 @@ export class Evolver {
       }
       const plan = planIncident(this.incidentRng, this.incidentRate);
       if (plan?.kind === 'no_show') {
-        // Never goes live: still scheduled through its slot, then taken off the schedule.
+        // Never goes live: still scheduled through its slot (and at least NO_SHOW_STAYS_MS),
+        // then taken off the schedule.
         this.incidents.push(incidentOf(s, 'no_show', s.scheduledAt));
-        this.after(s.scheduledEndAt - w.now, { kind: 'session', what: 'abandon', session: s });
+        const until = Math.max(s.scheduledEndAt, s.scheduledAt + NO_SHOW_STAYS_MS);
+        this.after(until - w.now, { kind: 'session', what: 'abandon', session: s });
         return;
       }
       w.setSessionStatus(s, 'live');

@@ -36,6 +36,9 @@ export interface IncidentPlan {
   over: number;
 }
 
+/** A no-show stays scheduled at least this long after its planned start (then it is cancelled). */
+export const NO_SHOW_STAYS_MS = 20 * 60_000;
+
 /** How far past its planned end an overrun runs: beyond any sensible margin (docs/alerts.md). */
 export const OVERRUN_MS: [number, number] = [15 * 60_000, 30 * 60_000];
 
