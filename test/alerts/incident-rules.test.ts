@@ -47,6 +47,20 @@ function org(p: {
   return v;
 }
 
+/**
+ * Evaluates `views` now and again a minute later, as polls would: the incident rules hold
+ * a condition over two reads (`for`) before it fires.
+ */
+function seen(
+  x: ReturnType<typeof engine>['engine'],
+  clock: ReturnType<typeof engine>['clock'],
+  views: OrgView[],
+) {
+  x.evaluate(views);
+  clock.advance(MIN);
+  x.evaluate(views);
+}
+
 function firing(x: ReturnType<typeof engine>['engine'], rule: string) {
   return x.alerts({ state: 'firing' }).filter((a) => a.rule === rule);
 }
@@ -55,7 +69,7 @@ describe('session_no_show', () => {
   it('fires on a list read after start + grace that still shows it scheduled, the channel not live', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 6 * MIN;
-    x.evaluate([org({ session: show(), channelsAt: T + 6 * MIN, sessionsAt: T + 6 * MIN })]);
+    seen(x, clock, [org({ session: show(), channelsAt: T + 6 * MIN, sessionsAt: T + 6 * MIN })]);
     const [a] = firing(x, 'session_no_show');
     expect(a?.labels).toMatchObject({ severity: 'critical', session_id: 's1', channel: 'Harbor Notes' });
     expect(a?.annotations['summary']).toBe(
@@ -66,9 +80,9 @@ describe('session_no_show', () => {
   it('stays quiet within the grace, for a session that went live, and while the channel is live', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 4 * MIN;
-    x.evaluate([org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
     clock.time = T + 8 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'live', startedAt: T + 30_000 }),
         channelStatus: 'live',
@@ -76,7 +90,7 @@ describe('session_no_show', () => {
         sessionsAt: clock.time,
       }),
     ]);
-    x.evaluate([
+    seen(x, clock, [
       org({ session: show(), channelStatus: 'live', channelsAt: clock.time, sessionsAt: clock.time }),
     ]);
     expect(x.alerts().filter((a) => a.rule === 'session_no_show')).toEqual([]);
@@ -86,20 +100,20 @@ describe('session_no_show', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 40 * MIN;
     // The upstream was down since 10:02: the last session list read is from then.
-    x.evaluate([org({ session: show(), channelsAt: T + 40 * MIN, sessionsAt: T + 2 * MIN })]);
+    seen(x, clock, [org({ session: show(), channelsAt: T + 40 * MIN, sessionsAt: T + 2 * MIN })]);
     expect(x.alerts().filter((a) => a.rule === 'session_no_show')).toEqual([]);
     // The first fresh read decides.
     clock.time = T + 41 * MIN;
-    x.evaluate([org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
     expect(firing(x, 'session_no_show')).toHaveLength(1);
   });
 
   it('a late start resolves it and says how it ended', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 6 * MIN;
-    x.evaluate([org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
     clock.time = T + 13 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'live', startedAt: T + 12 * MIN }),
         channelStatus: 'live',
@@ -123,7 +137,7 @@ describe('session_dropped', () => {
   it('fires for a live session ending more than the margin before its planned end', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 41 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'ended', startedAt: T, endedAt: T + 40 * MIN }),
         channelsAt: clock.time,
@@ -140,7 +154,7 @@ describe('session_dropped', () => {
   it('fires when the channel went offline and a later session list still shows the session live', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 20 * MIN;
-    x.evaluate([org({ session: live, channelsAt: T + 19 * MIN, sessionsAt: T + 20 * MIN })]);
+    seen(x, clock, [org({ session: live, channelsAt: T + 19 * MIN, sessionsAt: T + 20 * MIN })]);
     expect(firing(x, 'session_dropped')[0]?.annotations['summary']).toBe(
       'Dropped: Morning Drive on Harbor Notes went off air while live (planned 10:00–11:00 UTC)',
     );
@@ -150,7 +164,7 @@ describe('session_dropped', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 61 * MIN;
     for (const endedAt of [T + 58 * MIN, T + 60 * MIN, T + 63 * MIN]) {
-      x.evaluate([
+      seen(x, clock, [
         org({
           session: show({ status: 'ended', startedAt: T, endedAt }),
           channelsAt: clock.time,
@@ -159,14 +173,14 @@ describe('session_dropped', () => {
       ]);
     }
     // The end was seen in the channel list first; the session list read before it is old news.
-    x.evaluate([org({ session: live, channelsAt: T + 61 * MIN, sessionsAt: T + 60 * MIN })]);
+    seen(x, clock, [org({ session: live, channelsAt: T + 61 * MIN, sessionsAt: T + 60 * MIN })]);
     expect(x.alerts().filter((a) => a.rule === 'session_dropped')).toEqual([]);
   });
 
   it('leaves a failed session to session_failed, and an early end long past to history', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 41 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'failed', startedAt: T, endedAt: T + 40 * MIN }),
         channelsAt: clock.time,
@@ -174,7 +188,7 @@ describe('session_dropped', () => {
       }),
     ]);
     clock.time = T + 5 * 60 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'ended', startedAt: T, endedAt: T + 40 * MIN }),
         channelsAt: clock.time,
@@ -188,9 +202,9 @@ describe('session_dropped', () => {
     const { engine: x, clock } = engine(config);
     const dropped = show({ status: 'ended', startedAt: T, endedAt: T + 40 * MIN });
     clock.time = T + 41 * MIN;
-    x.evaluate([org({ session: dropped, channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: dropped, channelsAt: clock.time, sessionsAt: clock.time })]);
     clock.time = T + 61 * MIN;
-    x.evaluate([org({ session: dropped, channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: dropped, channelsAt: clock.time, sessionsAt: clock.time })]);
     const a = x.alerts().find((al) => al.rule === 'session_dropped');
     expect(a?.state).toBe('resolved');
     expect(a?.annotations['resolved_summary']).toBe(
@@ -205,7 +219,7 @@ describe('session_overrun', () => {
   it('fires for a session still live in a list read more than 10 minutes past its planned end', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 71 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({ session: live, channelStatus: 'live', channelsAt: clock.time, sessionsAt: clock.time }),
     ]);
     const [a] = firing(x, 'session_overrun');
@@ -214,7 +228,7 @@ describe('session_overrun', () => {
       'Overrun: Morning Drive on Harbor Notes is still live after its planned end at 11:00 (planned 10:00–11:00 UTC)',
     );
     clock.time = T + 76 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'ended', startedAt: T, endedAt: T + 75 * MIN }),
         channelsAt: clock.time,
@@ -231,11 +245,11 @@ describe('session_overrun', () => {
   it('stays quiet within the margin and on a list read before the planned end + margin', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 65 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({ session: live, channelStatus: 'live', channelsAt: clock.time, sessionsAt: clock.time }),
     ]);
     clock.time = T + 90 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({ session: live, channelStatus: 'live', channelsAt: clock.time, sessionsAt: T + 65 * MIN }),
     ]);
     expect(x.alerts().filter((a) => a.rule === 'session_overrun')).toEqual([]);
@@ -254,7 +268,7 @@ describe('channel_unscheduled', () => {
     });
     for (const dt of [0, 3 * MIN]) {
       clock.time = T + dt;
-      x.evaluate([
+      seen(x, clock, [
         org({ session: ended, channelStatus: 'live', channelsAt: clock.time, sessionsAt: clock.time }),
       ]);
     }
@@ -267,11 +281,11 @@ describe('channel_unscheduled', () => {
     const { engine: x, clock } = engine(config);
     for (const dt of [0, 3 * MIN]) {
       clock.time = T - 10 * MIN + dt;
-      x.evaluate([
+      seen(x, clock, [
         org({ session: show(), channelStatus: 'live', channelsAt: clock.time, sessionsAt: clock.time }),
       ]);
       const unread = view('beta', { at: clock.time, channels: [channel('c9', 'live')] });
-      x.evaluate([unread]);
+      seen(x, clock, [unread]);
     }
     expect(x.alerts().filter((a) => a.rule === 'channel_unscheduled')).toEqual([]);
   });
@@ -299,14 +313,14 @@ describe('messages a person reads at 3 a.m.', () => {
   it('a no-show is sent with its own words and a link to the channel on the status page; its end says how it ended', () => {
     const { engine: x, clock } = engine(config, { externalURL: 'https://tally.example.com/' });
     clock.time = T + 6 * MIN;
-    x.evaluate([org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
+    seen(x, clock, [org({ session: show(), channelsAt: clock.time, sessionsAt: clock.time })]);
     const sent = tickFor(x, clock, MIN);
     expect(sent.map(subjectLine)).toEqual([
       '[FIRING:1] No-show: Morning Drive on Harbor Notes did not start at 10:00 (planned 10:00–11:00 UTC)',
     ]);
     expect(sent[0]!.alerts[0]!.generatorURL).toBe('https://tally.example.com/?org=acme&q=c1#channels');
     clock.time = T + 13 * MIN;
-    x.evaluate([
+    seen(x, clock, [
       org({
         session: show({ status: 'live', startedAt: T + 12 * MIN }),
         channelStatus: 'live',
