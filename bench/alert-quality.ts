@@ -75,6 +75,8 @@ interface Run {
   alerted: number;
   missed: Record<string, number>;
   latencies: number[];
+  /** The slowest of each kind (ms). */
+  slowest: Record<string, number>;
   routinePages: number;
   /** What the first few routine pages said. */
   routineSaid: string[];
@@ -161,9 +163,10 @@ function runOne(channels: number, hours: number, rate: number): Run {
         const value = ch.sessions
           .filter((s) => (s.endedAt ?? s.scheduledEndAt) >= from && s.scheduledAt <= now + WINDOW_FUTURE)
           .map(sessionOfSim);
+        // Read after the channel list, as tally's hot reads follow it.
         const part: SessionsPart = {
           state: 'complete',
-          at: now,
+          at: now + S,
           value,
           window: { from, to: now + WINDOW_FUTURE },
         };
@@ -225,10 +228,15 @@ function measure(
   }
   const latencies: number[] = [];
   const missed: Record<string, number> = {};
+  const slowest: Record<string, number> = {};
   for (const i of incidents) {
     const at = firstPage.get(i.session);
     if (at === undefined) missed[i.kind] = (missed[i.kind] ?? 0) + 1;
-    else latencies.push(Math.max(0, at - knowableAt(i)));
+    else {
+      const took = Math.max(0, at - knowableAt(i));
+      latencies.push(took);
+      slowest[i.kind] = Math.max(slowest[i.kind] ?? 0, took);
+    }
   }
   return {
     channels,
@@ -237,6 +245,7 @@ function measure(
     alerted: latencies.length,
     missed,
     latencies: latencies.sort((a, b) => a - b),
+    slowest,
     routinePages,
     routineSaid,
     pages,

@@ -35,6 +35,8 @@ options:
   --rate-limit N         requests per minute per client IP (default 300)
   --speed X              simulated seconds per real second (default 1)
   --scenario NAME        calm or lively (default calm); lively changes something every few seconds
+  --incidents R          share of planned sessions that become an incident (no-show, drop,
+                         early end, overrun, failure), 0 to 1 (default 0); truth at /_sim/incidents
   --hints                channel lists carry sessions_updated_at; session lists answer If-None-Match with 304
   --dialect NAME         a server dialect: ${DIALECT_NAMES.join(', ')} (default default;
                          docs/upstream-shapes.md, "Dialects"); --envelope, --paging and --case override its style
@@ -60,6 +62,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   speed: { type: 'string' },
   scenario: { type: 'string' },
+  incidents: { type: 'string' },
   dialect: { type: 'string' },
   hints: { type: 'boolean' },
   envelope: { type: 'string' },
@@ -137,6 +140,7 @@ function toOptions(v: Values): SimOptions {
   set('rateLimitPerMinute', integer('rate-limit', v['rate-limit'], 1, 1_000_000));
   set('speed', decimal('speed', v.speed, Number.MIN_VALUE, 1_000_000));
   set('scenario', choice<Scenario>('scenario', v.scenario, ['calm', 'lively']));
+  set('incidents', decimal('incidents', v.incidents, 0, 1));
   set('dialect', choice<string>('dialect', v.dialect, DIALECT_NAMES));
   if (v.hints === true) o.hints = true;
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));

@@ -261,6 +261,9 @@ export class Evolver {
         return;
       }
       const plan = planIncident(this.incidentRng, this.incidentRate);
+      // A show that does not start while its channel is on air with another is no no-show
+      // (docs/alerts.md, "session_no_show"): it starts, and ends early instead.
+      if (plan?.kind === 'no_show' && s.channel.liveCount > 0) plan.kind = 'early_end';
       if (plan?.kind === 'no_show') {
         // Never goes live: still scheduled through its slot (and at least NO_SHOW_STAYS_MS),
         // then taken off the schedule.
