@@ -286,7 +286,10 @@ export class Evolver {
     }
     if (s.status !== 'live') return;
     if (what === 'drop') {
-      if (incident) this.incidents.push(incidentOf(s, incident, w.now));
+      // The channel goes off air: every session live on it drops with it.
+      for (const other of s.channel.sessions) {
+        if (other.status === 'live') this.incidents.push(incidentOf(other, 'drop', w.now));
+      }
       w.setChannelStatus(s.channel, 'offline');
       return;
     }
