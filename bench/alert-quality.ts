@@ -80,6 +80,8 @@ interface Run {
   routinePages: number;
   /** What the first few routine pages said. */
   routineSaid: string[];
+  /** The first few incidents paged more than two minutes after they became knowable. */
+  slowSaid: string[];
   pages: number;
   notifications: number;
   wallMs: number;
@@ -146,12 +148,18 @@ function runOne(channels: number, hours: number, rate: number): Run {
         const changed = seenStatus.get(ch.id) !== ch.status;
         seenStatus.set(ch.id, ch.status);
         const last = lastRead.get(ch.id);
+        // Hot as tally's poller has it (org-poller.ts, hotChannels): live in the channel
+        // list, or its last read list holds a session live, or one still scheduled around
+        // its planned start or start + the grace.
+        const stored = snap.sessions[ch.id];
+        const known = stored?.state === 'complete' ? (stored.value as readonly Session[]) : [];
         const hot =
           ch.status === 'live' ||
-          ch.sessions.some(
+          known.some(
             (s) =>
               s.status === 'live' ||
               (s.status === 'scheduled' &&
+                s.scheduledAt !== undefined &&
                 (Math.abs(s.scheduledAt - now) <= HOT_HORIZON ||
                   Math.abs(s.scheduledAt + GRACE - now) <= HOT_HORIZON)),
           );
@@ -229,6 +237,7 @@ function measure(
   const latencies: number[] = [];
   const missed: Record<string, number> = {};
   const slowest: Record<string, number> = {};
+  const slowSaid: string[] = [];
   for (const i of incidents) {
     const at = firstPage.get(i.session);
     if (at === undefined) missed[i.kind] = (missed[i.kind] ?? 0) + 1;
@@ -236,6 +245,11 @@ function measure(
       const took = Math.max(0, at - knowableAt(i));
       latencies.push(took);
       slowest[i.kind] = Math.max(slowest[i.kind] ?? 0, took);
+      if (took > 2 * M && slowSaid.length < 5) {
+        slowSaid.push(
+          `${i.kind} ${i.session} on ${i.channel}: knowable ${new Date(knowableAt(i)).toISOString()}, paged ${new Date(at).toISOString()}`,
+        );
+      }
     }
   }
   return {
@@ -248,6 +262,7 @@ function measure(
     slowest,
     routinePages,
     routineSaid,
+    slowSaid,
     pages,
     notifications: sent.length,
     wallMs,
@@ -287,10 +302,12 @@ export const alertQualityBench: Bench = {
       `${(r.wallMs / 1000).toFixed(0)} s`,
     ]);
     const said = runs.flatMap((r) => r.routineSaid.map((x) => `  ${r.channels} channels: ${x}`));
+    const slow = runs.flatMap((r) => r.slowSaid.map((x) => `  ${r.channels} channels: ${x}`));
     return {
       name: 'alert-quality',
       tables: [
         ...(said.length > 0 ? [`routine paged (first few):\n${said.join('\n')}`] : []),
+        ...(slow.length > 0 ? [`paged after more than 2 minutes (first few):\n${slow.join('\n')}`] : []),
         table(
           ['channels', 'simulated', 'incidents alerted', 'p50', 'p95', 'routine pages', 'missed', 'wall'],
           rows,
