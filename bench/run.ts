@@ -10,10 +10,12 @@
  *   npm run bench -- heap               # where the heap goes (bench/heap.ts)
  *   BENCH_AB='{"name":{"flags":[…]}}' npm run bench -- footprint-ab   # RSS of node flags, interleaved
  *   npm run bench -- alloc              # what is allocated, by where (bench/alloc.ts)
+ *   npm run bench -- alert-quality      # incidents alerted, how soon, routine paged (bench/alert-quality.ts)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { alertQualityBench } from './alert-quality.js';
 import { allocBench } from './alloc.js';
 import { footprintBench } from './footprint.js';
 import { footprintAbBench } from './footprint-ab.js';
@@ -66,6 +68,7 @@ const BENCHES: Bench[] = [
   stormBench,
   soakBench,
   metricsRenderBench,
+  alertQualityBench,
 ];
 
 async function main(argv: string[]): Promise<number> {

@@ -56,7 +56,14 @@ export const CEL_TYPES = {
     usage_pct: 'map<string,double>',
     funding: 'Funding',
   },
-  Channel: { id: 'string', name: 'string', status: 'string', visibility: 'string', live: 'bool' },
+  Channel: {
+    id: 'string',
+    name: 'string',
+    status: 'string',
+    visibility: 'string',
+    live: 'bool',
+    read_at: 'timestamp',
+  },
   Session: {
     id: 'string',
     channel_id: 'string',
@@ -65,8 +72,10 @@ export const CEL_TYPES = {
     live: 'bool',
     ended: 'bool',
     scheduled_at: 'timestamp',
+    scheduled_end_at: 'timestamp',
     started_at: 'timestamp',
     ended_at: 'timestamp',
+    read_at: 'timestamp',
   },
   Detail: {
     title: 'string',
@@ -115,6 +124,7 @@ export const SCOPE_VARIABLES: Record<Scope, Record<string, FieldType>> = {
     team: 'list<Member>',
     channels: 'list<Channel>',
     channel: 'Channel',
+    sessions: 'list<Session>',
   },
   session: {
     org: 'Org',

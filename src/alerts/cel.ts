@@ -6,7 +6,8 @@
  *
  * Helpers beyond standard CEL: `since(t)` and `until(t)` (durations from and to now),
  * `days(n)` (CEL durations stop at hours), `is_live(s)`, `is_ended(s)`, `is_scheduled(s)`, `status_class(s)`, `channel_class(s)`, `visibility_class(s)`
- * (tally's families of upstream status strings).
+ * (tally's families of upstream status strings), `expected_on_air(session, margin)` (live, or
+ * planned to be on air within `margin` of now).
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
@@ -101,6 +102,12 @@ export class CelEnvironments {
       )
       .registerFunction(`days(int): ${DUR}`, ms, { description: 'A duration of n days.' })
       .registerFunction(`days(double): ${DUR}`, ms, { description: 'A duration of n days.' })
+      .registerFunction(
+        `expected_on_air(Session, ${DUR}): bool`,
+        (s: { live?: boolean; scheduled_at?: Date; scheduled_end_at?: Date }, margin: Duration) =>
+          expectedOnAir(s, Number(margin.valueOf()), this.nowMs),
+        { description: 'Whether a session is live, or planned to be on air within margin of now.' },
+      )
       .registerFunction('is_live(string): bool', (s: string) => isLiveStatus(s))
       .registerFunction('is_ended(string): bool', (s: string) => isEndedStatus(s))
       .registerFunction('is_scheduled(string): bool', (s: string) => isScheduledStatus(s))
@@ -189,6 +196,23 @@ export class CelEnvironments {
     if (n.op === 'value') return;
     this.checkLiterals(scope, n.args, source);
   }
+}
+
+/**
+ * Whether a session is live, or its planned time range widened by `margin` on both sides
+ * holds `now`. A session with a planned start and no planned end counts as planned for
+ * `margin` either side of its start.
+ */
+export function expectedOnAir(
+  s: { live?: boolean; scheduled_at?: Date; scheduled_end_at?: Date },
+  margin: number,
+  now: number,
+): boolean {
+  if (s.live === true) return true;
+  const start = s.scheduled_at?.getTime();
+  if (start === undefined) return false;
+  const end = Math.max(start, s.scheduled_end_at?.getTime() ?? start);
+  return now >= start - margin && now <= end + margin;
 }
 
 function toExpressionError(err: unknown, source: string): ExpressionError {

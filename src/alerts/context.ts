@@ -8,6 +8,7 @@ import type { ChangeEvent } from '../snapshot/events.js';
 import {
   type Channel,
   completeValue,
+  type Session,
   type SessionDetail,
   subResourceRead as read,
 } from '../snapshot/model.js';
@@ -107,7 +108,7 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
   }
   const team = completeValue(snap.team)?.map((m) => defined({ ...m }) as Plain);
   const channelList = completeValue(snap.channels);
-  const channels = channelList && channelPlains(channelList);
+  const channels = channelList && channelPlains(channelList, snap.channels!.at);
   const slug = view.slug;
 
   const memberEntities = () =>
@@ -118,12 +119,35 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
       vars: { member: m },
     }));
   const channelEntities = () =>
-    channels?.map((c) => ({
-      key: c['id'] as string,
-      idLabels: { channel_id: c['id'] as string },
-      nameLabels: { channel: (c['name'] as string | undefined) ?? (c['id'] as string) },
-      vars: { channel: c },
-    }));
+    channels?.map((c) => {
+      const id = c['id'] as string;
+      const vars: Entity['vars'] = { channel: c };
+      // The channel's sessions, made when a rule reads them: undefined (so the rule waits)
+      // while its list was never read completely.
+      Object.defineProperty(vars, 'sessions', {
+        enumerable: true,
+        get: () => sessionPlainsOf(id),
+      });
+      return {
+        key: id,
+        idLabels: { channel_id: id },
+        nameLabels: { channel: (c['name'] as string | undefined) ?? id },
+        vars,
+      };
+    });
+
+  const sessionPlains = new Map<string, Plain[]>();
+  const sessionPlainsOf = (channelId: string): Plain[] | undefined => {
+    const part = snap.sessions[channelId];
+    if (part?.state !== 'complete' || !Object.hasOwn(snap.sessions, channelId)) return undefined;
+    let plains = sessionPlains.get(channelId);
+    if (plains === undefined) {
+      plains = [];
+      for (const s of part.value) plains.push(sessionPlain(s, part.at));
+      sessionPlains.set(channelId, plains);
+    }
+    return plains;
+  };
 
   let listed: Set<string> | undefined;
   const sessionListed = (): ReadonlySet<string> => {
@@ -140,18 +164,8 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
     const out: Entity[] = [];
     for (const channelId of sessionListed()) {
       const channel = channelById.get(channelId);
-      for (const s of completeValue(snap.sessions[channelId]) ?? []) {
-        const session = defined({
-          id: s.id,
-          channel_id: s.channelId,
-          title: s.title,
-          status: s.status,
-          live: isLiveStatus(s.status),
-          ended: isEndedStatus(s.status),
-          scheduled_at: s.scheduledAt,
-          started_at: s.startedAt,
-          ended_at: s.endedAt,
-        }) as Plain;
+      for (const session of sessionPlainsOf(channelId) ?? []) {
+        const s = { id: session['id'] as string, title: session['title'] as string | undefined };
         const detail = completeValue(snap.details[s.id]);
         out.push({
           key: s.id,
@@ -195,9 +209,31 @@ export function isKeptPlain(v: object): boolean {
   return kept.has(v);
 }
 
-function channelPlains(list: readonly Channel[]): Plain[] {
+/**
+ * What rules see of a session: its fields, its classes, and `read_at`, when tally read the
+ * list that shows it (tally's clock): the evidence a rule about the schedule needs, so
+ * that a list read before a planned start is never taken for one read after it
+ * (docs/alerts.md, "No alert from blindness").
+ */
+function sessionPlain(s: Session, readAt: number): Plain {
+  return defined({
+    id: s.id,
+    channel_id: s.channelId,
+    title: s.title,
+    status: s.status,
+    live: isLiveStatus(s.status),
+    ended: isEndedStatus(s.status),
+    scheduled_at: s.scheduledAt,
+    scheduled_end_at: s.scheduledEndAt,
+    started_at: s.startedAt,
+    ended_at: s.endedAt,
+    read_at: readAt,
+  }) as Plain;
+}
+
+function channelPlains(list: readonly Channel[], readAt: number): Plain[] {
   let plains = plainsByList.get(list);
-  if (plains === undefined) {
+  if (plains === undefined || plains[0]?.['read_at'] !== readAt) {
     plains = list.map(
       (c) =>
         defined({
@@ -206,6 +242,7 @@ function channelPlains(list: readonly Channel[]): Plain[] {
           status: c.status,
           visibility: c.visibility,
           live: isLiveStatus(c.status),
+          read_at: readAt,
         }) as Plain,
     );
     plainsByList.set(list, plains);

@@ -128,17 +128,17 @@ export class RuleEvaluator {
     seen.add(fp);
     const ctx: Record<string, unknown> = { ...orgCel };
     const vars = SCOPE_VARIABLES[rule.forEach];
-    for (const [name, value] of Object.entries(e.vars)) {
-      const c = this.cel(vars[name]!, value);
+    // Only the entity variables the rule reads are converted (a channel's `sessions` is
+    // made only for a rule that reads it).
+    for (const name of readBy(rule)) {
+      if (!Object.hasOwn(e.vars, name)) continue;
+      const c = this.cel(vars[name]!, e.vars[name]);
       if (c !== undefined) ctx[name] = c;
     }
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
-    if (!this.test(rule, ctx, `${scope.slug}/${e.key}`)) {
-      tracker.cleared(fp, now, rule);
-      return;
-    }
+    const holds = this.test(rule, ctx, `${scope.slug}/${e.key}`);
     const template = (): Plain => {
-      const t: Plain = { now: new Date(now).toISOString() };
+      const t: Plain = { now: new Date(now).toISOString(), ...this.externalURL() };
       const all = { ...scope.vars, ...e.vars };
       for (const [name, type] of Object.entries(vars)) {
         const v = toTemplate(type as FieldType, all[name]);
@@ -148,6 +148,14 @@ export class RuleEvaluator {
       t['rule'] = { name: rule.name, severity: rule.severity, for_each: rule.forEach };
       return t;
     };
+    const current = tracker.get(fp);
+    if (!holds) {
+      // How it ended, said from what is seen as it clears (`resolved_*` annotations).
+      if (current?.state === 'firing') this.renderResolution(rule, current, () => template(), now);
+      tracker.cleared(fp, now, rule);
+      return;
+    }
+    if (current?.state === 'firing') dropResolution(current);
     const entityLabel = Object.values(e.nameLabels)[0] ?? scope.slug;
     tracker.holds(
       fp,
@@ -226,6 +234,7 @@ export class RuleEvaluator {
         };
         const t: Plain = {
           now: new Date(now).toISOString(),
+          ...this.externalURL(),
           event: toTemplate('Event', plain),
           value: rule.value ? this.value(rule, ctx) : fromCel(e.to ?? null),
           rule: { name: rule.name, severity: rule.severity, on: e.kind },
@@ -298,9 +307,26 @@ export class RuleEvaluator {
     return out;
   }
 
+  /**
+   * Renders a condition rule's `resolved_*` annotations for a firing alert whose condition
+   * no longer holds, from what is seen now: how it ended (`resolved_summary` is what
+   * receivers show for a resolved alert, docs/notifications.md).
+   */
+  private renderResolution(rule: ConditionRule, a: TrackedAlert, t: () => Plain, now: number): void {
+    let ctx: Plain | undefined;
+    for (const [k, tpl] of Object.entries(rule.annotations)) {
+      if (!isResolution(k)) continue;
+      ctx ??= { ...t(), labels: a.labels, alert: alertVars(a, now) };
+      a.annotations = { ...a.annotations, [k]: this.render(rule, tpl, ctx) };
+    }
+  }
+
   private renderAnnotations(rule: CompiledRule, t: Plain, summary: () => string): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [k, tpl] of Object.entries(rule.annotations)) out[k] = this.render(rule, tpl, t);
+    for (const [k, tpl] of Object.entries(rule.annotations)) {
+      if (rule.kind === 'condition' && isResolution(k)) continue;
+      out[k] = this.render(rule, tpl, t);
+    }
     if (out['summary'] === undefined) out['summary'] = summary();
     return out;
   }
@@ -309,6 +335,12 @@ export class RuleEvaluator {
     const r = this.deps.templates.render(tpl, ctx);
     if (r.error) this.warn(rule.name, 'template', r.error);
     return r.text;
+  }
+
+  /** `external_url` for templates (tally's status page), without a trailing slash, when configured. */
+  private externalURL(): { external_url?: string } {
+    const base = this.deps.externalURL;
+    return base === undefined ? {} : { external_url: base.replace(/\/$/, '') };
   }
 
   /** The alert's link: the rule's own template when it has one, else tally's alert view. */
@@ -337,6 +369,29 @@ export class RuleEvaluator {
     );
     this.lastLog.set(rule, { at: now, suppressed: 0 });
   }
+}
+
+/** Annotations a condition rule renders when its condition clears, not when it fires. */
+function isResolution(key: string): boolean {
+  return key.startsWith('resolved_');
+}
+
+/** Takes back what a firing alert was told of its end when its condition holds again. */
+function dropResolution(a: TrackedAlert): void {
+  if (!Object.keys(a.annotations).some(isResolution)) return;
+  a.annotations = Object.fromEntries(Object.entries(a.annotations).filter(([k]) => !isResolution(k)));
+}
+
+const readByRule = new WeakMap<ConditionRule, readonly string[]>();
+
+/** The variables a condition rule's `when` and `value` read. */
+function readBy(rule: ConditionRule): readonly string[] {
+  let names = readByRule.get(rule);
+  if (names === undefined) {
+    names = [...new Set([...rule.when.variables, ...(rule.value?.variables ?? [])])];
+    readByRule.set(rule, names);
+  }
+  return names;
 }
 
 function alertVars(a: TrackedAlert, now: number): Plain {

@@ -144,24 +144,41 @@ export class AlertGrouper {
     }
   }
 
-  /** Sends what is due at `now`. */
+  /**
+   * Sends what is due at `now`. Groups of one entity each (a route whose `group_by` names
+   * `channel_id`, `session_id` or `member_id`) that are due together form a storm: they are
+   * sent as one notification, and a storm's first send takes along the groups of its kind
+   * that were never sent yet, so fifty no-shows at once are one message, while an incident
+   * after the first was sent is its own (docs/alerts.md, "Routing and grouping").
+   */
   flush(now: number, ctx: FlushContext): Flushed[] {
     const out: Flushed[] = [];
-    for (const [id, g] of [...this.groups]) {
-      if (g.nextFlushAt > now) continue;
+    const due = [...this.groups].filter(([, g]) => g.nextFlushAt <= now);
+    const storms = new Set(due.filter(([, g]) => g.lastSent === undefined).map(([, g]) => stormKey(g)));
+    storms.delete(undefined);
+    if (storms.size > 0) {
+      for (const entry of this.groups) {
+        const g = entry[1];
+        if (g.nextFlushAt > now && g.lastSent === undefined && storms.has(stormKey(g))) due.push(entry);
+      }
+    }
+    const stormOf = new Map<Flushed, string | undefined>();
+    for (const [id, g] of due) {
       const before = snapshot(g);
       const n = this.flushGroup(g, now, ctx);
       if (g.alerts.size === 0) this.groups.delete(id);
       if (n) {
-        out.push({
+        const f: Flushed = {
           notification: n,
           undo: () => {
             this.groups.set(id, { ...before, alerts: new Set(before.alerts) });
           },
-        });
+        };
+        out.push(f);
+        stormOf.set(f, stormGroupKey(g));
       }
     }
-    return out;
+    return foldStorms(out, stormOf);
   }
 
   private flushGroup(g: Group, now: number, ctx: FlushContext): Notification | undefined {
@@ -353,4 +370,93 @@ function common(maps: readonly Alert['labels'][]): Record<string, string> {
 function setHeld(entry: SentEntry, held: string[]): void {
   if (held.length > 0) entry.held = held;
   else delete entry.held;
+}
+
+/** Labels that make a group one entity's. */
+const ENTITY_LABELS = ['channel_id', 'session_id', 'member_id'];
+
+/**
+ * The storm a group belongs to: its receiver, route and group labels but the entity's,
+ * for a route that groups by entity; undefined for any other group.
+ */
+function stormKey(g: Group): string | undefined {
+  const key = stormGroupKey(g);
+  return key === undefined ? undefined : `${g.receiver}\0${key}`;
+}
+
+/** The group key a storm's notification goes by: the group's, without the entity. */
+function stormGroupKey(g: Group): string | undefined {
+  const by = g.route.groupBy;
+  if (by === 'all' || !by.some((l) => ENTITY_LABELS.includes(l))) return undefined;
+  return groupKey(g.route, stormLabels(g.labels));
+}
+
+function stormLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels)) if (!ENTITY_LABELS.includes(k)) out[k] = v;
+  return out;
+}
+
+/** The notifications of one flush, those of one storm folded into one. */
+function foldStorms(flushed: Flushed[], stormOf: ReadonlyMap<Flushed, string | undefined>): Flushed[] {
+  const byStorm = new Map<string, Flushed[]>();
+  for (const f of flushed) {
+    const groupKey = stormOf.get(f);
+    if (groupKey === undefined) continue;
+    const key = `${f.notification.receiver}\0${groupKey}`;
+    const list = byStorm.get(key);
+    if (list) list.push(f);
+    else byStorm.set(key, [f]);
+  }
+  const folded = new Map<Flushed, Flushed | undefined>();
+  for (const list of byStorm.values()) {
+    if (list.length < 2) continue;
+    const one = fold(list, stormOf.get(list[0]!)!);
+    folded.set(list[0]!, one);
+    for (const f of list.slice(1)) folded.set(f, undefined);
+  }
+  if (folded.size === 0) return flushed;
+  const out: Flushed[] = [];
+  for (const f of flushed) {
+    if (!folded.has(f)) out.push(f);
+    else {
+      const one = folded.get(f);
+      if (one) out.push(one);
+    }
+  }
+  return out;
+}
+
+/** One notification for several groups of one storm: all their alerts, firing first. */
+function fold(list: readonly Flushed[], groupKey: string): Flushed {
+  const ns = list.map((f) => f.notification);
+  const first = ns[0]!;
+  const firing = ns.flatMap((n) => n.alerts.filter((a) => a.state !== 'resolved'));
+  const resolved = ns.flatMap((n) => n.alerts.filter((a) => a.state === 'resolved'));
+  const alerts = [...firing, ...resolved];
+  const labels = stormLabels(first.groupLabels);
+  // Stable for the same sends (a retry after an undo folds the same groups again).
+  const ids = ns.map((n) => n.id).sort(byCodeUnits);
+  const n: Notification = {
+    id: `${createHash('sha256').update(ids.join('\0')).digest('hex').slice(0, 20)}-storm`,
+    receiver: first.receiver,
+    groupKey,
+    status: firing.length > 0 ? 'firing' : 'resolved',
+    alerts,
+    groupLabels: labels,
+    commonLabels: common(alerts.map((a) => a.labels)),
+    // Says it is a storm: the subject and the common annotations of every receiver.
+    commonAnnotations: {
+      ...common(alerts.map((a) => a.annotations)),
+      storm: `${alerts.length} alerts at once from ${list.length} groups`,
+    },
+    createdAt: first.createdAt,
+  };
+  if (first.externalURL !== undefined) n.externalURL = first.externalURL;
+  return {
+    notification: n,
+    undo: () => {
+      for (const f of list) f.undo();
+    },
+  };
 }

@@ -36,6 +36,8 @@ options:
   --rate-limit N         requests per minute per client IP (default 300)
   --speed X              simulated seconds per real second (default 1)
   --scenario NAME        calm or lively (default calm); lively changes something every few seconds
+  --incidents R          share of planned sessions that become an incident (no-show, drop,
+                         early end, overrun, failure), 0 to 1 (default 0); truth at /_sim/incidents
   --hints                channel lists carry sessions_updated_at; session lists answer If-None-Match with 304
   --dialect NAME         a server dialect (default default; docs/upstream-shapes.md, "Dialects"):
                          faithful to a public API: ${FAITHFUL_DIALECT_NAMES.join(', ')};
@@ -64,6 +66,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   speed: { type: 'string' },
   scenario: { type: 'string' },
+  incidents: { type: 'string' },
   dialect: { type: 'string' },
   'list-dialects': { type: 'boolean' },
   hints: { type: 'boolean' },
@@ -142,6 +145,7 @@ function toOptions(v: Values): SimOptions {
   set('rateLimitPerMinute', integer('rate-limit', v['rate-limit'], 1, 1_000_000));
   set('speed', decimal('speed', v.speed, Number.MIN_VALUE, 1_000_000));
   set('scenario', choice<Scenario>('scenario', v.scenario, ['calm', 'lively']));
+  set('incidents', decimal('incidents', v.incidents, 0, 1));
   set('dialect', choice<string>('dialect', v.dialect, [...DIALECT_NAMES, ...FAITHFUL_DIALECT_NAMES]));
   if (v.hints === true) o.hints = true;
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));

@@ -22,12 +22,29 @@ export function notificationTitle(n: Notification): string {
   const rest = Object.entries(n.groupLabels)
     .filter(([k]) => k !== 'alertname')
     .map(([k, v]) => `${k}=${v}`);
-  return rest.length > 0 ? `${name} (${rest.join(', ')})` : name;
+  const title = rest.length > 0 ? `${name} (${rest.join(', ')})` : name;
+  // A storm folded into one notification (alerts/grouper.ts) says so.
+  const storm = n.commonAnnotations['storm'];
+  return storm === undefined ? title : `${title}: ${storm}`;
 }
 
-/** The subject line: `[TEST] ` when testing, the status tag, the title. */
+/**
+ * The subject line: `[TEST] ` when testing, the status tag, and what happened: the one
+ * alert's own words when the notification holds one (`summary`, or how it ended,
+ * `resolved_summary`, once resolved), else the group's title.
+ */
 export function subjectLine(n: Notification): string {
-  return `${n.test ? '[TEST] ' : ''}${statusTag(n)} ${notificationTitle(n)}`;
+  return `${n.test ? '[TEST] ' : ''}${statusTag(n)} ${soleHeadline(n) ?? notificationTitle(n)}`;
+}
+
+/** The words of the one alert of a notification that holds one, when its rule gave some. */
+export function soleHeadline(n: Notification): string | undefined {
+  if (n.alerts.length !== 1) return undefined;
+  const a = n.alerts[0]!;
+  const words = isResolved(a)
+    ? (a.annotations['resolved_summary'] ?? a.annotations['summary'])
+    : a.annotations['summary'];
+  return words === undefined || words.trim() === '' ? undefined : words;
 }
 
 /** One line for an alert: its summary, else its name and labels. */

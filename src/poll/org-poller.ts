@@ -801,14 +801,25 @@ function held(snap: OrgSnapshot): OrgSnapshot {
   return sessions === undefined ? snap : { ...snap, sessions };
 }
 
-/** Whether `list` holds a session live, or one planned to start within `horizonMs` of `now`. */
+/**
+ * How long after a planned start a session still scheduled is a no-show by the shipped
+ * rule (`session_no_show`, docs/alerts.md): the channel is read again around then, so the
+ * list that decides is read within the grace and one hot interval.
+ */
+export const NO_SHOW_GRACE_MS = 5 * 60_000;
+
+/**
+ * Whether `list` holds a session live, or one still scheduled whose planned start, or
+ * planned start plus {@link NO_SHOW_GRACE_MS}, is within `horizonMs` of `now`.
+ */
 function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
   for (let i = 0; i < list.length; i++) {
     const status = statusAt(list, i);
     if (isLiveStatus(status)) return true;
     if (!isScheduledStatus(status)) continue;
     const at = scheduledAt(list, i);
-    if (at !== undefined && Math.abs(at - now) <= horizonMs) return true;
+    if (at === undefined) continue;
+    if (Math.abs(at - now) <= horizonMs || Math.abs(at + NO_SHOW_GRACE_MS - now) <= horizonMs) return true;
   }
   return false;
 }

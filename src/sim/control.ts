@@ -25,6 +25,8 @@ export interface ControlDeps {
   status(): Record<string, unknown>;
   /** What the API shows of an org now in the canonical shape, whatever the dialect (ground truth). */
   world(org: string): unknown;
+  /** The incidents played so far (ground truth, times on the clock's time line). */
+  incidents(): Record<string, unknown>[];
   trigger(name: TriggerName, input: unknown): TriggerResult;
 }
 
@@ -83,6 +85,7 @@ function index(): Record<string, unknown> {
       'GET|POST /_sim/rate-limit': '{ perMinute?, reset? }',
       'GET /_sim/status': 'clock, simulated time and counts',
       'GET /_sim/world?org=': 'ground truth of one org in the canonical shape, whatever the dialect',
+      'GET /_sim/incidents': 'incidents played so far (ground truth)',
       ...Object.fromEntries([...TRIGGER_ROUTES.keys()].map((r) => [`POST /_sim/${r}`, 'trigger'])),
     },
   };
@@ -121,6 +124,9 @@ async function dispatch(req: IncomingMessage, url: URL, deps: ControlDeps): Prom
       if (org === null || org === '') throw badRequest('org is required');
       return deps.world(org);
     }
+    case 'incidents':
+      getOnly();
+      return { incidents: deps.incidents() };
     case 'style':
       if (method === 'GET') return { style: deps.style() };
       postOnly();

@@ -29,7 +29,7 @@ export class Engine {
     this.changes = new ChangeLog(opts.maxChanges);
     this.world = new World(opts.clock.now(), opts.speed, this.changes, opts.seed, this.dynamics);
     generateWorld(this.world, opts.orgs, opts.seed, this.dynamics);
-    this.evolver = new Evolver(this.world, this.dynamics, opts.seed, opts.frozen);
+    this.evolver = new Evolver(this.world, this.dynamics, opts.seed, opts.frozen, opts.incidents);
     this.evolver.init();
     this.triggerRng = new Rng(deriveSeed(opts.seed, 'triggers'));
   }

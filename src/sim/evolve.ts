@@ -27,17 +27,41 @@ import {
   questionText,
   sessionTitle,
 } from './names.js';
+import {
+  type IncidentKind,
+  type IncidentPlan,
+  incidentOf,
+  planIncident,
+  NO_SHOW_STAYS_MS,
+  type SimIncident,
+} from './incidents.js';
 import { deriveSeed, Rng } from './rng.js';
 import type { World } from './world.js';
 
 /** Simulated milliseconds per tick. */
 export const TICK_MS = 1000;
 
-type SessionStepKind = 'start' | 'end' | 'question' | 'reaction' | 'announcement' | 'speaker' | 'ai';
+type SessionStepKind =
+  | 'start'
+  | 'end'
+  | 'question'
+  | 'reaction'
+  | 'announcement'
+  | 'speaker'
+  | 'ai'
+  | 'drop'
+  | 'abandon';
 
 type Step =
   | { kind: 'channel'; what: 'plan' | 'presence' | 'visibility'; channel: SimChannel }
-  | { kind: 'session'; what: SessionStepKind; session: SimSession; endAs?: 'ended' | 'failed' }
+  | {
+      kind: 'session';
+      what: SessionStepKind;
+      session: SimSession;
+      endAs?: 'ended' | 'failed';
+      /** The incident an end is (its ground truth is kept when it happens). */
+      incident?: IncidentKind;
+    }
   | { kind: 'org'; what: 'members' | 'plan' | 'funding' | 'wallet'; org: SimOrg };
 
 interface Pending {
@@ -49,8 +73,12 @@ interface Pending {
 /** Drives the world forward in simulated time. */
 export class Evolver {
   private readonly rng: Rng;
+  /** Draws incidents apart from the evolution's stream, so a world without them is unchanged. */
+  private readonly incidentRng: Rng;
   private readonly queue = new TimedHeap<Pending>();
   private seq = 0;
+  /** Every incident played so far, in the order they happened (the ground truth). */
+  readonly incidents: SimIncident[] = [];
 
   constructor(
     private readonly world: World,
@@ -58,8 +86,11 @@ export class Evolver {
     seed: number,
     /** A frozen world schedules nothing: only triggers change it. */
     private readonly frozen = false,
+    /** Share of planned sessions that become an incident (incidents.ts). */
+    private readonly incidentRate = 0,
   ) {
     this.rng = new Rng(deriveSeed(seed, 'evolve'));
+    this.incidentRng = new Rng(deriveSeed(seed, 'incidents'));
   }
 
   /** Schedules the first step of everything in the generated world. */
@@ -111,13 +142,36 @@ export class Evolver {
   }
 
   /** A live session will end (or fail), and gathers questions, reactions … until then. */
-  sessionStarted(s: SimSession, startedAt: number): void {
+  sessionStarted(s: SimSession, startedAt: number, plan?: IncidentPlan): void {
     const d = this.dyn;
     const fail = this.rng.chance(d.failShare);
-    let duration = this.rng.between(d.duration[0], d.duration[1]);
+    // Routine: the session runs its planned length, so it ends about its planned end (late
+    // by as much as it started late). The draw is kept so the stream stays as it was.
+    this.rng.between(d.duration[0], d.duration[1]);
+    const planned = Math.max(TICK_MS, s.scheduledEndAt - s.scheduledAt);
+    let duration = planned;
     if (fail) duration *= this.rng.between(0.05, 0.6);
+    let endAs: 'ended' | 'failed' = fail ? 'failed' : 'ended';
+    let incident: IncidentKind | undefined = fail ? 'failure' : undefined;
+    if (plan !== undefined && plan.kind !== 'no_show') {
+      incident = plan.kind;
+      endAs = plan.kind === 'failure' ? 'failed' : 'ended';
+      duration = plan.kind === 'overrun' ? s.scheduledEndAt + plan.over - startedAt : planned * plan.runs;
+    }
     const endIn = Math.max(TICK_MS, startedAt + duration - this.world.now);
-    this.after(endIn, { kind: 'session', what: 'end', session: s, endAs: fail ? 'failed' : 'ended' });
+    if (incident === 'drop') {
+      // The channel goes off air under the live session; the session ends a minute later.
+      this.after(endIn, { kind: 'session', what: 'drop', session: s, incident });
+      this.after(endIn + 60_000, { kind: 'session', what: 'end', session: s, endAs });
+    } else {
+      this.after(endIn, {
+        kind: 'session',
+        what: 'end',
+        session: s,
+        endAs,
+        ...(incident ? { incident } : {}),
+      });
+    }
     for (const what of ['question', 'reaction', 'announcement', 'speaker'] as const) this.activity(s, what);
     if (s.aiEnabled && s.aiStatus === 'idle') this.ai(s, d.aiStartAfter);
   }
@@ -161,7 +215,7 @@ export class Evolver {
     if (step.kind === 'channel') {
       if (!step.channel.removed) this.channelStep(step.what, step.channel);
     } else if (step.kind === 'session') {
-      if (!step.session.channel.removed) this.sessionStep(step.what, step.session, step.endAs);
+      if (!step.session.channel.removed) this.sessionStep(step.what, step.session, step.endAs, step.incident);
     } else {
       this.orgStep(step.what, step.org);
     }
@@ -192,7 +246,12 @@ export class Evolver {
     }
   }
 
-  private sessionStep(what: SessionStepKind, s: SimSession, endAs?: 'ended' | 'failed'): void {
+  private sessionStep(
+    what: SessionStepKind,
+    s: SimSession,
+    endAs?: 'ended' | 'failed',
+    incident?: IncidentKind,
+  ): void {
     const w = this.world;
     const rng = this.rng;
     if (what === 'start') {
@@ -201,8 +260,24 @@ export class Evolver {
         w.setSessionStatus(s, 'cancelled');
         return;
       }
+      const plan = planIncident(this.incidentRng, this.incidentRate);
+      // A show that does not start while its channel is on air with another is no no-show
+      // (docs/alerts.md, "session_no_show"): it starts, and ends early instead.
+      if (plan?.kind === 'no_show' && s.channel.liveCount > 0) plan.kind = 'early_end';
+      if (plan?.kind === 'no_show') {
+        // Never goes live: still scheduled through its slot (and at least NO_SHOW_STAYS_MS),
+        // then taken off the schedule.
+        this.incidents.push(incidentOf(s, 'no_show', s.scheduledAt));
+        const until = Math.max(s.scheduledEndAt, s.scheduledAt + NO_SHOW_STAYS_MS);
+        this.after(until - w.now, { kind: 'session', what: 'abandon', session: s });
+        return;
+      }
       w.setSessionStatus(s, 'live');
-      this.sessionStarted(s, w.now);
+      this.sessionStarted(s, w.now, plan);
+      return;
+    }
+    if (what === 'abandon') {
+      if (s.status === 'scheduled') w.setSessionStatus(s, 'cancelled');
       return;
     }
     if (what === 'ai') {
@@ -210,7 +285,17 @@ export class Evolver {
       return;
     }
     if (s.status !== 'live') return;
+    if (what === 'drop') {
+      // The channel goes off air: every session live on it drops with it.
+      for (const other of s.channel.sessions) {
+        if (other.status === 'live') this.incidents.push(incidentOf(other, 'drop', w.now));
+      }
+      w.setChannelStatus(s.channel, 'offline');
+      return;
+    }
     if (what === 'end') {
+      if (incident)
+        this.incidents.push(incidentOf(s, incident, incident === 'overrun' ? s.scheduledEndAt : w.now));
       w.setSessionStatus(s, endAs ?? 'ended');
       if (s.aiStatus === 'transcribing') {
         w.setAiStatus(s, 'summarizing');

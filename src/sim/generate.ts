@@ -19,7 +19,7 @@ import { channelName, emailFor, orgNameFromSlug, personName, sessionTitle } from
 import type { ResolvedOrg } from './options.js';
 import { deriveSeed, Rng } from './rng.js';
 import type { Plan } from './types.js';
-import type { World } from './world.js';
+import { plannedLength, type World } from './world.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const MINUTE = 60 * 1000;
@@ -173,6 +173,7 @@ function newSession(world: World, ch: SimChannel, rng: Rng, scheduledAt: number,
     title: sessionTitle(rng),
     status: 'scheduled',
     scheduledAt,
+    scheduledEndAt: scheduledAt + plannedLength(ord, dyn.duration[0], dyn.duration[1]),
     startedAt: null,
     endedAt: null,
     aiEnabled: rng.chance(dyn.aiEnabledShare),
@@ -192,7 +193,9 @@ function addPastSession(world: World, ch: SimChannel, rng: Rng, scheduledAt: num
   s.status = status;
   if (status === 'cancelled') return;
   const startedAt = Math.round(scheduledAt + rng.between(0, dyn.startJitter));
-  let duration = rng.between(dyn.duration[0], dyn.duration[1]);
+  // A routine session runs its planned length (drawn all the same, so the stream is unchanged).
+  rng.between(dyn.duration[0], dyn.duration[1]);
+  let duration = s.scheduledEndAt - s.scheduledAt;
   if (status === 'failed') duration *= rng.between(0.05, 0.6);
   const endedAt = Math.min(Math.round(startedAt + duration), world.start - MINUTE);
   s.startedAt = Math.min(startedAt, endedAt - 1000);

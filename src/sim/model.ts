@@ -72,6 +72,8 @@ export interface SimSession {
   title: string;
   status: SessionStatus;
   scheduledAt: number;
+  /** Planned end: the other end of the session's planned time range. */
+  scheduledEndAt: number;
   startedAt: number | null;
   endedAt: number | null;
   aiEnabled: boolean;

@@ -52,6 +52,7 @@ export interface ResolvedOptions {
   speed: number;
   scenario: Scenario;
   frozen: boolean;
+  incidents: number;
   hints: boolean;
   style: SimStyle;
   faults: FaultSpec[];
@@ -64,6 +65,14 @@ function int(name: string, value: number | undefined, fallback: number, min: num
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new SimConfigError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function share(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    throw new SimConfigError(`${name} must be a number from 0 to 1, got ${String(value)}`);
   }
   return value;
 }
@@ -171,6 +180,7 @@ export function resolveOptions(o: SimOptions): ResolvedOptions {
     speed,
     scenario: oneOf<Scenario>('scenario', o.scenario, ['calm', 'lively'], 'calm'),
     frozen: o.frozen ?? false,
+    incidents: share('incidents', o.incidents),
     hints: o.hints ?? false,
     style: resolveStyle(
       {

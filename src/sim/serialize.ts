@@ -64,6 +64,7 @@ export function sessionJson(w: World, s: SimSession): Json {
     title: s.title,
     status: s.status,
     scheduled_at: w.iso(s.scheduledAt),
+    scheduled_end_at: w.iso(s.scheduledEndAt),
     started_at: s.startedAt === null ? null : w.iso(s.startedAt),
     ended_at: s.endedAt === null ? null : w.iso(s.endedAt),
   };

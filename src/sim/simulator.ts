@@ -156,6 +156,16 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
         })),
       };
     },
+    incidents: () => {
+      engine.advance();
+      const w = engine.world;
+      return engine.evolver.incidents.map((i) => ({
+        ...i,
+        scheduledAt: w.iso(i.scheduledAt),
+        scheduledEndAt: w.iso(i.scheduledEndAt),
+        at: w.iso(i.at),
+      }));
+    },
     trigger: (name, input) => runTrigger(engine, name, input),
     world: (slug) => {
       if (engine.world.org(slug) === undefined) throw notFound(`organization ${slug}`);

@@ -146,6 +146,12 @@ export interface SimOptions {
   /** No spontaneous change at all: the world changes only by triggers (default false). */
   frozen?: boolean;
   /**
+   * Share of planned sessions (0 to 1) the evolution turns into an incident: a no-show, a
+   * drop, an early end, an overrun or a failure, each kept as ground truth
+   * (`GET /_sim/incidents`). Default 0: the world is as it always was.
+   */
+  incidents?: number;
+  /**
    * Channel-list hints of session activity: `sessions_updated_at` on every channel, and
    * `ETag`/`Last-Modified` with 304 answers on session lists (default false).
    */

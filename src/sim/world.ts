@@ -36,6 +36,8 @@ export type ChangeSource = Change['source'];
 export interface NewSession {
   title: string;
   scheduledAt: number;
+  /** Planned end; by default the planned start plus a planned length drawn from the session's number. */
+  scheduledEndAt?: number;
   aiEnabled: boolean;
 }
 
@@ -46,6 +48,7 @@ const LIST_FIELDS: ReadonlySet<string> = new Set([
   'status',
   'title',
   'scheduled_at',
+  'scheduled_end_at',
   'started_at',
   'ended_at',
 ]);
@@ -71,6 +74,16 @@ export class World {
   ) {
     this.now = start;
     this.contentSource = { seed, start, dyn };
+  }
+
+  /**
+   * A session's planned length, from its number rather than the random stream (so planning
+   * draws nothing and the world's evolution stays what it was): within the scenario's
+   * range of durations.
+   */
+  plannedLength(ord: number): number {
+    const [min, max] = this.contentSource.dyn.duration;
+    return plannedLength(ord, min, max);
   }
 
   /** A session's sub-resources (drawn on first need). */
@@ -200,6 +213,7 @@ export class World {
       title: spec.title,
       status: 'scheduled',
       scheduledAt: spec.scheduledAt,
+      scheduledEndAt: spec.scheduledEndAt ?? spec.scheduledAt + this.plannedLength(ord),
       startedAt: null,
       endedAt: null,
       aiEnabled: spec.aiEnabled,
@@ -412,4 +426,11 @@ export class World {
     org.funding.keyStatus = status;
     return true;
   }
+}
+
+/** A length in `[min, max]` (whole seconds) spread by `ord`, the same for the same number. */
+export function plannedLength(ord: number, min: number, max: number): number {
+  // Knuth's multiplicative hash: neighbouring numbers land far apart in [0, 1).
+  const u = ((Math.imul(ord, 2654435761) >>> 0) % 10_000) / 10_000;
+  return Math.round((min + u * (max - min)) / 1000) * 1000;
 }

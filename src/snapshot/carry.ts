@@ -107,7 +107,7 @@ export function carryChannels(prev: readonly Channel[], next: Channel[]): Channe
   });
 }
 
-const SESSION_FIELDS = ['title', 'scheduledAt', 'startedAt', 'endedAt'] as const;
+const SESSION_FIELDS = ['title', 'scheduledAt', 'scheduledEndAt', 'startedAt', 'endedAt'] as const;
 
 /** The session list `next` of a channel, with what each session left out taken from `prev`. */
 export function carrySessions(prev: readonly Session[], next: Session[]): Session[] {

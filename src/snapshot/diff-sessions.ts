@@ -242,6 +242,11 @@ function changed(a: Session, here: Placement, since: number, labeler: Labeler, s
     const draft = { kind: 'session.rescheduled' as const, entity, field: 'scheduled_at', labels };
     sink.emit({ ...draft, from: orNull(a.scheduledAt), to: orNull(b.scheduledAt) }, at);
   }
+  // The other end of the planned time range: its own event, told apart by its field.
+  if (!sameInstant(a.scheduledEndAt, b.scheduledEndAt)) {
+    const draft = { kind: 'session.rescheduled' as const, entity, field: 'scheduled_end_at', labels };
+    sink.emit({ ...draft, from: orNull(a.scheduledEndAt), to: orNull(b.scheduledEndAt) }, at);
+  }
 }
 
 /** Whether nothing the diff looks at differs (the common case, checked before any labels are built). */
@@ -250,6 +255,7 @@ function unchanged(a: Session, b: Session): boolean {
     same(a.status, b.status) &&
     same(a.title, b.title) &&
     sameInstant(a.scheduledAt, b.scheduledAt) &&
+    sameInstant(a.scheduledEndAt, b.scheduledEndAt) &&
     sameInstant(a.startedAt, b.startedAt) &&
     sameInstant(a.endedAt, b.endedAt)
   );

@@ -89,7 +89,10 @@ export interface Session {
   title?: string;
   /** Verbatim upstream status, lower-cased (e.g. `scheduled`, `live`, `ended`). */
   status: string;
+  /** Planned start. */
   scheduledAt?: number;
+  /** Planned end, when the server gives one (the other end of the session's time range). */
+  scheduledEndAt?: number;
   startedAt?: number;
   endedAt?: number;
 }

@@ -1,10 +1,10 @@
 /**
  * A channel's session list as a snapshot keeps it between reads: the ids end to end in
  * one string and the titles in another, where each ends and each status word as code
- * units of two more strings, the three times as code units of a fourth; no object per
+ * units of two more strings, the four times as code units of a fourth; no object per
  * session. An org of 5000 channels holds some 100 000 sessions in its window; as objects
  * they cost about 204 bytes each on 64-bit Node (an 80-byte object, three 16-byte boxed
- * times, a slot in the list, the id and title), held this way about 66 with an id of 14
+ * times, a slot in the list, the id and title), held this way about 70 with an id of 14
  * and a title of 25 characters (docs/performance.md, "Session lists held compactly").
  *
  * A list gives out {@link Session} objects made when asked for, each a new object: code
@@ -46,8 +46,8 @@ function asUnits(numbers: readonly number[]): string {
   return out.join('');
 }
 
-/** Times per session in a {@link SessionList}: planned start, start, end. */
-const TIMES = 3;
+/** Times per session in a {@link SessionList}: planned start, planned end, start, end. */
+const TIMES = 4;
 
 const time = (t: number | undefined): number => (t === undefined ? Number.NaN : t);
 const known = (t: number): number | undefined => (Number.isNaN(t) ? undefined : t);
@@ -128,7 +128,7 @@ export class SessionList implements Iterable<Session> {
   /** The status words, for a list with a word past the vocabulary's bound. */
   private readonly words: string[] | undefined;
   /**
-   * Planned start, start and end of session i as times 3i, 3i+1, 3i+2: {@link Stamps}, or
+   * Planned start, planned end, start and end of session i as times 4i … 4i+3: {@link Stamps}, or
    * numbers (NaN when absent) for a list whose times do not fit them.
    */
   private readonly times: Stamps | number[];
@@ -157,8 +157,9 @@ export class SessionList implements Iterable<Session> {
       if (place === undefined) placed = false;
       marks[i] = ((place ?? 0) << 1) | (s.title === undefined ? 1 : 0);
       times[i * TIMES] = time(s.scheduledAt);
-      times[i * TIMES + 1] = time(s.startedAt);
-      times[i * TIMES + 2] = time(s.endedAt);
+      times[i * TIMES + 1] = time(s.scheduledEndAt);
+      times[i * TIMES + 2] = time(s.startedAt);
+      times[i * TIMES + 3] = time(s.endedAt);
       if (s.channelId !== first) same = false;
     }
     // join() makes one flat string, where += would leave a tree of pieces.
@@ -218,13 +219,15 @@ export class SessionList implements Iterable<Session> {
     return this.timeAt(i * TIMES);
   }
 
-  /** Whether session `i` has none of its three times (where it lies is unknown). */
+  /** Whether session `i` has none of its four times (where it lies is unknown). */
   timelessAt(i: number): boolean {
-    return (
-      this.timeAt(i * TIMES) === undefined &&
-      this.timeAt(i * TIMES + 1) === undefined &&
-      this.timeAt(i * TIMES + 2) === undefined
-    );
+    for (let k = 0; k < TIMES; k++) if (this.timeAt(i * TIMES + k) !== undefined) return false;
+    return true;
+  }
+
+  /** The planned end of session `i`, when it has one. */
+  scheduledEndAt(i: number): number | undefined {
+    return this.timeAt(i * TIMES + 1);
   }
 
   /**
@@ -242,8 +245,9 @@ export class SessionList implements Iterable<Session> {
       this.statusAt(i),
       this.titleAt(i),
       this.timeAt(i * TIMES),
-      this.timeAt(i * TIMES + 1),
       this.timeAt(i * TIMES + 2),
+      this.timeAt(i * TIMES + 3),
+      this.timeAt(i * TIMES + 1),
     );
   }
 
@@ -287,7 +291,8 @@ function isSession(v: unknown): v is Session {
     optional(s['title'], 'string') &&
     optional(s['scheduledAt'], 'number') &&
     optional(s['startedAt'], 'number') &&
-    optional(s['endedAt'], 'number')
+    optional(s['endedAt'], 'number') &&
+    optional(s['scheduledEndAt'], 'number')
   );
 }
 
@@ -306,11 +311,21 @@ export function scheduledAt(list: Sessions, i: number): number | undefined {
   return list instanceof SessionList ? list.scheduledAt(i) : list[i]!.scheduledAt;
 }
 
-/** Whether session `i` of `list` has no planned start, start or end. */
+/** Whether session `i` of `list` has no planned start or end, start or end. */
 export function timelessAt(list: Sessions, i: number): boolean {
   if (list instanceof SessionList) return list.timelessAt(i);
   const s = list[i]!;
-  return s.scheduledAt === undefined && s.startedAt === undefined && s.endedAt === undefined;
+  return (
+    s.scheduledAt === undefined &&
+    s.scheduledEndAt === undefined &&
+    s.startedAt === undefined &&
+    s.endedAt === undefined
+  );
+}
+
+/** The planned end of session `i` of `list`, when it has one. */
+export function scheduledEndAt(list: Sessions, i: number): number | undefined {
+  return list instanceof SessionList ? list.scheduledEndAt(i) : list[i]!.scheduledEndAt;
 }
 
 /** Where session `id` is in `list`, or -1. */
@@ -363,7 +378,8 @@ export function sessionArray(list: Sessions): readonly Session[] {
  * the fields of an object literal inside the object; fields added one by one after it go
  * to a separate backing store, 32 bytes more per session on 64-bit Node. The usual shapes
  * (a title with the times of a scheduled, live or ended session) are literals; any other
- * is built field by field, the same value.
+ * is built field by field, the same value. The planned end comes last among the
+ * parameters (a list of a server that gives none passes nothing for it).
  */
 export function sessionOf(
   id: string,
@@ -373,8 +389,17 @@ export function sessionOf(
   scheduledAt: number | undefined,
   startedAt: number | undefined,
   endedAt: number | undefined,
+  scheduledEndAt?: number,
 ): Session {
-  if (title !== undefined) {
+  if (scheduledEndAt !== undefined && title !== undefined && scheduledAt !== undefined) {
+    if (startedAt === undefined) {
+      if (endedAt === undefined) return { id, channelId, status, title, scheduledAt, scheduledEndAt };
+    } else if (endedAt === undefined) {
+      return { id, channelId, status, title, scheduledAt, scheduledEndAt, startedAt };
+    } else {
+      return { id, channelId, status, title, scheduledAt, scheduledEndAt, startedAt, endedAt };
+    }
+  } else if (scheduledEndAt === undefined && title !== undefined) {
     if (scheduledAt !== undefined) {
       if (startedAt === undefined) {
         if (endedAt === undefined) return { id, channelId, status, title, scheduledAt };
@@ -393,6 +418,7 @@ export function sessionOf(
   const session: Session = { id, channelId, status };
   if (title !== undefined) session.title = title;
   if (scheduledAt !== undefined) session.scheduledAt = scheduledAt;
+  if (scheduledEndAt !== undefined) session.scheduledEndAt = scheduledEndAt;
   if (startedAt !== undefined) session.startedAt = startedAt;
   if (endedAt !== undefined) session.endedAt = endedAt;
   return session;

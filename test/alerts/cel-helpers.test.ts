@@ -5,7 +5,7 @@
  * the line and column in the file.
  */
 import { describe, expect, it } from 'vitest';
-import { CelEnvironments } from '../../src/alerts/cel.js';
+import { CelEnvironments, expectedOnAir } from '../../src/alerts/cel.js';
 import { SCOPE_VARIABLES, type Scope, toCel } from '../../src/alerts/cel-types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/core/errors.js';
@@ -516,5 +516,42 @@ receivers:
       ['on: channel.status_changed', 'is_live(string(event.from)) && !is_live(string(event.to))'],
     ] as const)
       expect(await problems(config(kind, when)), when).toEqual([]);
+  });
+});
+
+describe('expected_on_air', () => {
+  const H = 3_600_000;
+  const at = (ms: number) => new Date(ms);
+  it.each<[string, Parameters<typeof expectedOnAir>[0], number, boolean]>([
+    ['live, whatever the plan', { live: true }, 0, true],
+    ['inside the planned range', { scheduled_at: at(0), scheduled_end_at: at(H) }, H / 2, true],
+    [
+      'within the margin before the start',
+      { scheduled_at: at(H), scheduled_end_at: at(2 * H) },
+      H - 60_000,
+      true,
+    ],
+    ['past the end and the margin', { scheduled_at: at(0), scheduled_end_at: at(H) }, H + 20 * 60_000, false],
+    ['no planned end: the margin around the start', { scheduled_at: at(0) }, 10 * 60_000, true],
+    ['no plan at all', {}, 0, false],
+  ])('%s', (_name, s, now, expected) => {
+    expect(expectedOnAir(s, 15 * 60_000, now)).toBe(expected);
+  });
+
+  it('is a CEL helper over a channel’s sessions', () => {
+    const cel = new CelEnvironments();
+    const e = cel.compile(
+      'channel',
+      'channel.live && !sessions.exists(s, expected_on_air(s, duration("15m")))',
+      'bool',
+    );
+    expect([...e.variables].sort()).toEqual(['channel', 'sessions']);
+    cel.setNow(2 * 3_600_000);
+    const C = cel.classes.Channel;
+    const S = cel.classes.Session;
+    expect(
+      e.evaluate({ channel: new C({ live: true }), sessions: [new S({ live: false, scheduled_at: at(0) })] }),
+    ).toBe(true);
+    expect(e.evaluate({ channel: new C({ live: true }), sessions: [new S({ live: true })] })).toBe(false);
   });
 });

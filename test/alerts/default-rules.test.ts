@@ -23,17 +23,17 @@ describe('default event rules', () => {
     [
       'session_failed',
       event('session.ended', { labels: { channel: 'News', session: 'Morning' }, to: 'failed' }),
-      'Session failed on News: Morning (failed)',
+      'Failed: Morning on News ended as failed at 00:00 UTC',
     ],
     [
       'session_failed',
       event('session.ended', { labels: { channel: 'News', session: 'Morning' }, to: 'errored' }),
-      'Session failed on News: Morning (errored)',
+      'Failed: Morning on News ended as errored at 00:00 UTC',
     ],
     [
       'session_failed',
       event('session.status_changed', { labels: { channel: 'News', session: 'Eve' }, to: 'TIMED_OUT' }),
-      'Session failed on News: Eve (TIMED_OUT)',
+      'Failed: Eve on News ended as TIMED_OUT at 00:00 UTC',
     ],
     [
       'session_ended',

@@ -38,6 +38,12 @@ describe('docs/configuration.md', () => {
     const documented = new Map(keys.map((k) => [k.path, k]));
     const missing = exampleKeyPaths(example).filter((p) => {
       if (documented.has(p)) return false;
+      // A list documented as "list of object like `x`" has the keys of `x`.
+      const like = [...documented.values()].find(
+        (d) => p.startsWith(`${d.path}[].`) && /like `[^`]+`/.test(d.type),
+      );
+      const of = like && /like `([^`]+)`/.exec(like.type)?.[1];
+      if (of && documented.has(`${of}.${p.slice(like.path.length + 3)}`)) return false;
       // Keys inside a map (labels, annotations) are the user's own: the map is documented.
       const parent = [...documented.keys()]
         .filter((d) => p.startsWith(`${d}.`))

@@ -190,7 +190,7 @@ describe('email sink against a real SMTP server', () => {
     smtp = await startSmtp();
     notifier = new EmailNotifier('ops-mail', emailConfig(smtp.port));
     await send(testNotification('ops-mail', Date.now()));
-    expect(smtp.mails[0]!.parsed.subject).toBe('[TEST] [FIRING:1] TallyTest');
+    expect(smtp.mails[0]!.parsed.subject).toBe('[TEST] [FIRING:1] Test notification from tally');
     expect(smtp.mails[0]!.parsed.text).toContain('This is a test notification');
   });
 

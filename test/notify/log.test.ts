@@ -48,7 +48,7 @@ describe('console sink', () => {
   it('prints a readable block per notification', () => {
     expect(formatBlock(firingNotification({}, 1))).toBe(
       [
-        '── [FIRING:1] ChannelOffline (org=acme) ── ops · 2025-03-01 14:05:14 UTC',
+        '── [FIRING:1] Channel news-1 went offline ── ops · 2025-03-01 14:05:14 UTC',
         '  ● FIRING  Channel news-1 went offline',
         '      The channel news-1 of acme stopped streaming while a session was scheduled.',
         '      org=acme channel=news-1 severity=critical',

@@ -56,7 +56,7 @@ delivery: { timeout: 5s }
       `FAIL  gone (webhook)    webhook gone: POST ${rx.url}: HTTP 410: hook deleted [http_410, not retryable]`,
     );
     expect(out).toContain('1 of 3 failed');
-    expect(smtp.mails[0]!.parsed.subject).toBe('[TEST] [FIRING:1] TallyTest');
+    expect(smtp.mails[0]!.parsed.subject).toBe('[TEST] [FIRING:1] Test notification from tally');
     const body = JSON.parse(rx.requests.find((q) => q.url === '/ok')!.body);
     expect(body).toMatchObject({ test: true, externalURL: 'https://tally.example.com' });
     expect(out + io.err()).not.toContain('smtp-secret-pw');

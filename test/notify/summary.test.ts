@@ -14,7 +14,24 @@ describe('summary words', () => {
       'test',
       firingNotification({ test: true }, 1),
       '[FIRING:1]',
-      '[TEST] [FIRING:1] ChannelOffline (org=acme)',
+      '[TEST] [FIRING:1] Channel news-1 went offline',
+    ],
+    [
+      'one alert resolved: how it ended',
+      (() => {
+        const n = firingNotification({ status: 'resolved' }, 1);
+        n.alerts[0] = {
+          ...n.alerts[0]!,
+          state: 'resolved',
+          annotations: {
+            summary: 'No-show: A on B',
+            resolved_summary: 'Started late: A on B went live at 10:12',
+          },
+        };
+        return n;
+      })(),
+      '[RESOLVED]',
+      '[RESOLVED] Started late: A on B went live at 10:12',
     ],
   ])('%s', (_name, n, tag, subject) => {
     expect(statusTag(n)).toBe(tag);

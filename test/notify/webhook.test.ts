@@ -79,6 +79,7 @@ describe('webhook sink against a real HTTP receiver', () => {
       externalURL: 'https://tally.example.com',
       test: false,
       counts: { firing: 3, resolved: 0 },
+      summary: '[FIRING:3] ChannelOffline (org=acme)',
     });
     expect(body.alerts).toHaveLength(3);
     expect(body.alerts[0]).toEqual({

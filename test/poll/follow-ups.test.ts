@@ -9,7 +9,7 @@ import { createLogger, type Logger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { priorityOf } from '../../src/upstream/types.js';
 import { RequestBudget } from '../../src/upstream/budget.js';
-import { OrgPoller } from '../../src/poll/org-poller.js';
+import { NO_SHOW_GRACE_MS, OrgPoller } from '../../src/poll/org-poller.js';
 import { nextToSweep } from '../../src/poll/planner.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { diff } from '../../src/snapshot/diff.js';
@@ -303,5 +303,27 @@ describe('a read already waiting at a lower priority', () => {
     expect(started).toBeLessThan(15_000);
     await clock.tick(40_000);
     await Promise.all([...periodic, sweep]);
+  });
+});
+
+describe('reads around the schedule', () => {
+  it('a channel with a session still scheduled is hot around its planned start and again around start + the no-show grace', async () => {
+    const p = poller(client);
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const channels = sim.view('demo').channels as { id: string; status: string }[];
+    const quiet = channels.find((c) => c.status !== 'live')!;
+    const start = clock.now() + 20 * 60_000;
+    sim.trigger.scheduleSession({ channel: quiet.id, at: new Date(start).toISOString() });
+    for (const c of channels) await p.readSessions(c.id, 'low', signal);
+    const hot = (at: number) => {
+      clock.time = at;
+      return p.hotChannels(clock.now(), 60_000).includes(quiet.id);
+    };
+    expect(hot(start - 5 * 60_000)).toBe(false);
+    expect(hot(start)).toBe(true);
+    expect(hot(start + 2.5 * 60_000)).toBe(false);
+    expect(hot(start + NO_SHOW_GRACE_MS + 30_000)).toBe(true);
+    expect(hot(start + NO_SHOW_GRACE_MS + 2 * 60_000)).toBe(false);
   });
 });

@@ -24,6 +24,24 @@ describe('session times: a new precision is not a change', () => {
     expect(sameInstant(T0 + 250, T0 + 750)).toBe(false);
   });
 
+  it('a moved planned end is a reschedule of its own field; the same end in another precision is none', () => {
+    const w = world();
+    const s = sessionOf(w, 's1');
+    s.scheduledEndAt = T0 + 60 * MIN;
+    const prev = snapshotOf(w, T0);
+    s.scheduledEndAt = T0 + 60 * MIN + 400;
+    expect(diff(prev, snapshotOf(w, T1))).toEqual([]);
+    s.scheduledEndAt = T0 + 75 * MIN;
+    expect(diff(prev, snapshotOf(w, T1))).toMatchObject([
+      { kind: 'session.rescheduled', field: 'scheduled_end_at', from: T0 + 60 * MIN, to: T0 + 75 * MIN },
+    ]);
+    // Both ends moved: two events, told apart by their field (and so by their ids).
+    s.scheduledAt = T0 + 15 * MIN;
+    const both = diff(prev, snapshotOf(w, T1));
+    expect(both.map((e) => e.field).sort()).toEqual(['scheduled_at', 'scheduled_end_at']);
+    expect(new Set(both.map((e) => e.id)).size).toBe(2);
+  });
+
   it('start and end times that only change precision start or end nothing', () => {
     const w = world();
     const s = sessionOf(w, 's1');

@@ -33,6 +33,7 @@ const session = (channel: fc.Arbitrary<string>, time: fc.Arbitrary<number>) =>
       status: fc.constantFrom('scheduled', 'live', 'ended', 'unknown', 'cancelled', 'Über'),
       title: fc.option(fc.string(), { nil: undefined }),
       scheduledAt: fc.option(time, { nil: undefined }),
+      scheduledEndAt: fc.option(time, { nil: undefined }),
       startedAt: fc.option(time, { nil: undefined }),
       endedAt: fc.option(time, { nil: undefined }),
     })

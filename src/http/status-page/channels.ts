@@ -8,6 +8,7 @@ import { sessionArray } from '../../snapshot/session-list.js';
 import { CHANGED_WINDOW_MS, channelKey } from './changed.js';
 import { h, t, keepRefresh, link, time, value } from './format.js';
 import type { PageQuery } from './query.js';
+import { liveNote, nextCell } from './schedule.js';
 
 /** Channels per page of the channel table. */
 export const CHANNELS_PER_PAGE = 100;
@@ -19,6 +20,8 @@ interface ChannelRow {
   live: Session | undefined;
   next: Session | undefined;
   detail: SessionDetail | undefined;
+  /** When the channel's session list was last read completely. */
+  listAt: number | undefined;
   lastEvent: ChangeEvent | undefined;
 }
 
@@ -47,6 +50,7 @@ export function channelsSection(
         live: undefined,
         next: undefined,
         detail: undefined,
+        listAt: undefined,
         lastEvent: undefined,
       });
     }
@@ -74,14 +78,16 @@ export function channelsSection(
   const byOrg = new Map(orgs.map((o) => [o.slug, o]));
   for (const r of slice) {
     const o = byOrg.get(r.org)!;
-    const sessions = sessionArray(value(getOwn(o.snapshot.sessions, r.channel.id)) ?? []);
+    const part = getOwn(o.snapshot.sessions, r.channel.id);
+    const sessions = sessionArray(value(part) ?? []);
+    r.listAt = part?.state === 'complete' ? part.at : undefined;
     r.live = sessions.find((s) => statusClass(s.status) === 'live');
     r.next = sessions
       .filter(
         (s) =>
           statusClass(s.status) === 'scheduled' &&
           s.scheduledAt !== undefined &&
-          s.scheduledAt >= now - 600_000,
+          (s.scheduledAt >= now - 600_000 || (s.scheduledEndAt ?? 0) >= now),
       )
       .sort((a, b) => (a.scheduledAt ?? 0) - (b.scheduledAt ?? 0))[0];
     r.detail = r.live ? value(getOwn(o.snapshot.details, r.live.id)) : undefined;
@@ -116,13 +122,13 @@ function channelRow(r: ChannelRow, q: PageQuery, now: number): string {
   let air = '<span class="muted">—</span>';
   if (r.live) {
     const speakers = r.detail?.speakers.items.map((s) => s.text ?? s.id).slice(0, 5) ?? [];
-    air = `<strong>${t(r.live.title ?? r.live.id)}</strong> since ${time(r.live.startedAt, now)}${
+    air = `<strong>${t(r.live.title ?? r.live.id)}</strong> since ${time(r.live.startedAt, now)}${liveNote(r.live, now)}${
       speakers.length > 0
         ? `<br><span class="muted">with ${speakers.map(h).join(', ')}${(r.detail?.speakers.count ?? 0) > speakers.length ? ' …' : ''}</span>`
         : ''
     }`;
   } else if (r.next?.scheduledAt !== undefined) {
-    air = `next: ${t(r.next.title ?? r.next.id)} ${time(r.next.scheduledAt, now)}`;
+    air = nextCell(r.next, r.listAt, now);
   }
   const last = r.lastEvent
     ? `<a href="${h(link(q, { entity: r.channel.id }, '#events'))}">${h(r.lastEvent.kind)}</a> ${time(r.lastEvent.at, now)}`

@@ -6,7 +6,7 @@
  */
 import { truncatedCount } from '../../alerts/cap.js';
 import type { Notification } from '../../alerts/types.js';
-import { isoTime, isResolved } from '../summary.js';
+import { isoTime, isResolved, subjectLine } from '../summary.js';
 
 /** One alert in tally's payload. */
 export interface TallyAlertV1 {
@@ -37,6 +37,8 @@ export interface TallyPayloadV1 {
   counts: { firing: number; resolved: number };
   /** Alerts left out of `alerts` to bound the body (src/alerts/cap.ts); 0 when none. */
   truncatedAlerts: number;
+  /** The subject line every sink shows: status tag and what happened (summary.ts). */
+  summary: string;
   alerts: TallyAlertV1[];
 }
 
@@ -72,6 +74,7 @@ export function tallyPayload(n: Notification): TallyPayloadV1 {
       resolved: resolved + (n.truncated?.resolved ?? 0),
     },
     truncatedAlerts: truncatedCount(n),
+    summary: subjectLine(n),
     alerts,
   };
 }

@@ -113,9 +113,29 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
     lone(['ended', 'finished', 'stopped', 'closed'], 'time'),
   ],
-  // session.scheduledEndAt (a planned end): {planned|scheduled|expected|slot} + {end|ends|
-  // finish|finishes|stop|to|until}, or a lone `ends` / `finishes` / `until`. The model
-  // has no planned end here yet; when it has, its concept goes in this place.
+  // A planned end: `ends_at`, `scheduledEnd`, `slot.to`, a lone `ends` / `until` with a time.
+  'session.scheduledEndAt': [
+    {
+      all: [
+        ['end', 'ends', 'ending', 'finish', 'finishes', 'stop', 'stops', 'until', 'to', 'close', 'closes'],
+        PLANNED,
+      ],
+      value: 'time',
+      not: [
+        ...NOT_TIME,
+        ...ACTUAL,
+        'ended',
+        'finished',
+        'stopped',
+        'closed',
+        'start',
+        'starts',
+        'begin',
+        'from',
+      ],
+    },
+    lone(['ends', 'finishes', 'until'], 'time'),
+  ],
 
   'channel.id': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }, lone(ID, 'id')],
   'channel.name': [{ all: [['name', 'title', 'label', 'handle']], value: 'text', not: OTHERS }],

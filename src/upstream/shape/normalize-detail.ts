@@ -25,6 +25,7 @@ const DETAIL_FIELDS = [
   'session.title',
   'session.status',
   'session.scheduledAt',
+  'session.scheduledEndAt',
   'session.startedAt',
   'session.endedAt',
   'detail.questions',

@@ -15,6 +15,7 @@ export interface SessionCore {
   title?: string;
   status?: string;
   scheduledAt?: number;
+  scheduledEndAt?: number;
   startedAt?: number;
   endedAt?: number;
 }
@@ -28,6 +29,8 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   if (status !== undefined) core.status = status;
   const scheduledAt = readField(ctx, raw, 'session.scheduledAt', asTime);
   if (scheduledAt !== undefined) core.scheduledAt = scheduledAt;
+  const scheduledEndAt = readField(ctx, raw, 'session.scheduledEndAt', asTime);
+  if (scheduledEndAt !== undefined) core.scheduledEndAt = scheduledEndAt;
   const startedAt = readField(ctx, raw, 'session.startedAt', asTime);
   if (startedAt !== undefined) core.startedAt = startedAt;
   const endedAt = readField(ctx, raw, 'session.endedAt', asTime);
@@ -82,7 +85,16 @@ export function normalizeSession(
   } else if (statusClass(status) === 'unknown') {
     drift.note('session.status', `unknown status word ${quoteWord(status)}; its class is unknown`);
   }
-  const session = sessionOf(id, channel, status, core.title, core.scheduledAt, core.startedAt, core.endedAt);
+  const session = sessionOf(
+    id,
+    channel,
+    status,
+    core.title,
+    core.scheduledAt,
+    core.startedAt,
+    core.endedAt,
+    core.scheduledEndAt,
+  );
   if (core.status === undefined && status !== UNKNOWN_SESSION_STATUS) inferredStatus.add(session);
   return { value: session, drift: drift.issues };
 }

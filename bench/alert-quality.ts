@@ -1,0 +1,329 @@
+/**
+ * Alert quality: a time-dilated stretch of a lively world with incidents (SimOptions
+ * .incidents), read as tally's planner reads it (the channel list and hot channels every
+ * live interval, a channel around its planned start and again at start + the no-show
+ * grace, the rest by the sweep), diffed by tally's diff and alerted on by the rules,
+ * route and grouping config.example.yaml ships. Measured, per org size: incidents alerted
+ * out of all, the time from when each became knowable to its first notification (p50,
+ * p95), and notifications at warning or above that were about no incident (routine paged).
+ *
+ * In-process and on simulated time (no HTTP: what it measures is the rules, the read
+ * schedule and the grouping, not the wire), so a day runs in seconds to minutes.
+ *
+ *   npm run bench -- alert-quality                       # 100 and 1000 channels
+ *   BENCH_ALERT_HOURS=168 npm run bench -- alert-quality # a simulated week
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { AlertEngine } from '../src/alerts/engine.js';
+import { alertingSchema } from '../src/alerts/schema.js';
+import { MemoryAlertStore } from '../src/alerts/state.js';
+import type { Notification } from '../src/alerts/types.js';
+import type { Clock } from '../src/core/clock.js';
+import { silentLogger } from '../src/core/log.js';
+import type { OrgView } from '../src/poll/status.js';
+import { ChangeLog } from '../src/sim/changes.js';
+import { type Dynamics, dynamicsFor } from '../src/sim/dynamics.js';
+import { Evolver } from '../src/sim/evolve.js';
+import { generateWorld } from '../src/sim/generate.js';
+import type { SimIncident } from '../src/sim/incidents.js';
+import type { SimChannel } from '../src/sim/model.js';
+import { World } from '../src/sim/world.js';
+import { diff } from '../src/snapshot/diff.js';
+import type { Channel, OrgSnapshot, Session, SessionsPart } from '../src/snapshot/model.js';
+import { type Bench, type BenchOptions, type BenchResult, table } from './lib/report.js';
+
+const S = 1000;
+const M = 60 * S;
+const H = 60 * M;
+/** The shipped rules' grace and margins (src/alerts/default-rules.yaml). */
+const GRACE = 5 * M;
+const OVERRUN_MARGIN = 10 * M;
+/** tally's shipped intervals (config.example.yaml): channel list and hot lists, sweep. */
+const LIVE_EVERY = 30 * S;
+const SWEEP_EVERY = 15 * M;
+const HOT_HORIZON = 2 * LIVE_EVERY;
+const STEP = 10 * S;
+const WINDOW_PAST = 3 * H;
+const WINDOW_FUTURE = 24 * H;
+
+/**
+ * The lively world, with broadcasts of realistic lengths (the shipped graces and margins
+ * are minutes; lively's one-to-six-minute shows would end inside them).
+ */
+function benchDynamics(): Dynamics {
+  return {
+    ...dynamicsFor('lively'),
+    planEvery: 40 * M,
+    lead: [10 * M, 3 * H],
+    duration: [20 * M, 90 * M],
+    startJitter: 3 * M,
+    presenceEvery: 30 * M,
+    maxScheduled: 2,
+  };
+}
+
+const example = parse(readFileSync(new URL('../config.example.yaml', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
+
+interface Run {
+  channels: number;
+  hours: number;
+  incidents: number;
+  alerted: number;
+  missed: Record<string, number>;
+  latencies: number[];
+  /** The slowest of each kind (ms). */
+  slowest: Record<string, number>;
+  routinePages: number;
+  /** What the first few routine pages said. */
+  routineSaid: string[];
+  /** The first few incidents paged more than two minutes after they became knowable. */
+  slowSaid: string[];
+  pages: number;
+  notifications: number;
+  wallMs: number;
+}
+
+function sessionOfSim(s: SimChannel['sessions'][number]): Session {
+  const out: Session = { id: s.id, channelId: s.channel.id, title: s.title, status: s.status };
+  out.scheduledAt = s.scheduledAt;
+  out.scheduledEndAt = s.scheduledEndAt;
+  if (s.startedAt !== null) out.startedAt = s.startedAt;
+  if (s.endedAt !== null) out.endedAt = s.endedAt;
+  return out;
+}
+
+/** When an incident became knowable to anyone reading the API. */
+function knowableAt(i: SimIncident): number {
+  if (i.kind === 'no_show') return i.scheduledAt + GRACE;
+  if (i.kind === 'overrun') return i.scheduledEndAt + OVERRUN_MARGIN;
+  return i.at;
+}
+
+function runOne(channels: number, hours: number, rate: number): Run {
+  const wall = Date.now();
+  const dyn = benchDynamics();
+  const start = Date.UTC(2026, 2, 2);
+  const world = new World(start, 1, new ChangeLog(1000), 7, dyn);
+  generateWorld(world, [{ slug: 'acme', channels, sessionsPerChannel: 3 }], 7, dyn);
+  const evolver = new Evolver(world, dyn, 7, false, rate);
+  evolver.init();
+  const org = world.orgs.get('acme')!;
+  let now = start;
+  const clock: Clock = {
+    now: () => now,
+    // Simulated time moves only forward here: elapsed time is the time line itself.
+    monotonic: () => now - start,
+    setTimeout: () => ({ unref() {} }) as never,
+    sleep: async () => undefined,
+  };
+  const config = alertingSchema.parse({ rules: example['rules'], route: example['route'] });
+  const engine = new AlertEngine({
+    rules: config.rules,
+    route: config.route,
+    silences: [],
+    maintenance: [],
+    inhibit: config.inhibit,
+    logger: silentLogger(),
+    clock,
+    store: new MemoryAlertStore(),
+  });
+  const lastRead = new Map<string, number>();
+  const seenStatus = new Map<string, string>();
+  let snap: OrgSnapshot = { version: 1, org: 'acme', takenAt: now, sessions: {}, details: {} };
+  const sent: Notification[] = [];
+  const end = start + hours * H;
+  for (; now <= end; now += STEP) {
+    evolver.advanceTo(now);
+    const next: OrgSnapshot = { ...snap, takenAt: now };
+    if ((now - start) % LIVE_EVERY === 0) {
+      const list: Channel[] = org.channels
+        .filter((c) => !c.removed)
+        .map((c) => ({ id: c.id, name: c.name, status: c.status, visibility: c.visibility }));
+      next.channels = { state: 'complete', at: now, value: list };
+      const sessions = { ...snap.sessions };
+      org.channels.forEach((ch, k) => {
+        if (ch.removed) return;
+        const changed = seenStatus.get(ch.id) !== ch.status;
+        seenStatus.set(ch.id, ch.status);
+        const last = lastRead.get(ch.id);
+        // Hot as tally's poller has it (org-poller.ts, hotChannels): live in the channel
+        // list, or its last read list holds a session live, or one still scheduled around
+        // its planned start or start + the grace.
+        const stored = snap.sessions[ch.id];
+        const known = stored?.state === 'complete' ? (stored.value as readonly Session[]) : [];
+        const hot =
+          ch.status === 'live' ||
+          known.some(
+            (s) =>
+              s.status === 'live' ||
+              (s.status === 'scheduled' &&
+                s.scheduledAt !== undefined &&
+                (Math.abs(s.scheduledAt - now) <= HOT_HORIZON ||
+                  Math.abs(s.scheduledAt + GRACE - now) <= HOT_HORIZON)),
+          );
+        // The sweep reads every other channel once per sweep interval, spread over it.
+        const swept = last === undefined || now - last >= SWEEP_EVERY - ((k * 7919) % 60) * S;
+        if (!hot && !changed && !swept) return;
+        lastRead.set(ch.id, now);
+        const from = now - WINDOW_PAST;
+        const value = ch.sessions
+          .filter((s) => (s.endedAt ?? s.scheduledEndAt) >= from && s.scheduledAt <= now + WINDOW_FUTURE)
+          .map(sessionOfSim);
+        // Read after the channel list, as tally's hot reads follow it.
+        const part: SessionsPart = {
+          state: 'complete',
+          at: now + S,
+          value,
+          window: { from, to: now + WINDOW_FUTURE },
+        };
+        sessions[ch.id] = part;
+      });
+      next.sessions = sessions;
+      const events = diff(snap, next);
+      snap = next;
+      const view: OrgView = {
+        slug: 'acme',
+        snapshot: snap,
+        health: { state: 'ok', lastSuccessAt: now, lastError: undefined },
+        attempts: new Map(),
+        labels: {},
+        ready: true,
+      };
+      engine.onEvents(events);
+      engine.evaluate([view]);
+    }
+    sent.push(...engine.tick());
+  }
+  // An overrun is told when it ends: let the world run on so the truth holds every incident
+  // that began within the run.
+  evolver.advanceTo(end + 2 * H);
+  return measure(channels, hours, evolver.incidents, sent, start, end, Date.now() - wall);
+}
+
+const PAGE = new Set(['warning', 'critical', 'error', 'page']);
+
+function measure(
+  channels: number,
+  hours: number,
+  all: readonly SimIncident[],
+  sent: readonly Notification[],
+  start: number,
+  end: number,
+  wallMs: number,
+): Run {
+  // Incidents knowable after the first half hour (the baseline) and an hour before the end.
+  const incidents = all.filter((i) => knowableAt(i) > start + 30 * M && knowableAt(i) < end - H);
+  const bySession = new Map<string, SimIncident>();
+  for (const i of all) bySession.set(i.session, i);
+  const firstPage = new Map<string, number>();
+  let routinePages = 0;
+  const routineSaid: string[] = [];
+  let pages = 0;
+  for (const n of sent) {
+    if (n.status !== 'firing') continue;
+    for (const a of n.alerts) {
+      if (a.state === 'resolved' || !PAGE.has(a.labels['severity'] ?? '')) continue;
+      pages++;
+      const session = a.labels['session_id'];
+      if (session === undefined || !bySession.has(session)) {
+        routinePages++;
+        if (routineSaid.length < 5)
+          routineSaid.push(`${a.labels['alertname']}: ${a.annotations['summary'] ?? ''}`);
+      } else if (!firstPage.has(session)) firstPage.set(session, n.createdAt);
+    }
+  }
+  const latencies: number[] = [];
+  const missed: Record<string, number> = {};
+  const slowest: Record<string, number> = {};
+  const slowSaid: string[] = [];
+  for (const i of incidents) {
+    const at = firstPage.get(i.session);
+    if (at === undefined) missed[i.kind] = (missed[i.kind] ?? 0) + 1;
+    else {
+      const took = Math.max(0, at - knowableAt(i));
+      latencies.push(took);
+      slowest[i.kind] = Math.max(slowest[i.kind] ?? 0, took);
+      if (took > 2 * M && slowSaid.length < 5) {
+        slowSaid.push(
+          `${i.kind} ${i.session} on ${i.channel}: knowable ${new Date(knowableAt(i)).toISOString()}, paged ${new Date(at).toISOString()}`,
+        );
+      }
+    }
+  }
+  return {
+    channels,
+    hours,
+    incidents: incidents.length,
+    alerted: latencies.length,
+    missed,
+    latencies: latencies.sort((a, b) => a - b),
+    slowest,
+    routinePages,
+    routineSaid,
+    slowSaid,
+    pages,
+    notifications: sent.length,
+    wallMs,
+  };
+}
+
+function quantile(sorted: readonly number[], q: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+export const alertQualityBench: Bench = {
+  name: 'alert-quality',
+  description: 'incidents alerted, knowable → notification p50/p95, routine paged (bench/alert-quality.ts)',
+  async run(opts: BenchOptions): Promise<BenchResult> {
+    const sizes = opts.channels ?? [100, 1000];
+    const hours = Number(process.env['BENCH_ALERT_HOURS'] ?? (opts.quick ? 3 : 24));
+    const rate = Number(process.env['BENCH_ALERT_RATE'] ?? 0.05);
+    const runs = sizes.map((n) =>
+      runOne(
+        n,
+        n >= 1000 && process.env['BENCH_ALERT_HOURS'] === undefined ? Math.min(hours, 8) : hours,
+        rate,
+      ),
+    );
+    const s = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(0)} s`);
+    const rows = runs.map((r) => [
+      r.channels,
+      `${r.hours} h`,
+      `${r.alerted} / ${r.incidents}`,
+      s(quantile(r.latencies, 0.5)),
+      s(quantile(r.latencies, 0.95)),
+      r.routinePages,
+      Object.entries(r.missed)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '—',
+      `${(r.wallMs / 1000).toFixed(0)} s`,
+    ]);
+    const said = runs.flatMap((r) => r.routineSaid.map((x) => `  ${r.channels} channels: ${x}`));
+    const slow = runs.flatMap((r) => r.slowSaid.map((x) => `  ${r.channels} channels: ${x}`));
+    return {
+      name: 'alert-quality',
+      tables: [
+        ...(said.length > 0 ? [`routine paged (first few):\n${said.join('\n')}`] : []),
+        ...(slow.length > 0 ? [`paged after more than 2 minutes (first few):\n${slow.join('\n')}`] : []),
+        table(
+          ['channels', 'simulated', 'incidents alerted', 'p50', 'p95', 'routine pages', 'missed', 'wall'],
+          rows,
+        ),
+      ],
+      data: {
+        rate,
+        runs: runs.map(({ latencies, ...r }) => ({
+          ...r,
+          p50: quantile(latencies, 0.5),
+          p95: quantile(latencies, 0.95),
+          max: latencies.at(-1),
+        })),
+      },
+    };
+  },
+};
