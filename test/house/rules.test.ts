@@ -40,8 +40,6 @@ const ALLOWED: SizeAllowances = {
     'src/poll/org-poller.ts#OrgPoller.commit': 136,
     'src/sim/render.ts#renderList': 127,
     'src/sim/simulator.ts#startSimulator': 142,
-    // The paging loop with its closures; rebuilt under "Upstream fidelity III".
-    'src/upstream/paging-loop.ts#readList': 400,
   },
 };
 
