@@ -39,7 +39,6 @@ const ALLOWED: SizeAllowances = {
     'src/alerts/context.ts#orgScope': 125,
     'src/poll/org-poller.ts#OrgPoller.commit': 136,
     'src/sim/render.ts#renderList': 127,
-    'src/sim/simulator.ts#startSimulator': 142,
   },
 };
 
