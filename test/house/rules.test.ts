@@ -33,7 +33,7 @@ const ALLOWED: SizeAllowances = {
     // Five jobs in one class; split along commit()'s steps (issue "The house, II").
     'src/poll/org-poller.ts': 798,
     // Rebuilt under "Upstream fidelity III".
-    'src/upstream/client.ts': 643,
+    'src/upstream/client.ts': 626,
   },
   functions: {
     'src/alerts/context.ts#orgScope': 125,
