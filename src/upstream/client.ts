@@ -30,6 +30,7 @@ import { guardObserver, noopObserver, type UpstreamObserver } from './observer.j
 import { withParams } from './page-end.js';
 import { type ListRead, readList } from './paging-loop.js';
 import { dedupeById, failedPart, normalizeItems, valuePart } from './parts.js';
+import { type ClientDeps, clientOptions } from './client-config.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { driftOf, notJsonDrift, ReadOutcomes } from './read-outcomes.js';
 import { type RequestContext, Requester } from './requester.js';
@@ -54,7 +55,6 @@ import {
   readObject,
   SchemaDriftError,
   type ShapeOptions,
-  type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
 import { MoneyHabits } from './shape/numbers.js';
@@ -64,6 +64,7 @@ import { SubResourceReader } from './sub-resource-reader.js';
 import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
+export { shapeFromConfig } from './client-config.js';
 
 export type { FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
@@ -158,44 +159,8 @@ export class UpstreamClient implements Fetcher {
   }
 
   /** Builds the client from the `upstream` config section. */
-  static fromConfig(
-    config: Config,
-    deps: {
-      clock: Clock;
-      logger: Logger;
-      observer?: UpstreamObserver | undefined;
-      rng?: () => number;
-      memory?: QueryMemory | undefined;
-      /** Told where each value was found (`tally once --explain`). */
-      trace?: ShapeTrace | undefined;
-    },
-  ): UpstreamClient {
-    const u = config.upstream;
-    return new UpstreamClient({
-      baseUrl: u.base_url,
-      budgetPerMinute: u.budget_per_minute,
-      burst: u.burst,
-      concurrency: u.concurrency,
-      timeouts: { connectMs: u.timeouts.connect, headersMs: u.timeouts.headers, bodyMs: u.timeouts.body },
-      maxBodyBytes: u.max_body_bytes,
-      maxPages: u.max_pages,
-      retries: {
-        attempts: u.retries.attempts,
-        baseDelayMs: u.retries.base_delay,
-        maxDelayMs: u.retries.max_delay,
-        deadlineMs: u.retries.deadline,
-      },
-      shape: { ...shapeFromConfig(u.shape), trace: deps.trace },
-      fixedPerPage: u.shape.per_page !== undefined,
-      memory: deps.memory,
-      filters: u.filters,
-      window: { pastMs: u.window.past, futureMs: u.window.future },
-      userAgent: u.user_agent,
-      clock: deps.clock,
-      logger: deps.logger,
-      observer: deps.observer,
-      rng: deps.rng,
-    });
+  static fromConfig(config: Config, deps: ClientDeps): UpstreamClient {
+    return new UpstreamClient(clientOptions(config, deps));
   }
 
   /** What the client learned about the queries each org's endpoints take. */
@@ -611,16 +576,3 @@ function configuredFilterParams(f: SessionFilters): Set<string> {
 
 /** Lists whose copy is kept for conditional requests: one per channel of the largest orgs. */
 const MAX_CONDITIONAL = 20_000;
-
-/** The shape options from the `upstream.shape` config section. */
-export function shapeFromConfig(s: Config['upstream']['shape']): ShapeOptions {
-  return {
-    ...(s.envelope === undefined ? {} : { envelope: s.envelope }),
-    paging: s.paging,
-    cursorParam: s.cursor_param,
-    pageParam: s.page_param,
-    perPageParam: s.per_page_param,
-    ...(s.per_page === undefined ? {} : { perPage: s.per_page }),
-    ...(s.fields === undefined ? {} : { fields: s.fields as NonNullable<ShapeOptions['fields']> }),
-  };
-}
