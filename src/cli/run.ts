@@ -220,7 +220,7 @@ export async function runUntilStopped(
 
 /**
  * The exit status of a tally that stopped because another running tally took its state
- * directory (docs/operations.md, "Exit codes"): restarting it only makes sense once that
- * other tally is gone.
+ * directory (docs/operations.md, "Docker", its exit codes): restarting it only makes sense
+ * once that other tally is gone.
  */
 export const LOCK_LOST_EXIT = 75;

@@ -55,7 +55,7 @@ export function statusBody(source: StatusSource, now: number, version: string): 
   };
 }
 
-/** The state directory's health (docs/http-api.md, "/api/v1/status"). */
+/** The state directory's health (docs/http-api.md, "`GET /api/v1/status`"). */
 export function stateStatus(s: StateView): Record<string, unknown> {
   return {
     writable: s.writable,

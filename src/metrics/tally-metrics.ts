@@ -156,17 +156,7 @@ export class TallyMetrics {
       help: 'Change events detected, by org and kind (upstream.* kinds included).',
       labelNames: ['org', 'kind'],
       registers,
-      collect: () => {
-        // Every known org and kind starts at 0, so increase() sees the first change too.
-        // An org that left the config leaves with its series.
-        const orgs = new Set([...source.orgs()].map((view) => view.slug));
-        for (const [org, kinds] of this.changeSeries) {
-          if (orgs.has(org)) continue;
-          this.changeSeries.delete(org);
-          for (const kind of kinds) this.changes.remove({ org, kind });
-        }
-        for (const org of orgs) for (const kind of EVENT_KINDS) this.countChange(org, kind, 0);
-      },
+      collect: () => this.syncChangeSeries(),
     });
     this.polls = new Histogram({
       name: 'tally_poll_duration_seconds',
@@ -174,25 +164,7 @@ export class TallyMetrics {
       labelNames: ['org', 'resource'],
       buckets: POLL_BUCKETS,
       registers,
-      collect: () => {
-        // Every org's resources start empty, so the panel has series before the first poll
-        // ends; zero() would wipe observed buckets, hence the set of those already there.
-        // An org that left the config leaves with its series.
-        const orgs = new Set([...source.orgs()].map((view) => view.slug));
-        for (const key of this.pollSeries) {
-          const [org, resource] = key.split('\u0000') as [string, string];
-          if (orgs.has(org)) continue;
-          this.pollSeries.delete(key);
-          this.polls.remove({ org, resource });
-        }
-        for (const org of orgs)
-          for (const resource of RESOURCES) {
-            const key = `${org}\u0000${resource}`;
-            if (this.pollSeries.has(key)) continue;
-            this.pollSeries.add(key);
-            this.polls.zero({ org, resource });
-          }
-      },
+      collect: () => this.syncPollSeries(),
     });
     this.stateWrites = new Counter({
       name: 'tally_state_write_failures_total',
@@ -243,6 +215,47 @@ export class TallyMetrics {
       registers,
     });
     for (const family of CAPPED_FAMILIES) this.dropped.inc({ family }, 0);
+  }
+
+  /** The slugs of the orgs configured now. */
+  private orgSlugs(): Set<string> {
+    return new Set([...this.source.orgs()].map((view) => view.slug));
+  }
+
+  /**
+   * Every known org and kind starts at 0, so increase() sees the first change too. An org
+   * that left the config leaves with its series.
+   */
+  private syncChangeSeries(): void {
+    const orgs = this.orgSlugs();
+    for (const [org, kinds] of this.changeSeries) {
+      if (orgs.has(org)) continue;
+      this.changeSeries.delete(org);
+      for (const kind of kinds) this.changes.remove({ org, kind });
+    }
+    for (const org of orgs) for (const kind of EVENT_KINDS) this.countChange(org, kind, 0);
+  }
+
+  /**
+   * Every org's resources start empty, so the panel has series before the first poll ends;
+   * zero() would wipe observed buckets, hence the set of those already there. An org that
+   * left the config leaves with its series.
+   */
+  private syncPollSeries(): void {
+    const orgs = this.orgSlugs();
+    for (const key of this.pollSeries) {
+      const [org, resource] = key.split('\u0000') as [string, string];
+      if (orgs.has(org)) continue;
+      this.pollSeries.delete(key);
+      this.polls.remove({ org, resource });
+    }
+    for (const org of orgs)
+      for (const resource of RESOURCES) {
+        const key = `${org}\u0000${resource}`;
+        if (this.pollSeries.has(key)) continue;
+        this.pollSeries.add(key);
+        this.polls.zero({ org, resource });
+      }
   }
 
   /** Counts change events by org and kind. */

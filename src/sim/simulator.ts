@@ -9,7 +9,7 @@ import { type ControlDeps, handleControl } from './control.js';
 import { Engine } from './engine.js';
 import { notFound, SimConfigError } from './errors.js';
 import { Faults, normalizeFaults } from './faults.js';
-import { resolveOptions, resolveStyle } from './options.js';
+import { type ResolvedOptions, resolveOptions, resolveStyle } from './options.js';
 import { RateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
 import type { TimerSet } from './respond.js';
@@ -93,6 +93,42 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** What GET /_sim/status shows: the clocks, the scenario and each org's counts. */
+function simStatus(engine: Engine, o: ResolvedOptions) {
+  engine.advance();
+  const w = engine.world;
+  return {
+    now: o.clock.now(),
+    simNow: w.now,
+    speed: o.speed,
+    scenario: o.scenario,
+    seq: engine.changes.seq,
+    pendingSteps: engine.evolver.pending,
+    orgs: [...w.orgs.values()].map((org) => ({
+      slug: org.slug,
+      channels: org.channels.length,
+      sessions: org.sessionById.size,
+      liveSessions: org.liveSessions,
+      members: org.members.length,
+    })),
+  };
+}
+
+/** One org's world as the API would show it now, unstyled. */
+function worldView(engine: Engine, slug: string, hints: ResolvedOptions['hints']): WorldView {
+  engine.advance();
+  const w = engine.world;
+  const org = w.org(slug);
+  if (org === undefined) throw new SimConfigError(`no simulated org ${slug}`);
+  return {
+    organization: orgJson(w, org),
+    team: org.members.map((m) => memberJson(w, m)),
+    subscription: subscriptionJson(w, org),
+    channels: org.channels.map((c) => channelJson(w, c, hints)),
+    sessions: Object.fromEntries(org.channels.map((c) => [c.id, c.sessions.map((s) => sessionJson(w, s))])),
+  };
+}
+
 /** Builds the world from the options, starts listening and returns the handle. */
 export async function startSimulator(options: SimOptions = {}): Promise<Simulator> {
   const o = resolveOptions(options);
@@ -137,35 +173,8 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
       if (reset) limiter.reset();
       return limiter.perMinute;
     },
-    status: () => {
-      engine.advance();
-      const w = engine.world;
-      return {
-        now: o.clock.now(),
-        simNow: w.now,
-        speed: o.speed,
-        scenario: o.scenario,
-        seq: engine.changes.seq,
-        pendingSteps: engine.evolver.pending,
-        orgs: [...w.orgs.values()].map((org) => ({
-          slug: org.slug,
-          channels: org.channels.length,
-          sessions: org.sessionById.size,
-          liveSessions: org.liveSessions,
-          members: org.members.length,
-        })),
-      };
-    },
-    incidents: () => {
-      engine.advance();
-      const w = engine.world;
-      return engine.evolver.incidents.map((i) => ({
-        ...i,
-        scheduledAt: w.iso(i.scheduledAt),
-        scheduledEndAt: w.iso(i.scheduledEndAt),
-        at: w.iso(i.at),
-      }));
-    },
+    status: () => simStatus(engine, o),
+    incidents: () => incidentsView(engine),
     trigger: (name, input) => runTrigger(engine, name, input),
     world: (slug) => {
       if (engine.world.org(slug) === undefined) throw notFound(`organization ${slug}`);
@@ -194,19 +203,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   };
   const listeners = await listen(o.host, o.port, handler);
   urls = { url: listeners.url, foreignUrl: listeners.foreignUrl };
-  const view = (slug: string): WorldView => {
-    engine.advance();
-    const w = engine.world;
-    const org = w.org(slug);
-    if (org === undefined) throw new SimConfigError(`no simulated org ${slug}`);
-    return {
-      organization: orgJson(w, org),
-      team: org.members.map((m) => memberJson(w, m)),
-      subscription: subscriptionJson(w, org),
-      channels: org.channels.map((c) => channelJson(w, c, o.hints)),
-      sessions: Object.fromEntries(org.channels.map((c) => [c.id, c.sessions.map((s) => sessionJson(w, s))])),
-    };
-  };
+  const view = (slug: string): WorldView => worldView(engine, slug, o.hints);
   let closed: Promise<void> | undefined;
   return {
     url: listeners.url,
@@ -249,4 +246,16 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
       return closed;
     },
   };
+}
+
+/** The incidents played so far, with times as the API writes them (ground truth for benches and tests). */
+function incidentsView(engine: Engine): Record<string, unknown>[] {
+  engine.advance();
+  const w = engine.world;
+  return engine.evolver.incidents.map((i) => ({
+    ...i,
+    scheduledAt: w.iso(i.scheduledAt),
+    scheduledEndAt: w.iso(i.scheduledEndAt),
+    at: w.iso(i.at),
+  }));
 }

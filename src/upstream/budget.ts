@@ -34,49 +34,11 @@
  */
 import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
 import { type RateHeaders, readRateLimit, ServerPace } from './rate-limit.js';
+import { PRIORITIES, type Priority, type Urgency } from './priority.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/**
- * Priority class of a request: `high` for the channel list, `follow` for reads a change
- * asked for (every one of them, also after a storm), `normal` for periodic reads and
- * `low` for the background sweep.
- */
-export type Priority = 'high' | 'follow' | 'normal' | 'low';
-
-/** Classes in the order they are served. */
-export const PRIORITIES: readonly Priority[] = ['high', 'follow', 'normal', 'low'];
-
-/**
- * The priority of one read that more askers may share, which rises to the most urgent of
- * them: a follow-up or a periodic read that finds the same read already waiting as a
- * sweep read raises it, and its requests still waiting in the budget move to the higher
- * class, rather than all of them waiting behind every periodic read.
- */
-export class Urgency {
-  #priority: Priority;
-  readonly #listeners = new Set<() => void>();
-
-  constructor(priority: Priority) {
-    this.#priority = priority;
-  }
-
-  get priority(): Priority {
-    return this.#priority;
-  }
-
-  /** Raises the priority to `priority` when that is more urgent; never lowers it. */
-  raise(priority: Priority): void {
-    if (PRIORITIES.indexOf(priority) >= PRIORITIES.indexOf(this.#priority)) return;
-    this.#priority = priority;
-    for (const fn of [...this.#listeners]) fn();
-  }
-
-  /** Calls `fn` at every rise until the returned function is called. */
-  onRaise(fn: () => void): () => void {
-    this.#listeners.add(fn);
-    return () => this.#listeners.delete(fn);
-  }
-}
+// The priority classes and Urgency live in priority.ts; their importers read them from here.
+export { PRIORITIES, type Priority, Urgency } from './priority.js';
 
 /** The API's own limit; the budget never goes above it. */
 export const API_LIMIT_PER_MINUTE = 300;

@@ -6,7 +6,6 @@
 import { statusClass } from '../snapshot/vocabulary.js';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../config/schema.js';
-import { TallyError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type {
   Channel,
@@ -31,7 +30,9 @@ import { guardObserver, noopObserver, type UpstreamObserver } from './observer.j
 import { withParams } from './page-end.js';
 import { type ListRead, readList } from './paging-loop.js';
 import { dedupeById, failedPart, normalizeItems, valuePart } from './parts.js';
+import { type ClientDeps, clientOptions } from './client-config.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
+import { driftOf, notJsonDrift, ReadOutcomes } from './read-outcomes.js';
 import { type RequestContext, Requester } from './requester.js';
 import type { RetryPolicy } from './retry.js';
 import {
@@ -43,7 +44,6 @@ import {
 } from './filters.js';
 import {
   describeIssue,
-  type DriftIssue,
   type Endpoint,
   type Normalized,
   normalizeChannel,
@@ -55,7 +55,6 @@ import {
   readObject,
   SchemaDriftError,
   type ShapeOptions,
-  type ShapeTrace,
 } from './shape/index.js';
 import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
 import { MoneyHabits } from './shape/numbers.js';
@@ -65,6 +64,7 @@ import { SubResourceReader } from './sub-resource-reader.js';
 import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
 export type { Priority } from './budget.js';
+export { shapeFromConfig } from './client-config.js';
 
 export type { FetchOptions, OrgAuth, SessionsOptions } from './types.js';
 
@@ -110,6 +110,7 @@ export class UpstreamClient implements Fetcher {
   private readonly transport: HttpTransport;
   private readonly requester: Requester;
   private readonly drift: DriftReporter;
+  private readonly outcomes: ReadOutcomes;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly basePath: string;
@@ -146,6 +147,7 @@ export class UpstreamClient implements Fetcher {
       ...(opts.maxRedirects === undefined ? {} : { maxRedirects: opts.maxRedirects }),
     });
     this.drift = new DriftReporter(this.log, observer);
+    this.outcomes = new ReadOutcomes(this.log, this.drift);
     this.basePath = new URL(opts.baseUrl).pathname.replace(/\/+$/, '');
     this.subResources = new SubResourceReader({
       requester: this.requester,
@@ -157,44 +159,8 @@ export class UpstreamClient implements Fetcher {
   }
 
   /** Builds the client from the `upstream` config section. */
-  static fromConfig(
-    config: Config,
-    deps: {
-      clock: Clock;
-      logger: Logger;
-      observer?: UpstreamObserver | undefined;
-      rng?: () => number;
-      memory?: QueryMemory | undefined;
-      /** Told where each value was found (`tally once --explain`). */
-      trace?: ShapeTrace | undefined;
-    },
-  ): UpstreamClient {
-    const u = config.upstream;
-    return new UpstreamClient({
-      baseUrl: u.base_url,
-      budgetPerMinute: u.budget_per_minute,
-      burst: u.burst,
-      concurrency: u.concurrency,
-      timeouts: { connectMs: u.timeouts.connect, headersMs: u.timeouts.headers, bodyMs: u.timeouts.body },
-      maxBodyBytes: u.max_body_bytes,
-      maxPages: u.max_pages,
-      retries: {
-        attempts: u.retries.attempts,
-        baseDelayMs: u.retries.base_delay,
-        maxDelayMs: u.retries.max_delay,
-        deadlineMs: u.retries.deadline,
-      },
-      shape: { ...shapeFromConfig(u.shape), trace: deps.trace },
-      fixedPerPage: u.shape.per_page !== undefined,
-      memory: deps.memory,
-      filters: u.filters,
-      window: { pastMs: u.window.past, futureMs: u.window.future },
-      userAgent: u.user_agent,
-      clock: deps.clock,
-      logger: deps.logger,
-      observer: deps.observer,
-      rng: deps.rng,
-    });
+  static fromConfig(config: Config, deps: ClientDeps): UpstreamClient {
+    return new UpstreamClient(clientOptions(config, deps));
   }
 
   /** What the client learned about the queries each org's endpoints take. */
@@ -405,7 +371,7 @@ export class UpstreamClient implements Fetcher {
       `GET ${this.basePath}/${path}: the id ${JSON.stringify(bad)} cannot be put in a URL path; not read`,
       { reason: 'schema' },
     );
-    return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
+    return this.outcomes.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
   }
 
   private url(slug: string, segments: readonly string[]): URL {
@@ -457,15 +423,15 @@ export class UpstreamClient implements Fetcher {
       const fatal = n.drift.find((i) => i.fatal);
       if (fatal) {
         const err = new UpstreamError(`${what}: ${describeIssue(fatal)}`, { reason: 'schema' });
-        return this.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
+        return this.outcomes.settle(org, endpoint, failedPart<T>(this.clock.now(), err, org.token));
       }
-      return this.settle(org, endpoint, valuePart(this.clock.now(), n.value));
+      return this.outcomes.settle(org, endpoint, valuePart(this.clock.now(), n.value));
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
-      return this.settle(
+      return this.outcomes.settle(
         org,
         endpoint,
-        failedPart<T>(this.clock.now(), this.classify(org, endpoint, err, what), org.token),
+        failedPart<T>(this.clock.now(), this.outcomes.classify(org, endpoint, err, what), org.token),
       );
     }
   }
@@ -509,7 +475,7 @@ export class UpstreamClient implements Fetcher {
       });
       // 304: the copy held is current; nothing to parse or normalize.
       if (read.notModified && held !== undefined) {
-        return this.settle(org, endpoint, valuePart(this.clock.now(), held.items as T[]));
+        return this.outcomes.settle(org, endpoint, valuePart(this.clock.now(), held.items as T[]));
       }
       const normalized = normalizeItems(endpoint, read.items, normalize);
       // One record per id, whatever the cause of a repeat (a server's own, a page read twice).
@@ -538,15 +504,16 @@ export class UpstreamClient implements Fetcher {
       if (read.note !== undefined) this.drift.note(org.slug, endpoint, read.note);
       const at = this.clock.now();
       if (read.error && read.pages === 0)
-        return this.settle(org, endpoint, failedPart<T[]>(at, read.error, org.token));
-      if (read.error) return this.settle(org, endpoint, valuePart(at, list.items, read.error, org.token));
+        return this.outcomes.settle(org, endpoint, failedPart<T[]>(at, read.error, org.token));
+      if (read.error)
+        return this.outcomes.settle(org, endpoint, valuePart(at, list.items, read.error, org.token));
       if (list.unusable.length > 0) {
         const first = list.unusable[0]!;
         const err = new UpstreamError(
           `${what}: ${list.unusable.length} record(s) could not be read (${describeIssue(first)})`,
           { reason: 'schema' },
         );
-        return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
+        return this.outcomes.settle(org, endpoint, valuePart(at, list.items, err, org.token));
       }
       if (deduped.conflicting > 0) {
         // Which of two different records under one id is right cannot be told: no
@@ -555,64 +522,18 @@ export class UpstreamClient implements Fetcher {
           `${what}: ${deduped.conflicting} record(s) have the same id as a different record of the list`,
           { reason: 'schema' },
         );
-        return this.settle(org, endpoint, valuePart(at, list.items, err, org.token));
+        return this.outcomes.settle(org, endpoint, valuePart(at, list.items, err, org.token));
       }
-      return this.settle(org, endpoint, valuePart(at, list.items));
+      return this.outcomes.settle(org, endpoint, valuePart(at, list.items));
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
-      return this.settle(
+      return this.outcomes.settle(
         org,
         endpoint,
-        failedPart<T[]>(this.clock.now(), this.classify(org, endpoint, err, what), org.token),
+        failedPart<T[]>(this.clock.now(), this.outcomes.classify(org, endpoint, err, what), org.token),
       );
     }
   }
-
-  /** Turns anything a read threw into a typed error; a bug is logged, not thrown. */
-  private classify(org: OrgAuth, endpoint: Endpoint, err: unknown, what: string): TallyError {
-    if (err instanceof TallyError) {
-      if (err instanceof SchemaDriftError) {
-        this.drift.report(org.slug, [driftOf(err)]);
-        return new UpstreamError(`${what}: ${err.message}`, { reason: 'schema', cause: err });
-      }
-      const notJson = notJsonDrift(endpoint, err);
-      if (notJson) this.drift.report(org.slug, [notJson]);
-      return err;
-    }
-    this.log.error({ org: org.slug, endpoint, err }, 'unexpected error while reading');
-    return new TallyError(`${what}: internal error`, { reason: 'internal', cause: err });
-  }
-
-  /**
-   * Logs a read that failed or came back incomplete, and hands the part back. The first
-   * failure of an org's endpoint after a good read is a warning; repeats while it keeps
-   * failing are debug (an outage would otherwise flood the log, and the poller's health
-   * tracking reports it once), and the next good read says it recovered.
-   */
-  private settle<P extends Part<unknown>>(org: OrgAuth, endpoint: Endpoint, part: P): P {
-    const key = `${org.slug}\u0000${endpoint}`;
-    if (part.state === 'complete') {
-      if (this.failing.delete(key)) this.log.info({ org: org.slug, endpoint }, 'reads succeed again');
-      return part;
-    }
-    const line = {
-      org: org.slug,
-      endpoint,
-      state: part.state,
-      reason: part.error.reason,
-      error: part.error.message,
-    };
-    const msg = part.state === 'failed' ? 'read failed' : 'read incomplete';
-    if (this.failing.has(key)) this.log.debug({ ...line, repeated: true }, msg);
-    else {
-      this.failing.add(key);
-      this.log.warn(line, msg);
-    }
-    return part;
-  }
-
-  /** `org\0endpoint` of reads whose last outcome was not complete (for log levels). */
-  private readonly failing = new Set<string>();
 
   /** Copies of one-page lists with their validators, for conditional requests (bounded). */
   private readonly conditional = new Map<string, { validators: Validators; items: unknown[] }>();
@@ -641,17 +562,6 @@ export class UpstreamClient implements Fetcher {
 }
 
 /**
- * A success whose body is not JSON at all (an HTML page from a proxy, a login form): the
- * server is not speaking the API, which is drift, not an outage.
- */
-function notJsonDrift(endpoint: Endpoint, err: unknown): DriftIssue | undefined {
-  if (!(err instanceof UpstreamError) || err.reason !== 'malformed') return undefined;
-  if (err.status === undefined || err.status < 200 || err.status >= 300) return undefined;
-  const at = err.message.indexOf('response is not valid JSON');
-  return at < 0 ? undefined : { endpoint, field: 'body', problem: err.message.slice(at), fatal: true };
-}
-
-/**
  * The filter parameters the config sets itself (a name or a time format other than the
  * defaults): a config override always wins over what adapting would learn.
  */
@@ -666,21 +576,3 @@ function configuredFilterParams(f: SessionFilters): Set<string> {
 
 /** Lists whose copy is kept for conditional requests: one per channel of the largest orgs. */
 const MAX_CONDITIONAL = 20_000;
-
-/** A drift issue for a response whose list or object could not be found. */
-function driftOf(err: SchemaDriftError): DriftIssue {
-  return { endpoint: err.endpoint, field: err.field, problem: err.message, fatal: true };
-}
-
-/** The shape options from the `upstream.shape` config section. */
-export function shapeFromConfig(s: Config['upstream']['shape']): ShapeOptions {
-  return {
-    ...(s.envelope === undefined ? {} : { envelope: s.envelope }),
-    paging: s.paging,
-    cursorParam: s.cursor_param,
-    pageParam: s.page_param,
-    perPageParam: s.per_page_param,
-    ...(s.per_page === undefined ? {} : { perPage: s.per_page }),
-    ...(s.fields === undefined ? {} : { fields: s.fields as NonNullable<ShapeOptions['fields']> }),
-  };
-}

@@ -1,6 +1,6 @@
 /**
  * Reads every page of a list: the entry point the client calls. The reading itself lives
- * in src/upstream/lists/ (docs/upstream-client.md, "Lists"): reader.ts, one method per
+ * in src/upstream/lists/ (docs/upstream-client.md, "Paging"): reader.ts, one method per
  * event over an explicit state (state.ts); keyset.ts, the page after a "more" without a
  * pointer; outcomes.ts, telling pages apart and the errors a read ends with.
  */

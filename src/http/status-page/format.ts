@@ -9,7 +9,7 @@ export function h(value: unknown): string {
 /**
  * Text from upstream (names, titles, ids, values) in the page's text: escaped and set in a
  * `<bdi>`, so right-to-left text or a stray override character (U+202E) in it cannot
- * reorder what stands around it (docs/http-api.md, "Status page"). Attributes take `h`.
+ * reorder what stands around it (docs/http-api.md, "`GET /`"). Attributes take `h`.
  */
 export function t(value: unknown): string {
   return `<bdi>${h(value)}</bdi>`;

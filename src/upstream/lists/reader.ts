@@ -1,5 +1,5 @@
 /**
- * Reads every page of a list (docs/upstream-client.md, "Lists"). The shape layer says
+ * Reads every page of a list (docs/upstream-client.md, "Paging"). The shape layer says
  * where the items and the next page are; the reader follows them and decides whether what
  * was read is the whole list. Anything short of the last page — an error after retries, a
  * page limit, a next link to another origin, a loop, totals that say more than was read,
