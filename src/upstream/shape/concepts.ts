@@ -45,7 +45,8 @@ const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot',
 const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
 const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
-const ID = ['id', 'uuid', 'guid', 'uid', 'key', 'slug'];
+/** `sid`: a string identifier (Twilio's `CH…` SIDs, `account_sid`). */
+const ID = ['id', 'uuid', 'guid', 'uid', 'sid', 'key', 'slug'];
 const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
 const LINKS = ['url', 'uri', 'href', 'link', 'links'];
 /** Words naming someone or something else than the record itself (`host_name` is no title). */

@@ -1,0 +1,111 @@
+/**
+ * Records as widely used APIs write them, read by general rules (src/upstream/shape/json.ts,
+ * `flattenResource`; words.ts): an id taken from a resource name or a self link, fields kept
+ * in a nested bag, typed property values, custom-field suffixes, string ids named `sid`.
+ * The keys and values here are made up, not any one server's.
+ */
+import { describe, expect, it } from 'vitest';
+import { flattenResource, unwrapTyped } from '../../../src/upstream/shape/json.js';
+import { normalizeChannel, normalizeSession } from '../../../src/upstream/shape/index.js';
+import { splitWords } from '../../../src/upstream/shape/words.js';
+
+describe('an id from the record address', () => {
+  it('takes the last segment of a resource name, and reads the display name as the name', () => {
+    const { value } = normalizeChannel(
+      { name: 'workspaces/w1/stations/st-9', displayName: 'Morning', state: 'idle' },
+      {},
+    );
+    expect(value).toEqual({ id: 'st-9', name: 'Morning', status: 'idle' });
+  });
+
+  it('takes the last segment of a self link, query left out', () => {
+    const { value } = normalizeChannel(
+      { title: 'Night', status: 'offline', _links: { self: { href: 'https://x.test/api/rooms/42?proj=a' } } },
+      {},
+    );
+    expect(value?.id).toBe('42');
+  });
+
+  it('keeps an own id over the address, and a plain name as a name', () => {
+    expect(flattenResource({ id: 'a', name: 'groups/g/rooms/b' })['id']).toBe('a');
+    expect(flattenResource({ name: 'Plain name', status: 'idle' })).toEqual({
+      name: 'Plain name',
+      status: 'idle',
+    });
+  });
+
+  it('reads a string id named `sid` by its words', () => {
+    expect(normalizeChannel({ sid: 'QQ0123', state: 'idle', owner_sid: 'US9' }, {}).value?.id).toBe('QQ0123');
+  });
+});
+
+describe('fields in a nested bag', () => {
+  it('reads fields kept under `properties`, numbers as strings', () => {
+    const { value } = normalizeSession(
+      {
+        id: '77',
+        properties: {
+          title: 'Q&A',
+          status: 'scheduled',
+          scheduled_at: '2030-01-02T03:04:05Z',
+        },
+        createdAt: '2029-01-01T00:00:00Z',
+      },
+      'c1',
+      {},
+    );
+    expect(value).toMatchObject({ id: '77', title: 'Q&A', status: 'scheduled' });
+    expect(value?.scheduledAt).toBe(Date.parse('2030-01-02T03:04:05Z'));
+  });
+
+  it('leaves a bag that only describes the record (its type and url) as it is', () => {
+    const raw = { attributes: { type: 'Thing__c', url: '/x/1' }, Id: '1', Status__c: 'idle' };
+    expect(flattenResource(raw)).toBe(raw);
+  });
+
+  it('the record own fields win over its bag', () => {
+    expect(flattenResource({ id: '1', status: 'live', fields: { status: 'idle', x: 1 } })['status']).toBe(
+      'live',
+    );
+  });
+});
+
+describe('typed property values', () => {
+  it.each<[string, unknown, unknown]>([
+    ['a number', { id: 'a', type: 'number', number: 3 }, 3],
+    ['a choice', { type: 'select', select: { name: 'Open', color: 'red' } }, 'Open'],
+    ['rich text', { type: 'title', title: [{ plain_text: 'Hel' }, { plain_text: 'lo' }] }, 'Hello'],
+    ['a date with only a start', { type: 'date', date: { start: '2030-01-01', end: null } }, '2030-01-01'],
+    ['a single reference', { type: 'relation', relation: [{ id: 'r1' }] }, 'r1'],
+    ['no type tag', { name: 'x', color: 'y' }, { name: 'x', color: 'y' }],
+    ['a tag naming no key', { type: 'checkbox' }, { type: 'checkbox' }],
+  ])('%s', (_, raw, want) => {
+    expect(unwrapTyped(raw)).toEqual(want);
+  });
+
+  it('reads a page of typed properties as a record', () => {
+    const { value } = normalizeChannel(
+      {
+        id: 'p1',
+        object: 'page',
+        properties: {
+          Name: { id: 't', type: 'title', title: [{ plain_text: 'Late' }] },
+          State: { id: 's', type: 'select', select: { name: 'Offline' } },
+        },
+      },
+      {},
+    );
+    expect(value).toEqual({ id: 'p1', name: 'Late', status: 'offline' });
+  });
+});
+
+describe('custom-field suffixes', () => {
+  it('are no word of the key', () => {
+    expect(splitWords('Scheduled_Start__c')).toEqual(['scheduled', 'start']);
+    expect(splitWords('Channel__r')).toEqual(['channel']);
+  });
+
+  it('let the alias table read `Status__c` as `status`', () => {
+    expect(normalizeChannel({ Id: 'a1', Status__c: 'idle' }, {}).value).toEqual({ id: 'a1', status: 'idle' });
+  });
+});
