@@ -25,18 +25,11 @@ import { waitFor } from '../helpers/wait.js';
 
 /** Dialects tally misreads today, with what was observed. */
 const KNOWN_MISREAD: Readonly<Record<string, string>> = {
-  // ?per_page=100 refused (parameter_unknown) and dropped, then page 2 asked as `page=2`:
-  // keyset paging by `starting_after=<last id>` never learned; session lists incomplete.
-  stripe: 'keyset paging by starting_after not followed; session lists incomplete',
   // `created_at` / `run_started_at` not read as session times, so every session is kept
   // "in window" (77 ended, truth 6); `status: completed` + `conclusion` read as ended.
   github: 'session times unread (all kept in window); conclusion ignored',
   // `value` is not found as the list: team and channels fail as schema drift.
   graph: 'no list found under `value`',
-  // Records carry a resource `name` and no `id`: channels unreadable ("no usable id").
-  google: 'resource names not taken as ids',
-  // Items carry no id, only `_links.self.href`: channels unreadable ("no usable id").
-  hal: 'ids only in _links.self.href not read',
   // `open` (live) unknown, session times (`scheduled_at` in the shop offset, `closed_at`)
   // not applied to the window: 69 ended kept, truth 6.
   shopify: 'status `open` unknown; sessions not cut to the window',
@@ -54,11 +47,14 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   square: 'no list found under `team_members`',
   // Everything under `properties` (all strings): subscription failed, statuses missing.
   hubspot: 'fields inside `properties` unread',
-  // Typed page properties (`status.name`, `number`, `date.start`) unread: subscription
-  // failed, statuses missing.
-  notion: 'typed page properties unread',
   // Channel words SUSPENDED / INACTIVE unknown: 4 channels "unknown".
   paypal: 'channel words SUSPENDED/INACTIVE unknown',
+};
+
+/** Dialects `once` reads right whose changing-world `run` is not right yet, with what was observed. */
+const KNOWN_RUN_MISREAD: Readonly<Record<string, string>> = {
+  // Times compared to the second, `once` reads the world right; `run` sees 4 events for 3 changes.
+  stripe: 'one event more than the changes made',
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: ground truth is asserted on, field by field
@@ -81,6 +77,14 @@ function count(words: string[]): Record<string, number> {
   return m;
 }
 
+/**
+ * A time to the second: dialects that write RFC 3339 without fractions (Google, HAL) cut
+ * the world's milliseconds, and tally cannot read what the server does not write.
+ */
+function toSecond(ms: number | undefined): number | null {
+  return ms === undefined ? null : Math.floor(ms / 1000) * 1000;
+}
+
 /** What tally read, comparable across dialects. */
 function read(s: OrgSnapshot) {
   const v = <T>(p: { state: string; value?: T } | undefined) =>
@@ -92,8 +96,8 @@ function read(s: OrgSnapshot) {
     members: v(s.team)?.length ?? 0,
     channels: count(channels.map((c) => channelClass(c.status))),
     sessions: count(sessions.map((x) => statusClass(x.status))),
-    scheduled: sessions.map((x) => x.scheduledAt ?? null).sort(),
-    started: sessions.map((x) => x.startedAt ?? null).sort(),
+    scheduled: sessions.map((x) => toSecond(x.scheduledAt)).sort(),
+    started: sessions.map((x) => toSecond(x.startedAt)).sort(),
     funding:
       sub?.funding.mode === 'wallet'
         ? { balance: sub.funding.balance, currency: sub.funding.currency?.toUpperCase() }
@@ -113,7 +117,7 @@ function truth(world: Loose, now: number) {
     const end = s.status === 'live' ? now : (ended ?? begin);
     return begin <= to && end >= from;
   });
-  const ms = (x: string | null) => (x === null ? null : Date.parse(x));
+  const ms = (x: string | null) => (x === null ? null : toSecond(Date.parse(x)));
   const w = world.subscription.ai_funding.wallet;
   return {
     members: world.team.length,
@@ -169,7 +173,9 @@ describe('tally once against every faithful dialect, no overrides', () => {
 });
 
 /** Dialects tally reads today: a changing-world `run` must see changes and make up none. */
-const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter((n) => KNOWN_MISREAD[n] === undefined);
+const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter(
+  (n) => KNOWN_MISREAD[n] === undefined && KNOWN_RUN_MISREAD[n] === undefined,
+);
 
 describe('tally run against the faithful dialects it reads, no overrides', () => {
   it.each(READ_TODAY)(

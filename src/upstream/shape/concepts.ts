@@ -20,6 +20,12 @@ export interface Concept {
   value: ValueKind;
   /** The key carries no other word than these (fillers aside): a lone `begins`, `started`. */
   alone?: true;
+  /**
+   * The concept holds only when another key of the record carries (`present: true`) or
+   * carries no (`false`) word of `words` with a value: a lone `startTime` is the planned
+   * start of a record with no planned time, and the actual start of one that has one.
+   */
+  beside?: { words: readonly string[]; present: boolean };
 }
 
 /** Words that say nothing of meaning (`start_time`, `beginsAt`): neither counted nor held against a key. */
@@ -42,7 +48,8 @@ const START = ['start', 'starts', 'starting', 'begin', 'begins', 'beginning', 'f
 const STARTED = ['start', 'started', 'begin', 'began', 'live'];
 const ENDED = ['end', 'ended', 'finish', 'finished', 'stop', 'stopped', 'close', 'closed'];
 const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot', 'booked', 'estimated'];
-const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true'];
+/** `air`: on air (`onAir.start`, an "On air" date range) is the actual run of a session. */
+const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'air'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
 const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
 /** `sid`: a string identifier (Twilio's `CH…` SIDs, `account_sid`). */
@@ -80,6 +87,9 @@ const OTHER_STATES = [
   'health',
 ];
 
+/** A lone start (`startTime`, `begins`): planned or actual by what else the record names. */
+const LONE_START = ['start', 'starts', 'begin', 'begins'];
+
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
   return { all: [words], value, alone: true };
@@ -100,15 +110,18 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     },
   ],
   'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
-  // A planned start, or a lone `start` / `begins` with a time.
+  // A planned start, a lone `scheduled` (`scheduleTime`), or a lone `start` / `begins`
+  // with a time in a record that names no planned time.
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
-    lone(['start', 'starts', 'begin', 'begins'], 'time'),
+    lone(['scheduled', 'schedule', 'planned'], 'time'),
+    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: false } },
   ],
   'session.startedAt': [
     { all: [STARTED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
     { all: [['went', 'gone', 'go'], ['live']], value: 'time', not: NOT_TIME },
     lone(['started', 'began'], 'time'),
+    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: true } },
   ],
   'session.endedAt': [
     { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },

@@ -233,8 +233,8 @@ function unwrapTypedValues(bag: JsonRecord): JsonRecord {
 /**
  * A typed property value (`{ id, type: "number", number: 3 }`) as its value: the value under
  * the key its `type` names, then simplified: rich text (`[{ plain_text }]`) joined, a choice
- * (`{ name, color }`) as its name, a lone reference list (`[{ id }]`) as that id, an object
- * with one value set (a date `{ start, end: null }`) as that value. Anything else is kept.
+ * (`{ name, color }`) as its name, a lone reference list (`[{ id }]`) as that id. Anything
+ * else is kept: a date `{ start, end }` is read by the words of its keys (`Scheduled.start`).
  */
 export function unwrapTyped(v: unknown): unknown {
   if (!isRecord(v)) return v;
@@ -252,9 +252,7 @@ function simplify(v: unknown): unknown {
     return v;
   }
   if (!isRecord(v)) return v;
-  if (typeof v['name'] === 'string') return v['name'];
-  const set = Object.values(v).filter((x) => x !== null && x !== undefined);
-  return set.length === 1 && !isRecord(set[0]) && !Array.isArray(set[0]) ? set[0] : v;
+  return typeof v['name'] === 'string' ? v['name'] : v;
 }
 
 /** A resource name: collection / id pairs, e.g. `organizations/acme/channels/ch1` (AIP-122). */

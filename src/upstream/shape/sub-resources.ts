@@ -63,8 +63,32 @@ export function readItems(
   }
   const reported = readField(ctx, raw, f.count, asCount) ?? count;
   if (value === undefined && reported === undefined) return undefined;
-  const items = (list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f));
+  const items = distinctContentIds((list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f)));
   return { count: reported ?? items.length, items };
+}
+
+/** Marks an id made from an item's content (contentId): such ids are made distinct in their list. */
+const CONTENT_ID = '~';
+
+/**
+ * An id for an item that carries none (value objects embedded or listed without ids, as
+ * HAL and resource-oriented APIs may give questions and speakers): its time and text.
+ */
+function contentId(text: string | undefined, at: number | undefined): string {
+  let h = 0x811c9dc5;
+  for (const c of `${at ?? ''}\u0000${text ?? ''}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return `${CONTENT_ID}${at === undefined ? '' : `${at.toString(36)}-`}${h.toString(36)}`;
+}
+
+/** Items whose content ids repeat (the same question asked twice at once) get `.2`, `.3` … */
+function distinctContentIds(items: DetailItem[]): DetailItem[] {
+  const seen = new Map<string, number>();
+  return items.map((item) => {
+    if (!item.id.startsWith(CONTENT_ID)) return item;
+    const n = (seen.get(item.id) ?? 0) + 1;
+    seen.set(item.id, n);
+    return n === 1 ? item : { ...item, id: `${item.id}.${n}` };
+  });
 }
 
 /** One item; a bare string or number is its own id and text (a speaker given by name). */
@@ -80,15 +104,16 @@ function readItem(ctx: ReadContext, entry: unknown, i: number, f: ItemFields): D
     ctx.drift.note(f.list, `item [${i}] is ${describeValue(entry)}, expected an object`);
     return [];
   }
-  const id = readField(ctx, record, f.id, asId);
-  if (id === undefined) {
+  const own = readField(ctx, record, f.id, asId);
+  const text = readField(ctx, record, f.text, asText);
+  const at = readField(ctx, record, f.at, asTime);
+  // An item without an id is known by its time and text; with neither, it cannot be told apart.
+  if (own === undefined && text === undefined && at === undefined) {
     ctx.drift.note(f.id, `item [${i}] has no usable id; skipped`);
     return [];
   }
-  const item: DetailItem = { id };
-  const text = readField(ctx, record, f.text, asText);
+  const item: DetailItem = { id: own ?? contentId(text, at) };
   if (text !== undefined) item.text = text;
-  const at = readField(ctx, record, f.at, asTime);
   if (at !== undefined) item.at = at;
   return [item];
 }

@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { flattenResource, unwrapTyped } from '../../../src/upstream/shape/json.js';
-import { normalizeChannel, normalizeSession } from '../../../src/upstream/shape/index.js';
+import {
+  normalizeChannel,
+  normalizeSession,
+  normalizeSessionDetail,
+} from '../../../src/upstream/shape/index.js';
 import { splitWords } from '../../../src/upstream/shape/words.js';
 
 describe('an id from the record address', () => {
@@ -75,7 +79,11 @@ describe('typed property values', () => {
     ['a number', { id: 'a', type: 'number', number: 3 }, 3],
     ['a choice', { type: 'select', select: { name: 'Open', color: 'red' } }, 'Open'],
     ['rich text', { type: 'title', title: [{ plain_text: 'Hel' }, { plain_text: 'lo' }] }, 'Hello'],
-    ['a date with only a start', { type: 'date', date: { start: '2030-01-01', end: null } }, '2030-01-01'],
+    [
+      'a date range',
+      { type: 'date', date: { start: '2030-01-01', end: null } },
+      { start: '2030-01-01', end: null },
+    ],
     ['a single reference', { type: 'relation', relation: [{ id: 'r1' }] }, 'r1'],
     ['no type tag', { name: 'x', color: 'y' }, { name: 'x', color: 'y' }],
     ['a tag naming no key', { type: 'checkbox' }, { type: 'checkbox' }],
@@ -107,5 +115,60 @@ describe('custom-field suffixes', () => {
 
   it('let the alias table read `Status__c` as `status`', () => {
     expect(normalizeChannel({ Id: 'a1', Status__c: 'idle' }, {}).value).toEqual({ id: 'a1', status: 'idle' });
+  });
+});
+
+describe('a lone start beside a planned time', () => {
+  it('is the planned start of a record that names no planned time', () => {
+    const { value } = normalizeSession({ id: 's', startTime: '2030-01-01T00:00:00Z' }, 'c1', {});
+    expect(value?.scheduledAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(value?.startedAt).toBeUndefined();
+  });
+
+  it('is the actual start of a record that names one', () => {
+    const { value } = normalizeSession(
+      { id: 's', scheduleTime: '2030-01-01T00:00:00Z', startTime: '2030-01-01T00:05:00Z' },
+      'c1',
+      {},
+    );
+    expect(value?.scheduledAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(value?.startedAt).toBe(Date.parse('2030-01-01T00:05:00Z'));
+  });
+
+  it('reads an "on air" range as the actual run', () => {
+    const { value } = normalizeSession(
+      {
+        id: 's',
+        properties: {
+          Planned: { type: 'date', date: { start: '2030-01-01T00:00:00Z', end: null } },
+          'On air': { type: 'date', date: { start: '2030-01-01T00:01:00Z', end: '2030-01-01T01:00:00Z' } },
+        },
+      },
+      'c1',
+      {},
+    );
+    expect(value?.scheduledAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(value?.startedAt).toBe(Date.parse('2030-01-01T00:01:00Z'));
+    expect(value?.endedAt).toBe(Date.parse('2030-01-01T01:00:00Z'));
+  });
+
+  it('takes an own `sid` over another record `account_sid`', () => {
+    expect(normalizeChannel({ account_sid: 'AC1', sid: 'CH1', state: 'idle' }, {}).value?.id).toBe('CH1');
+  });
+});
+
+describe('sub-resource items without ids', () => {
+  it('are known by their time and text, repeats made distinct', () => {
+    const q = { text: 'Any advice?', createdAt: '2030-01-01T00:00:00Z' };
+    const { value, drift } = normalizeSessionDetail(
+      { id: 's1', status: 'live', questions: [q, { text: 'Other', createdAt: '2030-01-01T00:01:00Z' }, q] },
+      'c1',
+      {},
+    );
+    const ids = value?.questions.items.map((i) => i.id) ?? [];
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    expect(value?.questions.items[0]?.text).toBe('Any advice?');
+    expect(drift.filter((d) => d.field === 'question.id')).toEqual([]);
   });
 });
