@@ -39,8 +39,6 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   twilio: 'SIDs not taken as ids',
   // `values` is not found as the list: team and channels fail as schema drift.
   jira: 'no list found under `values`',
-  // `Plan__c`, `AI_Balance__c` … not read: the subscription fails; `Status__c` not found.
-  salesforce: '__c custom fields unread (subscription failed, statuses missing)',
   // Channel availability words `online` / `away` unknown: 5 channels "unknown".
   zendesk: 'channel words online/away unknown',
   // `team_members` is not found as the list: the team fails as schema drift.

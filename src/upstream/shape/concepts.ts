@@ -8,7 +8,17 @@
 import type { FieldKey } from './field-aliases.js';
 
 /** What a value must look like for a key to be taken as a field. */
-export type ValueKind = 'time' | 'count' | 'word' | 'status' | 'id' | 'text' | 'email' | 'bool' | 'list';
+export type ValueKind =
+  | 'time'
+  | 'count'
+  | 'amount'
+  | 'word'
+  | 'status'
+  | 'id'
+  | 'text'
+  | 'email'
+  | 'bool'
+  | 'list';
 
 /** One way of naming a field. */
 export interface Concept {
@@ -165,8 +175,25 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'member.email': [{ all: [['email', 'mail', 'e']], value: 'email' }],
   'member.role': [{ all: [['role', 'roles', 'permission', 'permissions', 'access']], value: 'word' }],
 
+  // A wallet's balance and its currency (`AI_Balance__c`, `CurrencyIsoCode`); minor units
+  // (`balance_cents`) are read by their aliases and the money rules (numbers.ts), not here.
+  'funding.balance': [
+    { all: [['balance', 'credits', 'funds']], value: 'amount', not: ['minor', 'cents', 'currency', 'limit'] },
+  ],
+  'funding.currency': [{ all: [['currency']], value: 'word', not: ['rate', 'exchange'] }],
+
   'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
-  'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
+  // The type of an organization or account is its edition (`OrganizationType`, `accountType`).
+  'org.plan': [
+    { all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] },
+    {
+      all: [
+        ['organization', 'org', 'account', 'workspace'],
+        ['type', 'kind'],
+      ],
+      value: 'text',
+    },
+  ],
 
   'detail.questions': [
     { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },

@@ -4,7 +4,7 @@
  * is the reported one when there is one, else the number of items.
  */
 import type { DetailItem } from '../../snapshot/model.js';
-import type { FieldKey } from './fields.js';
+import { aliasesFor, type FieldKey } from './fields.js';
 import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { asAny, asCount, asId, asText, asTime, type ReadContext, readField } from './read.js';
@@ -62,9 +62,18 @@ export function readItems(
     else ctx.drift.note(f.list, `is ${describeValue(value)}, expected a list or a count`);
   }
   const reported = readField(ctx, raw, f.count, asCount) ?? count;
-  if (value === undefined && reported === undefined) return undefined;
+  // A list the detail names as `null` is an empty relation (a child query with no rows is
+  // written `null`): none, not unknown. A list it does not name at all stays unknown.
+  if (value === undefined && reported === undefined) return namedNull(ctx, raw, f.list) ? EMPTY() : undefined;
   const items = distinctContentIds((list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f)));
   return { count: reported ?? items.length, items };
+}
+
+const EMPTY = (): { count: number; items: DetailItem[] } => ({ count: 0, items: [] });
+
+/** Whether the detail names field `key` with an explicit `null` (by an alias). */
+function namedNull(ctx: ReadContext, raw: JsonRecord, key: FieldKey): boolean {
+  return aliasesFor(key, ctx.opts).some((path) => getPath(raw, path) === null);
 }
 
 /** Marks an id made from an item's content (contentId): such ids are made distinct in their list. */

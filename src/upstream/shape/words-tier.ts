@@ -51,6 +51,8 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
   switch (kind) {
     case 'time':
       return looksLikeTime(v);
+    case 'amount':
+      return typeof v !== 'boolean' && parseNumber(v) !== undefined;
     case 'count': {
       const n = parseNumber(v);
       return typeof v !== 'boolean' && n !== undefined && n >= 0 && Number.isInteger(n);

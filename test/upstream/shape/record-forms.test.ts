@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { flattenResource, unwrapTyped } from '../../../src/upstream/shape/json.js';
 import {
   normalizeChannel,
+  normalizeOrg,
   normalizeSession,
   normalizeSessionDetail,
+  normalizeSubscription,
 } from '../../../src/upstream/shape/index.js';
 import { splitWords } from '../../../src/upstream/shape/words.js';
 
@@ -170,5 +172,28 @@ describe('sub-resource items without ids', () => {
     expect(new Set(ids).size).toBe(3);
     expect(value?.questions.items[0]?.text).toBe('Any advice?');
     expect(drift.filter((d) => d.field === 'question.id')).toEqual([]);
+  });
+});
+
+describe('custom fields and relations as a CRM writes them', () => {
+  it('reads a wallet balance and currency by their words', () => {
+    const { value } = normalizeSubscription(
+      { Plan__c: 'pro', Funding_Type__c: 'wallet', Prepaid_Balance__c: 12.5, CurrencyIsoCode: 'EUR' },
+      {},
+    );
+    expect(value.funding).toMatchObject({ mode: 'wallet', balance: 12.5, currency: 'EUR' });
+  });
+
+  it('reads the type of an organization as its plan', () => {
+    expect(normalizeOrg({ Name: 'Acme', OrganizationType: 'business' }, 'acme', {}).value.plan).toBe(
+      'business',
+    );
+  });
+
+  it('reads a child relation written `null` as none, and one not named as unknown', () => {
+    const { value } = normalizeSessionDetail({ id: 's1', status: 'live', Questions__r: null }, 's1', {});
+    expect(value.questions).toEqual({ count: 0, items: [] });
+    expect(value.unread ?? []).not.toContain('questions');
+    expect(value.unread ?? []).toContain('speakers');
   });
 });
