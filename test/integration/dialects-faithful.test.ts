@@ -35,16 +35,18 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   shopify: 'status `open` unknown; sessions not cut to the window',
   // `date_start` / `scheduled_ts` not read as times: all sessions kept in the window.
   slack: 'epoch / ts-string session times unread (all kept in window)',
-  // Records carry `sid`, not `id`: team and channels unreadable.
-  twilio: 'SIDs not taken as ids',
+  // SIDs read as ids; a call has no planned time (`date_created`, `start_time`, `end_time`):
+  // `start_time` is read as the planned start, queued / canceled sessions have no time.
+  twilio: 'canceled / queued sessions without a readable time (5 canceled missing)',
   // `values` is not found as the list: team and channels fail as schema drift.
   jira: 'no list found under `values`',
   // Channel availability words `online` / `away` unknown: 5 channels "unknown".
   zendesk: 'channel words online/away unknown',
   // `team_members` is not found as the list: the team fails as schema drift.
   square: 'no list found under `team_members`',
-  // Everything under `properties` (all strings): subscription failed, statuses missing.
-  hubspot: 'fields inside `properties` unread',
+  // `properties` read; session fields carry a vendor prefix and the record's type
+  // (`hs_meeting_outcome`, `hs_meeting_start_time`, `hs_timestamp`): statuses and times unread.
+  hubspot: 'hs_meeting_* session fields unread (84 unknown, not cut to the window)',
   // Channel words SUSPENDED / INACTIVE unknown: 4 channels "unknown".
   paypal: 'channel words SUSPENDED/INACTIVE unknown',
 };
