@@ -25,40 +25,36 @@ import { waitFor } from '../helpers/wait.js';
 
 /** Dialects tally misreads today, with what was observed. */
 const KNOWN_MISREAD: Readonly<Record<string, string>> = {
-  // ?per_page=100 refused (parameter_unknown) and dropped, then page 2 asked as `page=2`:
-  // keyset paging by `starting_after=<last id>` never learned; session lists incomplete.
-  stripe: 'keyset paging by starting_after not followed; session lists incomplete',
   // `created_at` / `run_started_at` not read as session times, so every session is kept
   // "in window" (77 ended, truth 6); `status: completed` + `conclusion` read as ended.
   github: 'session times unread (all kept in window); conclusion ignored',
   // `value` is not found as the list: team and channels fail as schema drift.
   graph: 'no list found under `value`',
-  // Records carry a resource `name` and no `id`: channels unreadable ("no usable id").
-  google: 'resource names not taken as ids',
-  // Items carry no id, only `_links.self.href`: channels unreadable ("no usable id").
-  hal: 'ids only in _links.self.href not read',
   // `open` (live) unknown, session times (`scheduled_at` in the shop offset, `closed_at`)
   // not applied to the window: 69 ended kept, truth 6.
   shopify: 'status `open` unknown; sessions not cut to the window',
   // `date_start` / `scheduled_ts` not read as times: all sessions kept in the window.
   slack: 'epoch / ts-string session times unread (all kept in window)',
-  // Records carry `sid`, not `id`: team and channels unreadable.
-  twilio: 'SIDs not taken as ids',
+  // SIDs read as ids; a call has no planned time (`date_created`, `start_time`, `end_time`):
+  // `start_time` is read as the planned start, queued / canceled sessions have no time.
+  twilio: 'canceled / queued sessions without a readable time (5 canceled missing)',
   // `values` is not found as the list: team and channels fail as schema drift.
   jira: 'no list found under `values`',
-  // `Plan__c`, `AI_Balance__c` … not read: the subscription fails; `Status__c` not found.
-  salesforce: '__c custom fields unread (subscription failed, statuses missing)',
   // Channel availability words `online` / `away` unknown: 5 channels "unknown".
   zendesk: 'channel words online/away unknown',
   // `team_members` is not found as the list: the team fails as schema drift.
   square: 'no list found under `team_members`',
-  // Everything under `properties` (all strings): subscription failed, statuses missing.
-  hubspot: 'fields inside `properties` unread',
-  // Typed page properties (`status.name`, `number`, `date.start`) unread: subscription
-  // failed, statuses missing.
-  notion: 'typed page properties unread',
+  // `properties` read; session fields carry a vendor prefix and the record's type
+  // (`hs_meeting_outcome`, `hs_meeting_start_time`, `hs_timestamp`): statuses and times unread.
+  hubspot: 'hs_meeting_* session fields unread (84 unknown, not cut to the window)',
   // Channel words SUSPENDED / INACTIVE unknown: 4 channels "unknown".
   paypal: 'channel words SUSPENDED/INACTIVE unknown',
+};
+
+/** Dialects `once` reads right whose changing-world `run` is not right yet, with what was observed. */
+const KNOWN_RUN_MISREAD: Readonly<Record<string, string>> = {
+  // Times compared to the second, `once` reads the world right; `run` sees 4 events for 3 changes.
+  stripe: 'one event more than the changes made',
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: ground truth is asserted on, field by field
@@ -81,6 +77,14 @@ function count(words: string[]): Record<string, number> {
   return m;
 }
 
+/**
+ * A time to the second: dialects that write RFC 3339 without fractions (Google, HAL) cut
+ * the world's milliseconds, and tally cannot read what the server does not write.
+ */
+function toSecond(ms: number | undefined): number | null {
+  return ms === undefined ? null : Math.floor(ms / 1000) * 1000;
+}
+
 /** What tally read, comparable across dialects. */
 function read(s: OrgSnapshot) {
   const v = <T>(p: { state: string; value?: T } | undefined) =>
@@ -92,8 +96,8 @@ function read(s: OrgSnapshot) {
     members: v(s.team)?.length ?? 0,
     channels: count(channels.map((c) => channelClass(c.status))),
     sessions: count(sessions.map((x) => statusClass(x.status))),
-    scheduled: sessions.map((x) => x.scheduledAt ?? null).sort(),
-    started: sessions.map((x) => x.startedAt ?? null).sort(),
+    scheduled: sessions.map((x) => toSecond(x.scheduledAt)).sort(),
+    started: sessions.map((x) => toSecond(x.startedAt)).sort(),
     funding:
       sub?.funding.mode === 'wallet'
         ? { balance: sub.funding.balance, currency: sub.funding.currency?.toUpperCase() }
@@ -113,7 +117,7 @@ function truth(world: Loose, now: number) {
     const end = s.status === 'live' ? now : (ended ?? begin);
     return begin <= to && end >= from;
   });
-  const ms = (x: string | null) => (x === null ? null : Date.parse(x));
+  const ms = (x: string | null) => (x === null ? null : toSecond(Date.parse(x)));
   const w = world.subscription.ai_funding.wallet;
   return {
     members: world.team.length,
@@ -169,7 +173,9 @@ describe('tally once against every faithful dialect, no overrides', () => {
 });
 
 /** Dialects tally reads today: a changing-world `run` must see changes and make up none. */
-const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter((n) => KNOWN_MISREAD[n] === undefined);
+const READ_TODAY = FAITHFUL_DIALECT_NAMES.filter(
+  (n) => KNOWN_MISREAD[n] === undefined && KNOWN_RUN_MISREAD[n] === undefined,
+);
 
 describe('tally run against the faithful dialects it reads, no overrides', () => {
   it.each(READ_TODAY)(
@@ -215,9 +221,17 @@ describe('tally run against the faithful dialects it reads, no overrides', () =>
           status: quiet['status'] === 'offline' ? 'idle' : 'offline',
         });
         sim.trigger.startSession({ channel: String(quiet['id']), title: 'Run check' });
+        // The rise of concurrent live usage the session start causes is a change too, read
+        // whenever the subscription is next polled: before or after the events below.
+        const consequence = (e: { kind: string; field?: string }) =>
+          e.kind === 'subscription.usage_changed' && e.field === 'usage.concurrent_live';
+        const others = async () =>
+          ((await events()) as { kind: string; field?: string }[])
+            .filter((e) => !consequence(e))
+            .map((e) => e.kind);
         const seen = await waitFor(
           async () => {
-            const k = (await events()).map((e) => e.kind);
+            const k = await others();
             return k.includes('channel.status_changed') && k.includes('session.started') ? k : undefined;
           },
           'the channel status change and the session start',
@@ -225,7 +239,7 @@ describe('tally run against the faithful dialects it reads, no overrides', () =>
         );
         // Nothing more happens: no event beyond those seen arrives in three more rounds.
         await new Promise((r) => setTimeout(r, 3_000));
-        expect((await events()).length).toBe(seen.length);
+        expect(await others()).toEqual(seen);
         io.stop();
         expect(await running).toBe(0);
       } finally {

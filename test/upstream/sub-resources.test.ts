@@ -302,7 +302,7 @@ describe('sub-resources on their own paths and on request, probed once per org a
   it('drift in a sub-resource read on its own path is reported, that of the session around it is not', async () => {
     const s = await server({
       [DETAIL]: () => ({ ...CORE, speakers: SPEAKERS, reactions: REACTIONS, ai: AI, announcements: [] }),
-      '/v1/acme/sessions/s1/questions': () => [...QUESTIONS, { text: 'no id' }],
+      '/v1/acme/sessions/s1/questions': () => [...QUESTIONS, { colour: 'no id, text or time' }],
     });
     const { c, drift } = reader(s.origin);
     expect((await detailOf(c)).questions.count).toBe(14);

@@ -8,7 +8,17 @@
 import type { FieldKey } from './field-aliases.js';
 
 /** What a value must look like for a key to be taken as a field. */
-export type ValueKind = 'time' | 'count' | 'word' | 'status' | 'id' | 'text' | 'email' | 'bool' | 'list';
+export type ValueKind =
+  | 'time'
+  | 'count'
+  | 'amount'
+  | 'word'
+  | 'status'
+  | 'id'
+  | 'text'
+  | 'email'
+  | 'bool'
+  | 'list';
 
 /** One way of naming a field. */
 export interface Concept {
@@ -20,6 +30,12 @@ export interface Concept {
   value: ValueKind;
   /** The key carries no other word than these (fillers aside): a lone `begins`, `started`. */
   alone?: true;
+  /**
+   * The concept holds only when another key of the record carries (`present: true`) or
+   * carries no (`false`) word of `words` with a value: a lone `startTime` is the planned
+   * start of a record with no planned time, and the actual start of one that has one.
+   */
+  beside?: { words: readonly string[]; present: boolean };
 }
 
 /** Words that say nothing of meaning (`start_time`, `beginsAt`): neither counted nor held against a key. */
@@ -42,10 +58,12 @@ const START = ['start', 'starts', 'starting', 'begin', 'begins', 'beginning', 'f
 const STARTED = ['start', 'started', 'begin', 'began', 'live'];
 const ENDED = ['end', 'ended', 'finish', 'finished', 'stop', 'stopped', 'close', 'closed'];
 const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot', 'booked', 'estimated'];
-const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true'];
+/** `air`: on air (`onAir.start`, an "On air" date range) is the actual run of a session. */
+const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'air'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
 const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
-const ID = ['id', 'uuid', 'guid', 'uid', 'key', 'slug'];
+/** `sid`: a string identifier (Twilio's `CH…` SIDs, `account_sid`). */
+const ID = ['id', 'uuid', 'guid', 'uid', 'sid', 'key', 'slug'];
 const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
 const LINKS = ['url', 'uri', 'href', 'link', 'links'];
 /** Words naming someone or something else than the record itself (`host_name` is no title). */
@@ -79,6 +97,9 @@ const OTHER_STATES = [
   'health',
 ];
 
+/** A lone start (`startTime`, `begins`): planned or actual by what else the record names. */
+const LONE_START = ['start', 'starts', 'begin', 'begins'];
+
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
   return { all: [words], value, alone: true };
@@ -99,15 +120,18 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     },
   ],
   'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
-  // A planned start, or a lone `start` / `begins` with a time.
+  // A planned start, a lone `scheduled` (`scheduleTime`), or a lone `start` / `begins`
+  // with a time in a record that names no planned time.
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
-    lone(['start', 'starts', 'begin', 'begins'], 'time'),
+    lone(['scheduled', 'schedule', 'planned'], 'time'),
+    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: false } },
   ],
   'session.startedAt': [
     { all: [STARTED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
     { all: [['went', 'gone', 'go'], ['live']], value: 'time', not: NOT_TIME },
     lone(['started', 'began'], 'time'),
+    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: true } },
   ],
   'session.endedAt': [
     { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
@@ -171,8 +195,25 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'member.email': [{ all: [['email', 'mail', 'e']], value: 'email' }],
   'member.role': [{ all: [['role', 'roles', 'permission', 'permissions', 'access']], value: 'word' }],
 
+  // A wallet's balance and its currency (`AI_Balance__c`, `CurrencyIsoCode`); minor units
+  // (`balance_cents`) are read by their aliases and the money rules (numbers.ts), not here.
+  'funding.balance': [
+    { all: [['balance', 'credits', 'funds']], value: 'amount', not: ['minor', 'cents', 'currency', 'limit'] },
+  ],
+  'funding.currency': [{ all: [['currency']], value: 'word', not: ['rate', 'exchange'] }],
+
   'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
-  'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
+  // The type of an organization or account is its edition (`OrganizationType`, `accountType`).
+  'org.plan': [
+    { all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] },
+    {
+      all: [
+        ['organization', 'org', 'account', 'workspace'],
+        ['type', 'kind'],
+      ],
+      value: 'text',
+    },
+  ],
 
   'detail.questions': [
     { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },

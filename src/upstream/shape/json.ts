@@ -2,6 +2,7 @@
  * Safe reading of parsed JSON of unknown shape: own properties only (a key named
  * `constructor` or `__proto__` never reaches the prototype), tolerant key spelling.
  */
+import { CUSTOM_SUFFIX } from './words.js';
 
 /** A JSON object. */
 export type JsonRecord = Record<string, unknown>;
@@ -39,13 +40,19 @@ function memo<T>(cache: Map<string, T>, key: string, make: (key: string) => T): 
   return value;
 }
 
-/** A key with case, `_`, `-` and spaces ignored: `scheduled_at`, `scheduledAt`, `ScheduledAt` meet. */
+/**
+ * A key with case, `_`, `-` and spaces ignored: `scheduled_at`, `scheduledAt`, `ScheduledAt`
+ * meet; a custom-field marker (`Scheduled_At__c`, words.ts) is no part of the name.
+ */
 export function looseKey(key: string): string {
   return memo(looseMemo, key, loosen);
 }
 
 function loosen(key: string): string {
-  return key.toLowerCase().replace(/[_\-\s]/g, '');
+  return key
+    .replace(CUSTOM_SUFFIX, '')
+    .toLowerCase()
+    .replace(/[_\-\s]/g, '');
 }
 
 /**
@@ -156,17 +163,25 @@ export function fromEntries<V>(entries: Iterable<readonly [string, V]>): Record<
 }
 
 /**
- * A resource read as one flat record. A JSON:API resource object (`{ id, type, attributes,
- * relationships }`) has its attributes beside `id` and `type`, a to-one relationship as
- * its identifier (`channel: { type, id }`) and a to-many one as `{ data: [...], meta }`;
- * a HAL record (`_embedded: { questions: [...] }`) has its embedded resources beside its
- * fields. The record's own fields win over all of these. Any other record is returned as is.
+ * A resource read as one flat record (docs/upstream-shapes.md, "Records"). A JSON:API
+ * resource object (`{ id, type, attributes, relationships }`) has its attributes beside
+ * `id` and `type`, a to-one relationship as its identifier (`channel: { type, id }`) and a
+ * to-many one as `{ data: [...], meta }`; a HAL record (`_embedded: { questions: [...] }`)
+ * has its embedded resources beside its fields. Any record keeping its fields in a nested
+ * bag (`properties`, `attributes`, `fields`: CRM objects, Notion pages) has them beside its
+ * own, each typed value (`{ type: "status", status: { name } }`) unwrapped to its value; and
+ * a record with no `id` of its own is given the last segment of its resource name
+ * (`organizations/acme/channels/ch1`, AIP-122) or of its self link (`_links.self.href`).
+ * The record's own fields win over all of these. Any other record is returned as is.
  */
 export function flattenResource(raw: JsonRecord): JsonRecord {
   const attributes = raw['attributes'];
   const jsonApi = isRecord(attributes) && hasOwn(raw, 'type') && hasOwn(raw, 'id');
   const embedded = raw['_embedded'];
-  if (!jsonApi && !isRecord(embedded)) return raw;
+  const bagKey = jsonApi ? 'attributes' : fieldBagKey(raw);
+  const bag = bagKey === undefined ? undefined : unwrapTypedValues(raw[bagKey] as JsonRecord);
+  const pathId = ownIdFromPath(raw);
+  if (!jsonApi && !isRecord(embedded) && bag === undefined && pathId === undefined) return raw;
   const related: JsonRecord = {};
   const relationships = jsonApi ? raw['relationships'] : undefined;
   if (isRecord(relationships)) {
@@ -178,16 +193,94 @@ export function flattenResource(raw: JsonRecord): JsonRecord {
   const flat: JsonRecord = {
     ...(isRecord(embedded) ? embedded : {}),
     ...related,
-    ...(jsonApi && isRecord(attributes) ? attributes : {}),
+    ...(bag ?? {}),
     ...raw,
   };
   // What was spread out is read through its parts (and not listed as a key nobody read).
   if (isRecord(embedded)) delete flat['_embedded'];
-  if (jsonApi) {
-    delete flat['attributes'];
-    if (isRecord(relationships)) delete flat['relationships'];
+  if (bagKey !== undefined) delete flat[bagKey];
+  if (isRecord(relationships)) delete flat['relationships'];
+  if (pathId !== undefined) {
+    flat['id'] = pathId.id;
+    // A resource name is the record's address, not its display name (`displayName` is).
+    if (pathId.from === 'name') {
+      delete flat['name'];
+      flat['resource_name'] = raw['name'];
+    }
   }
   return flat;
+}
+
+/** Keys of a nested object holding a record's fields, by what the word says. */
+const FIELD_BAGS = ['properties', 'attributes', 'fields'];
+/** Keys that only describe a record (its type, its address): a bag of these is metadata, not fields. */
+const DESCRIPTOR_KEYS = new Set(['type', 'url', 'href', 'self', 'kind', 'object', 'id']);
+
+/** The key of the nested object holding the record's fields, if one (a bag of descriptors is not one). */
+function fieldBagKey(raw: JsonRecord): string | undefined {
+  for (const key of FIELD_BAGS) {
+    const bag = raw[key];
+    if (isRecord(bag) && Object.keys(bag).some((k) => !DESCRIPTOR_KEYS.has(k.toLowerCase()))) return key;
+  }
+  return undefined;
+}
+
+/** Each value of a field bag with its type tag taken off (see unwrapTyped). */
+function unwrapTypedValues(bag: JsonRecord): JsonRecord {
+  return fromEntries(Object.entries(bag).map(([k, v]) => [k, unwrapTyped(v)] as const));
+}
+
+/**
+ * A typed property value (`{ id, type: "number", number: 3 }`) as its value: the value under
+ * the key its `type` names, then simplified: rich text (`[{ plain_text }]`) joined, a choice
+ * (`{ name, color }`) as its name, a lone reference list (`[{ id }]`) as that id. Anything
+ * else is kept: a date `{ start, end }` is read by the words of its keys (`Scheduled.start`).
+ */
+export function unwrapTyped(v: unknown): unknown {
+  if (!isRecord(v)) return v;
+  const type = v['type'];
+  if (typeof type !== 'string' || type === 'type' || !hasOwn(v, type)) return v;
+  return simplify(v[type]);
+}
+
+function simplify(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    if (v.length > 0 && v.every((x) => isRecord(x) && typeof x['plain_text'] === 'string'))
+      return v.map((x) => (x as JsonRecord)['plain_text']).join('');
+    if (v.length === 1 && isRecord(v[0]) && Object.keys(v[0]).length === 1 && hasOwn(v[0], 'id'))
+      return v[0]['id'];
+    return v;
+  }
+  if (!isRecord(v)) return v;
+  return typeof v['name'] === 'string' ? v['name'] : v;
+}
+
+/** A resource name: collection / id pairs, e.g. `organizations/acme/channels/ch1` (AIP-122). */
+const RESOURCE_NAME = /^[A-Za-z][A-Za-z0-9-]*\/[^\s/]+(\/[A-Za-z][A-Za-z0-9-]*\/[^\s/]+)*$/;
+
+/**
+ * The id of a record that has none of its own: the last segment of its resource `name`, or
+ * of its self link (`_links.self.href`, as HAL and Spring Data REST give it). Undefined when
+ * the record has an own id key (`id`, `_id`, `@id` …) or neither.
+ */
+function ownIdFromPath(raw: JsonRecord): { id: string; from: 'name' | 'self' } | undefined {
+  if (Object.keys(raw).some((k) => looseKey(k.replace(/^[@$]/, '')) === 'id')) return undefined;
+  const name = raw['name'];
+  if (typeof name === 'string' && RESOURCE_NAME.test(name)) return lastSegment(name, 'name');
+  const links = raw['_links'] ?? raw['links'];
+  const self = isRecord(links) ? links['self'] : undefined;
+  const href = isRecord(self) ? self['href'] : self;
+  return typeof href === 'string' ? lastSegment(href.split(/[?#]/)[0] ?? '', 'self') : undefined;
+}
+
+function lastSegment(path: string, from: 'name' | 'self'): { id: string; from: 'name' | 'self' } | undefined {
+  const segment = path.replace(/\/+$/, '').split('/').pop();
+  if (segment === undefined || segment === '' || /[{}]/.test(segment)) return undefined;
+  try {
+    return { id: decodeURIComponent(segment), from };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * is the reported one when there is one, else the number of items.
  */
 import type { DetailItem } from '../../snapshot/model.js';
-import type { FieldKey } from './fields.js';
+import { aliasesFor, type FieldKey } from './fields.js';
 import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { asAny, asCount, asId, asText, asTime, type ReadContext, readField } from './read.js';
@@ -62,9 +62,42 @@ export function readItems(
     else ctx.drift.note(f.list, `is ${describeValue(value)}, expected a list or a count`);
   }
   const reported = readField(ctx, raw, f.count, asCount) ?? count;
-  if (value === undefined && reported === undefined) return undefined;
-  const items = (list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f));
+  // A list the detail names as `null` is an empty relation (a child query with no rows is
+  // written `null`): none, not unknown. A list it does not name at all stays unknown.
+  if (value === undefined && reported === undefined) return namedNull(ctx, raw, f.list) ? EMPTY() : undefined;
+  const items = distinctContentIds((list ?? []).flatMap((entry, i) => readItem(ctx, entry, i, f)));
   return { count: reported ?? items.length, items };
+}
+
+const EMPTY = (): { count: number; items: DetailItem[] } => ({ count: 0, items: [] });
+
+/** Whether the detail names field `key` with an explicit `null` (by an alias). */
+function namedNull(ctx: ReadContext, raw: JsonRecord, key: FieldKey): boolean {
+  return aliasesFor(key, ctx.opts).some((path) => getPath(raw, path) === null);
+}
+
+/** Marks an id made from an item's content (contentId): such ids are made distinct in their list. */
+const CONTENT_ID = '~';
+
+/**
+ * An id for an item that carries none (value objects embedded or listed without ids, as
+ * HAL and resource-oriented APIs may give questions and speakers): its time and text.
+ */
+function contentId(text: string | undefined, at: number | undefined): string {
+  let h = 0x811c9dc5;
+  for (const c of `${at ?? ''}\u0000${text ?? ''}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return `${CONTENT_ID}${at === undefined ? '' : `${at.toString(36)}-`}${h.toString(36)}`;
+}
+
+/** Items whose content ids repeat (the same question asked twice at once) get `.2`, `.3` … */
+function distinctContentIds(items: DetailItem[]): DetailItem[] {
+  const seen = new Map<string, number>();
+  return items.map((item) => {
+    if (!item.id.startsWith(CONTENT_ID)) return item;
+    const n = (seen.get(item.id) ?? 0) + 1;
+    seen.set(item.id, n);
+    return n === 1 ? item : { ...item, id: `${item.id}.${n}` };
+  });
 }
 
 /** One item; a bare string or number is its own id and text (a speaker given by name). */
@@ -80,15 +113,16 @@ function readItem(ctx: ReadContext, entry: unknown, i: number, f: ItemFields): D
     ctx.drift.note(f.list, `item [${i}] is ${describeValue(entry)}, expected an object`);
     return [];
   }
-  const id = readField(ctx, record, f.id, asId);
-  if (id === undefined) {
+  const own = readField(ctx, record, f.id, asId);
+  const text = readField(ctx, record, f.text, asText);
+  const at = readField(ctx, record, f.at, asTime);
+  // An item without an id is known by its time and text; with neither, it cannot be told apart.
+  if (own === undefined && text === undefined && at === undefined) {
     ctx.drift.note(f.id, `item [${i}] has no usable id; skipped`);
     return [];
   }
-  const item: DetailItem = { id };
-  const text = readField(ctx, record, f.text, asText);
+  const item: DetailItem = { id: own ?? contentId(text, at) };
   if (text !== undefined) item.text = text;
-  const at = readField(ctx, record, f.at, asTime);
   if (at !== undefined) item.at = at;
   return [item];
 }

@@ -11,7 +11,7 @@ import type { FieldKey } from './field-aliases.js';
 import { isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { parseTime } from './time.js';
-import { splitWords } from './words.js';
+import { isOwnIdKey, splitWords } from './words.js';
 
 /** Keys of a record looked at, and of each object inside it: a record of endless keys costs a bounded scan. */
 const MAX_KEYS = 200;
@@ -51,6 +51,8 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
   switch (kind) {
     case 'time':
       return looksLikeTime(v);
+    case 'amount':
+      return typeof v !== 'boolean' && parseNumber(v) !== undefined;
     case 'count': {
       const n = parseNumber(v);
       return typeof v !== 'boolean' && n !== undefined && n >= 0 && Number.isInteger(n);
@@ -105,7 +107,7 @@ function keyScore(k: KeyWords, concept: Concept): number {
 }
 
 /** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
-type KeyFit = readonly { score: number; kind: ValueKind }[];
+type KeyFit = readonly { score: number; kind: ValueKind; beside?: Concept['beside'] }[];
 const NO_FIT: KeyFit = [];
 
 /**
@@ -132,7 +134,7 @@ function fitOf(
   const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
   const k = outerWords === undefined ? { words } : { words, outer: outerWords };
   const fits = concepts
-    .map((c) => ({ score: keyScore(k, c), kind: c.value }))
+    .map((c) => ({ score: keyScore(k, c), kind: c.value, beside: c.beside }))
     .filter((f) => f.score > 0)
     .sort((x, y) => y.score - x.score);
   const fit = fits.length === 0 ? NO_FIT : fits;
@@ -149,6 +151,21 @@ function fitOf(
   return fit;
 }
 
+/** Whether a concept's `beside` condition holds in `record` for the key at `path` (concepts.ts). */
+function besideHolds(record: JsonRecord, path: string, beside: Concept['beside']): boolean {
+  if (beside === undefined) return true;
+  const top = path.split('.')[0];
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k) || k === top) continue;
+    if (++n > MAX_KEYS) break;
+    const v = record[k];
+    if (v === null || v === undefined) continue;
+    if (splitWords(k).some((w) => beside.words.includes(w))) return beside.present;
+  }
+  return !beside.present;
+}
+
 /** Reads field `key` of `record` by the words of its keys; see the file comment. */
 export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   const concepts = CONCEPTS[key];
@@ -156,7 +173,8 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   let best: WordsMatch[] = [];
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
-    const score = fit.find((f) => valueFits(f.kind, value, key))?.score ?? 0;
+    const score =
+      fit.find((f) => valueFits(f.kind, value, key) && besideHolds(record, path, f.beside))?.score ?? 0;
     if (score === 0) return;
     const top = best[0]?.confidence ?? 0;
     if (score > top) best = [{ path, value, confidence: score }];
@@ -180,7 +198,9 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   if (best.length === 0) return undefined;
   // An object and a key inside it naming the same thing (`start: { at }`) are one candidate: the outer.
   const distinct = best.filter((m) => !best.some((o) => o !== m && m.path.startsWith(`${o.path}.`)));
-  const first = distinct[0];
-  if (distinct.length === 1 && first !== undefined) return { match: first };
+  // The record's own id (`sid`, `id`) beside another's (`account_sid`) is the record's.
+  const own = key.endsWith('.id') ? distinct.filter((m) => isOwnIdKey(m.path)) : [];
+  const first = own.length === 1 ? own[0] : distinct.length === 1 ? distinct[0] : undefined;
+  if (first !== undefined) return { match: first };
   return { ambiguous: distinct.map((m) => m.path) };
 }

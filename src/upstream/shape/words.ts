@@ -26,8 +26,15 @@ export function splitWords(key: string): readonly string[] {
   return words;
 }
 
+/**
+ * A custom-field marker after a double underscore at the end of a key (`Status__c`,
+ * `Channel__r`: Salesforce custom fields and relations) is no word of the key's meaning.
+ */
+export const CUSTOM_SUFFIX = /__[a-z]{1,3}$/;
+
 function split(key: string): string[] {
   return key
+    .replace(CUSTOM_SUFFIX, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .replace(/([A-Za-z])([0-9])/g, '$1 $2')
@@ -37,8 +44,8 @@ function split(key: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
-/** Last words that make a key an identifier (`id`, `channelId`, `uuid`, `@id`, `_key`). */
-const ID_WORDS = new Set(['id', 'uuid', 'guid', 'uid', 'slug', 'key', 'urn']);
+/** Last words that make a key an identifier (`id`, `channelId`, `uuid`, `@id`, `_key`, a string id `sid`). */
+const ID_WORDS = new Set(['id', 'uuid', 'guid', 'uid', 'sid', 'slug', 'key', 'urn']);
 
 /** Whether a key names an identifier: its last word is `id`, `uuid`, `slug` … */
 export function isIdLikeKey(key: string): boolean {

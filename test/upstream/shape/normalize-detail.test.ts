@@ -171,7 +171,12 @@ describe('normalizeSessionDetail', () => {
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([
-    ['item without id', { questions: [{ text: 'x' }] }, 'question.id', 'item [0] has no usable id; skipped'],
+    [
+      'item without id, text or time',
+      { questions: [{ colour: 'x' }] },
+      'question.id',
+      'item [0] has no usable id; skipped',
+    ],
     [
       'item not an object',
       { questions: [true] },
