@@ -21,7 +21,7 @@ describe('status page: sessions against their plan', () => {
 
   it('an upcoming session is next, with its planned range', () => {
     const cell = nextCell(next, T - MIN, T - 10 * MIN);
-    expect(cell).toContain('next: Morning Drive');
+    expect(cell).toContain('next: <bdi>Morning Drive</bdi>');
     expect(cell).toContain('planned 10:00–11:00 UTC');
   });
 

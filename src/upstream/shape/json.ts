@@ -163,7 +163,7 @@ export function fromEntries<V>(entries: Iterable<readonly [string, V]>): Record<
 }
 
 /**
- * A resource read as one flat record (docs/upstream-shapes.md, "Records"). A JSON:API
+ * A resource read as one flat record (docs/upstream-shapes.md, "Fields"). A JSON:API
  * resource object (`{ id, type, attributes, relationships }`) has its attributes beside
  * `id` and `type`, a to-one relationship as its identifier (`channel: { type, id }`) and a
  * to-many one as `{ data: [...], meta }`; a HAL record (`_embedded: { questions: [...] }`)
