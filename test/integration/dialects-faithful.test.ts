@@ -50,8 +50,6 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   salesforce: '__c custom fields unread (subscription failed, statuses missing)',
   // Channel availability words `online` / `away` unknown: 5 channels "unknown".
   zendesk: 'channel words online/away unknown',
-  // `team_members` is not found as the list: the team fails as schema drift.
-  square: 'no list found under `team_members`',
   // Everything under `properties` (all strings): subscription failed, statuses missing.
   hubspot: 'fields inside `properties` unread',
   // Typed page properties (`status.name`, `number`, `date.start`) unread: subscription
@@ -81,6 +79,11 @@ function count(words: string[]): Record<string, number> {
   return m;
 }
 
+/** A time in whole seconds: a server that writes epoch seconds (Stripe) carries no milliseconds. */
+function sec(ms: number | undefined): number | null {
+  return ms === undefined ? null : Math.floor(ms / 1000);
+}
+
 /** What tally read, comparable across dialects. */
 function read(s: OrgSnapshot) {
   const v = <T>(p: { state: string; value?: T } | undefined) =>
@@ -92,8 +95,8 @@ function read(s: OrgSnapshot) {
     members: v(s.team)?.length ?? 0,
     channels: count(channels.map((c) => channelClass(c.status))),
     sessions: count(sessions.map((x) => statusClass(x.status))),
-    scheduled: sessions.map((x) => x.scheduledAt ?? null).sort(),
-    started: sessions.map((x) => x.startedAt ?? null).sort(),
+    scheduled: sessions.map((x) => sec(x.scheduledAt)).sort(),
+    started: sessions.map((x) => sec(x.startedAt)).sort(),
     funding:
       sub?.funding.mode === 'wallet'
         ? { balance: sub.funding.balance, currency: sub.funding.currency?.toUpperCase() }
@@ -113,7 +116,7 @@ function truth(world: Loose, now: number) {
     const end = s.status === 'live' ? now : (ended ?? begin);
     return begin <= to && end >= from;
   });
-  const ms = (x: string | null) => (x === null ? null : Date.parse(x));
+  const ms = (x: string | null) => (x === null ? null : sec(Date.parse(x)));
   const w = world.subscription.ai_funding.wallet;
   return {
     members: world.team.length,

@@ -180,6 +180,10 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   ],
   'detail.reactionsCount': [{ all: [['reactions', 'reaction'], COUNT], value: 'count' }],
 
+  // An item's own id under any id spelling (`uid`, `uuid`): items carry no other id.
+  'question.id': [lone(ID, 'id')],
+  'announcement.id': [lone(ID, 'id')],
+  'speaker.id': [lone(ID, 'id')],
   'question.at': [{ all: [['asked', 'submitted', 'posted', 'created']], value: 'time' }],
   'announcement.at': [{ all: [['posted', 'published', 'sent', 'created']], value: 'time' }],
   'speaker.at': [{ all: [['joined', 'since', 'added']], value: 'time' }],
