@@ -18,8 +18,15 @@ export interface Concept {
   not?: readonly string[];
   /** What the value must look like. */
   value: ValueKind;
-  /** The key carries no other word than these (fillers aside): a lone `begins`, `started`. */
+  /** The key carries no other word than these (fillers and the record's own noun aside): a lone `begins`, `started`. */
   alone?: true;
+  /**
+   * Read only when another key of the record does (`named`) or does not (`unnamed`) carry
+   * a planned-time word: a plain `start` beside a `scheduled_start` is the actual start.
+   */
+  planned?: 'named' | 'unnamed';
+  /** A weaker reading, taken only when nothing surer is there (default 1): confidence × weight. */
+  weight?: number;
 }
 
 /** Words that say nothing of meaning (`start_time`, `beginsAt`): neither counted nor held against a key. */
@@ -41,11 +48,36 @@ export const FILLER_WORDS: ReadonlySet<string> = new Set([
 const START = ['start', 'starts', 'starting', 'begin', 'begins', 'beginning', 'from', 'opens'];
 const STARTED = ['start', 'started', 'begin', 'began', 'live'];
 const ENDED = ['end', 'ended', 'finish', 'finished', 'stop', 'stopped', 'close', 'closed'];
-const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot', 'booked', 'estimated'];
-const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true'];
+const PLANNED = [
+  'scheduled',
+  'schedule',
+  'planned',
+  'plan',
+  'expected',
+  'slot',
+  'booked',
+  'estimated',
+  'due',
+];
+/** Words naming a planned time, looked for across a record (concepts.ts `planned`). */
+export const PLANNED_WORDS: ReadonlySet<string> = new Set(PLANNED.filter((w) => w !== 'plan'));
+/** Words naming the record itself, not a part of it (`session_started_at` is when it started). */
+export const SELF_WORDS: ReadonlySet<string> = new Set([
+  'session',
+  'job',
+  'event',
+  'meeting',
+  'call',
+  'broadcast',
+]);
+const PLAIN_START = ['start', 'starts', 'begin', 'begins'];
+const PLAIN_END = ['end', 'ends', 'finish', 'finishes', 'stop'];
+// `run_started_at`, `run_time.start_time`: when the run (the session as it happened) started.
+const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'run'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
 const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
 const ID = ['id', 'uuid', 'guid', 'uid', 'key', 'slug'];
+const FUNDING = ['funding', 'funds', 'credits', 'credit', 'wallet'];
 const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
 const LINKS = ['url', 'uri', 'href', 'link', 'links'];
 /** Words naming someone or something else than the record itself (`host_name` is no title). */
@@ -99,19 +131,25 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     },
   ],
   'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
-  // A planned start, or a lone `start` / `begins` with a time.
+  // A planned start; a lone planned word (`scheduled_ts`, `due_at`); a lone `start` when
+  // the record names no planned time; its creation (a run queued) when nothing else is there.
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
-    lone(['start', 'starts', 'begin', 'begins'], 'time'),
+    lone(PLANNED, 'time'),
+    { ...lone(PLAIN_START, 'time'), planned: 'unnamed' },
+    { ...lone(['created', 'queued', 'enqueued'], 'time'), weight: 0.5 },
   ],
+  // An actual start; a lone `start` beside a planned one (`startDateTime` by `scheduledStart`).
   'session.startedAt': [
     { all: [STARTED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
     { all: [['went', 'gone', 'go'], ['live']], value: 'time', not: NOT_TIME },
     lone(['started', 'began'], 'time'),
+    { ...lone(PLAIN_START, 'time'), planned: 'named' },
   ],
   'session.endedAt': [
     { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
-    lone(['ended', 'finished', 'stopped', 'closed'], 'time'),
+    lone(['ended', 'finished', 'stopped', 'closed', 'resolved', 'resolution', 'completed'], 'time'),
+    { ...lone(PLAIN_END, 'time'), planned: 'named' },
   ],
   // session.scheduledEndAt (a planned end): {planned|scheduled|expected|slot} + {end|ends|
   // finish|finishes|stop|to|until}, or a lone `ends` / `finishes` / `until`. The model
@@ -151,8 +189,32 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'member.email': [{ all: [['email', 'mail', 'e']], value: 'email' }],
   'member.role': [{ all: [['role', 'roles', 'permission', 'permissions', 'access']], value: 'word' }],
 
+  // The AI funding object (`ai_credits: { type, balance }`), or the word of its source.
+  'subscription.funding': [{ all: [FUNDING], value: 'list', not: ['set', 'money', ...COUNT] }],
+  // A balance counted in minor units by its words (`balance_in_cents`, `amountMinor`).
+  'funding.balanceMinor': [
+    {
+      all: [
+        ['balance', 'amount', 'credit', 'credits', 'funds'],
+        ['cents', 'cent', 'minor', 'pence', 'subunits', 'subunit'],
+      ],
+      value: 'count',
+    },
+  ],
+  'subscription.fundingMode': [
+    { all: [FUNDING, ['source', 'mode', 'type', 'kind', 'method']], value: 'word' },
+  ],
+
   'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
   'org.plan': [{ all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] }],
+  // `plan_type`, `skuPartNumber`: the plan by its word, whatever else the key says.
+  'subscription.plan': [
+    {
+      all: [['plan', 'tier', 'edition', 'sku', 'package']],
+      value: 'text',
+      not: ['id', 'key', 'price', 'limits'],
+    },
+  ],
 
   'detail.questions': [
     { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },

@@ -53,7 +53,13 @@ function splitName(ctx: ReadContext, record: JsonRecord): string | undefined {
     const words = splitWords(k);
     return words.includes('name') && !words.some((w) => GIVEN.has(w) || FAMILY.has(w) || w === 'middle');
   });
-  if (whole) return undefined;
+  if (whole) {
+    // A name given as an object of its parts (PayPal's `name: { given_name, surname }`).
+    const inner = Object.entries(record).find(
+      ([k, v]) => isRecord(v) && splitWords(k).join(' ') === 'name',
+    )?.[1];
+    return isRecord(inner) ? splitName(ctx, inner) : undefined;
+  }
   const given = namePart(record, GIVEN);
   const family = namePart(record, FAMILY);
   if (given === undefined || family === undefined) return undefined;

@@ -6,7 +6,14 @@
  * is read; two equally good ones are reported as ambiguous, never guessed between.
  */
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
-import { CONCEPTS, type Concept, FILLER_WORDS, type ValueKind } from './concepts.js';
+import {
+  CONCEPTS,
+  type Concept,
+  FILLER_WORDS,
+  PLANNED_WORDS,
+  SELF_WORDS,
+  type ValueKind,
+} from './concepts.js';
 import type { FieldKey } from './field-aliases.js';
 import { isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
@@ -42,8 +49,8 @@ export function conceptScore(words: readonly string[], concept: Concept): number
   if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
   const known = new Set(concept.all.flat());
   const matched = meaningful.filter((w) => known.has(w)).length;
-  if (concept.alone === true && matched !== meaningful.length) return 0;
-  return matched / meaningful.length;
+  if (concept.alone === true && matched !== meaningful.filter((w) => !SELF_WORDS.has(w)).length) return 0;
+  return (matched / meaningful.length) * (concept.weight ?? 1);
 }
 
 /** Whether a value looks like what a concept expects. */
@@ -105,7 +112,7 @@ function keyScore(k: KeyWords, concept: Concept): number {
 }
 
 /** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
-type KeyFit = readonly { score: number; kind: ValueKind }[];
+type KeyFit = readonly { score: number; kind: ValueKind; planned?: 'named' | 'unnamed' }[];
 const NO_FIT: KeyFit = [];
 
 /**
@@ -132,7 +139,7 @@ function fitOf(
   const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
   const k = outerWords === undefined ? { words } : { words, outer: outerWords };
   const fits = concepts
-    .map((c) => ({ score: keyScore(k, c), kind: c.value }))
+    .map((c) => ({ score: keyScore(k, c), kind: c.value, ...(c.planned ? { planned: c.planned } : {}) }))
     .filter((f) => f.score > 0)
     .sort((x, y) => y.score - x.score);
   const fit = fits.length === 0 ? NO_FIT : fits;
@@ -154,9 +161,15 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   const concepts = CONCEPTS[key];
   if (concepts === undefined) return undefined;
   let best: WordsMatch[] = [];
+  let planned: 'named' | 'unnamed' | undefined;
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
-    const score = fit.find((f) => valueFits(f.kind, value, key))?.score ?? 0;
+    const usable = (f: KeyFit[number]): boolean => {
+      if (f.planned === undefined) return true;
+      if (planned === undefined) planned = namesPlanned(record) ? 'named' : 'unnamed';
+      return f.planned === planned;
+    };
+    const score = fit.find((f) => usable(f) && valueFits(f.kind, value, key))?.score ?? 0;
     if (score === 0) return;
     const top = best[0]?.confidence ?? 0;
     if (score > top) best = [{ path, value, confidence: score }];
@@ -183,4 +196,16 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   const first = distinct[0];
   if (distinct.length === 1 && first !== undefined) return { match: first };
   return { ambiguous: distinct.map((m) => m.path) };
+}
+
+/** Whether a key of the record (or of an object in it) carries a planned-time word and holds a time. */
+function namesPlanned(record: JsonRecord): boolean {
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k) || ++n > MAX_KEYS) break;
+    const v = record[k];
+    if (v === null || v === undefined || !splitWords(k).some((w) => PLANNED_WORDS.has(w))) continue;
+    if (looksLikeTime(v) || (isRecord(v) && Object.values(v).some(looksLikeTime))) return true;
+  }
+  return false;
 }

@@ -78,9 +78,9 @@ describe('normalizeSession', () => {
     ['starts_at', { starts_at: T / 1000 }, { scheduledAt: T }],
     ['scheduledFor', { scheduledFor: T }, { scheduledAt: T }],
     [
-      'scheduled_at wins over start_time',
+      'scheduled_at wins over start_time, then the actual start',
       { scheduled_at: iso(T), start_time: iso(T + 5) },
-      { scheduledAt: T },
+      { scheduledAt: T, startedAt: T + 5 },
     ],
     ['actual_start', { actual_start: String(T / 1000) }, { startedAt: T }],
     ['finished_at', { finished_at: iso(T) }, { endedAt: T }],
