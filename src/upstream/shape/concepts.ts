@@ -71,7 +71,7 @@ export const SELF_WORDS: ReadonlySet<string> = new Set([
   'broadcast',
 ]);
 const PLAIN_START = ['start', 'starts', 'begin', 'begins'];
-const PLAIN_END = ['end', 'ends', 'finish', 'finishes', 'stop'];
+const PLAIN_END = ['end'];
 // `run_started_at`, `run_time.start_time`: when the run (the session as it happened) started.
 const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'run'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
