@@ -183,3 +183,27 @@ describe('more by words', () => {
     expect(r.drift).toEqual([]);
   });
 });
+
+describe('paging signals beside a deep list and at the top of the body', () => {
+  const url = new URL('https://api.test/v1/acme/channels');
+  const read = (body: unknown) =>
+    readListPage('channels', body, {}, url, {}, { page: 1, perPage: 2, seen: 0 });
+  const items = [
+    { id: 1, name: 'a' },
+    { id: 2, name: 'b' },
+  ];
+
+  it('a next link at the top of the body, the list two levels down', () => {
+    expect(read({ response: { value: items }, next: '/v1/acme/channels?after=2' }).next).toEqual({
+      kind: 'url',
+      url: 'https://api.test/v1/acme/channels?after=2',
+    });
+  });
+
+  it('a next link beside the list, in its holder', () => {
+    expect(read({ response: { value: items, next: '/v1/acme/channels?after=2' } }).next).toEqual({
+      kind: 'url',
+      url: 'https://api.test/v1/acme/channels?after=2',
+    });
+  });
+});
