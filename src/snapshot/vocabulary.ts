@@ -38,6 +38,8 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
 
     'playing',
     'recording',
+    // A session (a ticket, an order) still open is under way.
+    'open',
   ],
   ended: [
     'ended',
@@ -95,7 +97,10 @@ const NEGATED = /\b(not|no|non|never)\b/;
  * (`stream_failed` failed, `broadcast_scheduled` scheduled, `live ended` ended).
  */
 const STEMS: readonly (readonly [Exclude<StatusClass, 'unknown'>, RegExp])[] = [
-  ['canceled', /\b(cancel+(ed|ation)?|called off|call off|withdrawn|revoked|skipped|scrapped)\b/],
+  [
+    'canceled',
+    /\b(cancel+(ed|ation)?|called off|call off|withdrawn|revoked|skipped|scrapped|declined|rejected|abandoned|won t do|will not do|wont do)\b/,
+  ],
   [
     'failed',
     /\b(fail(ed|ure|ing)?|errors?|errored|crash(ed)?|broken|interrupted|abort(ed)?|timed out|time ?out)\b/,
@@ -168,12 +173,13 @@ const CHANNEL_OFFLINE = byWord({
     'disabled',
     'suspended',
     'deactivated',
+    'away',
   ],
 });
 
 /** Stems of a channel that is not on air: switched off, waiting, or a negated live word. */
 const CHANNEL_OFF_STEMS =
-  /\b(offline|off|idle|inactive|standby|stand by|paus(e|ed)|disabled?|suspended|deactivated|dormant|sleeping|unavailable|available)\b|\b(not|no|non)\b.*\b(live|on ?air|broadcast(ing)?|stream(ing)?|online|active)\b/;
+  /\b(offline|off|idle|inactive|standby|stand by|paus(e|ed)|disabled?|suspended|deactivated|dormant|sleeping|unavailable|available|away|busy)\b|\b(not|no|non)\b.*\b(live|on ?air|broadcast(ing)?|stream(ing)?|online|active)\b/;
 
 /**
  * The class of a channel status word. A channel is live under any live word; offline

@@ -154,4 +154,16 @@ describe('words by meaning (docs/upstream-shapes.md, "Vocabulary")', () => {
     expect(wordsOf('HTTPStreaming')).toEqual(['http', 'streaming']);
     expect(wordsOf(' on-air.now ')).toEqual(['on', 'air', 'now']);
   });
+
+  it('presence and ticket words by meaning: away is not on air, open is under way, "won\'t do" is called off', () => {
+    expect(channelClass('away')).toBe('offline');
+    expect(channelClass('Away')).toBe('offline');
+    expect(channelClass('busy')).toBe('offline');
+    expect(channelClass('online')).toBe('live');
+    expect(statusClass('open')).toBe('live');
+    expect(statusClass('OPEN')).toBe('live');
+    expect(statusClass("Won't Do")).toBe('canceled');
+    expect(statusClass('declined')).toBe('canceled');
+    expect(statusClass('reopened')).toBe('unknown');
+  });
 });

@@ -28,14 +28,16 @@ export interface Concept {
   not?: readonly string[];
   /** What the value must look like. */
   value: ValueKind;
-  /** The key carries no other word than these (fillers aside): a lone `begins`, `started`. */
+  /** The key carries no other word than these (fillers and the record's own noun aside): a lone `begins`, `started`. */
   alone?: true;
   /**
    * The concept holds only when another key of the record carries (`present: true`) or
-   * carries no (`false`) word of `words` with a value: a lone `startTime` is the planned
+   * carries no (`false`) word of `words` with a time: a lone `startTime` is the planned
    * start of a record with no planned time, and the actual start of one that has one.
    */
   beside?: { words: readonly string[]; present: boolean };
+  /** A weaker reading, taken only when nothing surer is there (default 1): confidence × weight. */
+  weight?: number;
 }
 
 /** Words that say nothing of meaning (`start_time`, `beginsAt`): neither counted nor held against a key. */
@@ -57,13 +59,38 @@ export const FILLER_WORDS: ReadonlySet<string> = new Set([
 const START = ['start', 'starts', 'starting', 'begin', 'begins', 'beginning', 'from', 'opens'];
 const STARTED = ['start', 'started', 'begin', 'began', 'live'];
 const ENDED = ['end', 'ended', 'finish', 'finished', 'stop', 'stopped', 'close', 'closed'];
-const PLANNED = ['scheduled', 'schedule', 'planned', 'plan', 'expected', 'slot', 'booked', 'estimated'];
-/** `air`: on air (`onAir.start`, an "On air" date range) is the actual run of a session. */
-const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'air'];
+const PLANNED = [
+  'scheduled',
+  'schedule',
+  'planned',
+  'plan',
+  'expected',
+  'slot',
+  'booked',
+  'estimated',
+  'due',
+];
+/** Words naming a planned time, looked for across a record (concepts.ts `beside`). */
+export const PLANNED_WORDS: ReadonlySet<string> = new Set(PLANNED.filter((w) => w !== 'plan'));
+const BESIDE_PLANNED: readonly string[] = [...PLANNED_WORDS];
+/** Words naming the record itself, not a part of it (`session_started_at` is when it started). */
+export const SELF_WORDS: ReadonlySet<string> = new Set([
+  'session',
+  'job',
+  'event',
+  'meeting',
+  'call',
+  'broadcast',
+]);
+const PLAIN_END = ['end'];
+// `run_started_at`, `run_time.start_time`: when the run (the session as it happened) started.
+// `air`: on air (`onAir.start`, an "On air" date range) is the actual run of a session.
+const ACTUAL = ['actual', 'actually', 'real', 'effective', 'went', 'true', 'run', 'air'];
 const COUNT = ['count', 'total', 'num', 'number', 'n', 'amount'];
 const STATUS = ['status', 'state', 'phase', 'stage', 'lifecycle', 'condition'];
 /** `sid`: a string identifier (Twilio's `CH…` SIDs, `account_sid`). */
 const ID = ['id', 'uuid', 'guid', 'uid', 'sid', 'key', 'slug'];
+const FUNDING = ['funding', 'funds', 'credits', 'credit', 'wallet'];
 const NOT_TIME = ['created', 'updated', 'modified', 'deleted', 'duration', 'length', 'zone', 'timezone'];
 const LINKS = ['url', 'uri', 'href', 'link', 'links'];
 /** Words naming someone or something else than the record itself (`host_name` is no title). */
@@ -120,22 +147,26 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
     },
   ],
   'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
-  // A planned start, a lone `scheduled` (`scheduleTime`), or a lone `start` / `begins`
-  // with a time in a record that names no planned time.
+  // A planned start; a lone planned word (`scheduled_ts`, `due_at`); a lone `start` /
+  // `begins` when the record names no planned time; its creation (a run queued) when
+  // nothing else is there.
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
-    lone(['scheduled', 'schedule', 'planned'], 'time'),
-    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: false } },
+    lone(PLANNED, 'time'),
+    { ...lone(LONE_START, 'time'), beside: { words: BESIDE_PLANNED, present: false } },
+    { ...lone(['created', 'queued', 'enqueued'], 'time'), weight: 0.5 },
   ],
+  // An actual start; a lone `start` beside a planned one (`startDateTime` by `scheduledStart`).
   'session.startedAt': [
     { all: [STARTED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
     { all: [['went', 'gone', 'go'], ['live']], value: 'time', not: NOT_TIME },
     lone(['started', 'began'], 'time'),
-    { ...lone(LONE_START, 'time'), beside: { words: PLANNED, present: true } },
+    { ...lone(LONE_START, 'time'), beside: { words: BESIDE_PLANNED, present: true } },
   ],
   'session.endedAt': [
     { all: [ENDED, ACTUAL], value: 'time', not: [...NOT_TIME, ...PLANNED] },
-    lone(['ended', 'finished', 'stopped', 'closed'], 'time'),
+    lone(['ended', 'finished', 'stopped', 'closed', 'resolved', 'resolution', 'completed'], 'time'),
+    { ...lone(PLAIN_END, 'time'), beside: { words: BESIDE_PLANNED, present: true } },
   ],
   // A planned end: `ends_at`, `scheduledEnd`, `slot.to`, a lone `ends` / `until` with a time.
   'session.scheduledEndAt': [
@@ -214,6 +245,29 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       value: 'text',
     },
   ],
+  // The AI funding object (`ai_credits: { type, balance }`), or the word of its source.
+  'subscription.funding': [{ all: [FUNDING], value: 'list', not: ['set', 'money', ...COUNT] }],
+  // A balance counted in minor units by its words (`balance_in_cents`, `amountMinor`).
+  'funding.balanceMinor': [
+    {
+      all: [
+        ['balance', 'amount', 'credit', 'credits', 'funds'],
+        ['cents', 'cent', 'minor', 'pence', 'subunits', 'subunit'],
+      ],
+      value: 'count',
+    },
+  ],
+  'subscription.fundingMode': [
+    { all: [FUNDING, ['source', 'mode', 'type', 'kind', 'method']], value: 'word' },
+  ],
+  // `plan_type`, `skuPartNumber`: the plan by its word, whatever else the key says.
+  'subscription.plan': [
+    {
+      all: [['plan', 'tier', 'edition', 'sku', 'package']],
+      value: 'text',
+      not: ['id', 'key', 'price', 'limits'],
+    },
+  ],
 
   'detail.questions': [
     { all: [['questions', 'question', 'qna', 'qa']], value: 'list', not: [...COUNT, ...LINKS] },
@@ -241,6 +295,10 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   ],
   'detail.reactionsCount': [{ all: [['reactions', 'reaction'], COUNT], value: 'count' }],
 
+  // An item's own id under any id spelling (`uid`, `uuid`): items carry no other id.
+  'question.id': [lone(ID, 'id')],
+  'announcement.id': [lone(ID, 'id')],
+  'speaker.id': [lone(ID, 'id')],
   'question.at': [{ all: [['asked', 'submitted', 'posted', 'created']], value: 'time' }],
   'announcement.at': [{ all: [['posted', 'published', 'sent', 'created']], value: 'time' }],
   'speaker.at': [{ all: [['joined', 'since', 'added']], value: 'time' }],

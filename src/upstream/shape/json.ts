@@ -2,7 +2,7 @@
  * Safe reading of parsed JSON of unknown shape: own properties only (a key named
  * `constructor` or `__proto__` never reaches the prototype), tolerant key spelling.
  */
-import { CUSTOM_SUFFIX } from './words.js';
+import { CUSTOM_SUFFIX, splitWords } from './words.js';
 
 /** A JSON object. */
 export type JsonRecord = Record<string, unknown>;
@@ -181,7 +181,8 @@ export function flattenResource(raw: JsonRecord): JsonRecord {
   const bagKey = jsonApi ? 'attributes' : fieldBagKey(raw);
   const bag = bagKey === undefined ? undefined : unwrapTypedValues(raw[bagKey] as JsonRecord);
   const pathId = ownIdFromPath(raw);
-  if (!jsonApi && !isRecord(embedded) && bag === undefined && pathId === undefined) return raw;
+  if (!jsonApi && !isRecord(embedded) && bag === undefined && pathId === undefined)
+    return spreadFieldBag(raw);
   const related: JsonRecord = {};
   const relationships = jsonApi ? raw['relationships'] : undefined;
   if (isRecord(relationships)) {
@@ -281,6 +282,50 @@ function lastSegment(path: string, from: 'name' | 'self'): { id: string; from: '
   } catch {
     return undefined;
   }
+}
+
+/** Words of the keys a record keeps beside a bag of its fields: identity, links, bookkeeping. */
+const BESIDE_BAG = new Set(
+  ['id', 'uid', 'uuid', 'guid', 'sid', 'key', 'slug', 'self', 'url', 'uri', 'href', 'link', 'links'].concat([
+    'type',
+    'kind',
+    'object',
+    'etag',
+    'version',
+    'expand',
+    'created',
+    'updated',
+    'archived',
+    'at',
+  ]),
+);
+
+/**
+ * A record whose own fields sit in one object beside its identity (Jira's `{ id, key,
+ * self, fields: {...} }`, HubSpot's `{ id, properties: {...}, createdAt }`), read with that
+ * object's keys beside the others; the record's own keys win. Any other record is as is.
+ */
+function isIdentityKey(k: string): boolean {
+  const words = splitWords(k);
+  return words.length === 1 && ['id', 'uid', 'uuid', 'guid', 'sid', 'key', 'self'].includes(words[0]!);
+}
+
+function spreadFieldBag(raw: JsonRecord): JsonRecord {
+  let bag: string | undefined;
+  for (const [k, v] of Object.entries(raw)) {
+    if (isRecord(v)) {
+      if (bag !== undefined || Object.keys(v).length < 3) return raw;
+      bag = k;
+    } else if (!splitWords(k).every((w) => BESIDE_BAG.has(w))) return raw;
+  }
+  // Beside an identity: a wrapper holding one record (`{ item: {...} }`) is not a record.
+  // A wrapper holding one record (`{ item: {...} }`), or an id beside one object field
+  // (`{ id, status: { name } }`), is not a record with a bag: an identity and more beside it.
+  const beside = Object.keys(raw).filter((k) => k !== bag);
+  if (bag === undefined || beside.length < 2 || !beside.some(isIdentityKey)) return raw;
+  const flat: JsonRecord = { ...(raw[bag] as JsonRecord), ...raw };
+  delete flat[bag];
+  return flat;
 }
 
 /**

@@ -5,6 +5,7 @@ import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
+import { splitWords } from './words.js';
 import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
 /** Status of a session whose record says nothing about it and has no times to go by. */
@@ -26,16 +27,59 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   const title = readField(ctx, raw, 'session.title', asText);
   if (title !== undefined) core.title = title;
   const status = readField(ctx, raw, 'session.status', asWord);
-  if (status !== undefined) core.status = status;
+  if (status !== undefined) core.status = outcomeOf(ctx, raw, status) ?? status;
   const scheduledAt = readField(ctx, raw, 'session.scheduledAt', asTime);
   if (scheduledAt !== undefined) core.scheduledAt = scheduledAt;
   const scheduledEndAt = readField(ctx, raw, 'session.scheduledEndAt', asTime);
   if (scheduledEndAt !== undefined) core.scheduledEndAt = scheduledEndAt;
   const startedAt = readField(ctx, raw, 'session.startedAt', asTime);
   if (startedAt !== undefined) core.startedAt = startedAt;
-  const endedAt = readField(ctx, raw, 'session.endedAt', asTime);
+  const endedAt = readField(ctx, raw, 'session.endedAt', asTime) ?? lastUpdate(ctx, raw, core.status);
   if (endedAt !== undefined) core.endedAt = endedAt;
   return core;
+}
+
+/**
+ * A finished session with no end time: its last update is when it finished (a GitHub
+ * workflow run's `updated_at`), so it leaves the window when it should, not never.
+ */
+function lastUpdate(ctx: ReadContext, raw: JsonRecord, status: string | undefined): number | undefined {
+  const cls = status === undefined ? 'unknown' : statusClass(status);
+  if (cls !== 'ended' && cls !== 'failed' && cls !== 'canceled') return undefined;
+  for (const [key, v] of Object.entries(raw)) {
+    const words = splitWords(key).filter((w) => w !== 'at' && w !== 'time' && w !== 'date');
+    if (words.length !== 1 || (words[0] !== 'updated' && words[0] !== 'modified')) continue;
+    const t = asTime(v);
+    if (t === 'skip' || !('ok' in t)) continue;
+    ctx.opts.trace?.field(ctx.drift.endpoint, 'session.endedAt', key, 'last update of a finished session', {
+      tier: 'words',
+      confidence: 0.5,
+    });
+    return t.ok;
+  }
+  return undefined;
+}
+
+/** Words of a key holding how a finished session came out (GitHub's `conclusion`). */
+const OUTCOME_WORDS = new Set(['conclusion', 'outcome', 'result', 'resolution']);
+
+/**
+ * A status split in two, as GitHub check and workflow runs write it (`status: completed`,
+ * `conclusion: failure`): when the status only says "finished", a key naming the outcome
+ * whose word has a meaning (failed, canceled, ended) says how, and is the status.
+ */
+function outcomeOf(ctx: ReadContext, raw: JsonRecord, status: string): string | undefined {
+  if (statusClass(status) !== 'ended') return undefined;
+  for (const [key, v] of Object.entries(raw)) {
+    if (typeof v !== 'string' || !splitWords(key).some((w) => OUTCOME_WORDS.has(w))) continue;
+    const word = v.trim().toLowerCase();
+    const cls = statusClass(word);
+    if (cls === 'failed' || cls === 'canceled') {
+      ctx.opts.trace?.field(ctx.drift.endpoint, 'session.status', '', `outcome from ${key}`);
+      return word;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { nextFromLinkHeader, resolveUrl } from './link-header.js';
 import { parseNumber } from './numbers.js';
 import { END, type End } from './paging-end.js';
 import { toBool } from './read.js';
+import { splitWords } from './words.js';
 
 /** Response headers as Node and undici give them. */
 export type Headers = Record<string, string | string[] | undefined>;
@@ -427,9 +428,32 @@ function bodyNext(
         out.cursorKey = path;
       }
     }
+    const rel = relationNext(scope, base);
+    if (rel !== undefined && (out.url === undefined || out.url === END)) out.url = rel;
     if (out.url === undefined && linksWithoutNext(scope)) out.url = END;
   }
   return out;
+}
+
+/** Relations that page a list: their presence without a `next` says "last page". */
+const PAGING_RELS = ['first', 'last', 'prev', 'previous'];
+
+/**
+ * A list of link objects (`links: [{ href, rel }]`, the HATEOAS style of PayPal and of
+ * JSON Hyper-Schema) under any key whose words name links: the `next` relation's URL, or
+ * the end when the list has paging relations but no `next`.
+ */
+function relationNext(scope: JsonRecord, base: URL): string | End | undefined {
+  for (const [key, value] of Object.entries(scope)) {
+    if (!Array.isArray(value) || !splitWords(key).some((w) => w === 'links' || w === 'link')) continue;
+    const rels = value
+      .filter(isRecord)
+      .map((l) => ({ rel: l['rel'], href: l['href'] ?? l['url'] ?? l['uri'] }));
+    const next = rels.find((l) => typeof l.rel === 'string' && l.rel.toLowerCase() === 'next');
+    if (typeof next?.href === 'string' && next.href.trim() !== '') return resolveUrl(next.href.trim(), base);
+    if (rels.some((l) => typeof l.rel === 'string' && PAGING_RELS.includes(l.rel.toLowerCase()))) return END;
+  }
+  return undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import { describeValue, getPath, isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { asAny, asCount, asText, type ReadContext, readField } from './read.js';
 import { onlyPointsElsewhere } from './sub-resources.js';
+import { splitWords } from './words.js';
 
 const FIELD: FieldKey = 'detail.reactions';
 const BY_KIND_KEYS = ['by_kind', 'kinds', 'by_type', 'breakdown', 'counts', 'types', 'items', 'data'];
@@ -45,6 +46,13 @@ export function readReactions(
   return { count: reported ?? sum, byKind: Object.fromEntries(byKind) };
 }
 
+/** A link beside the counts (GitHub's `reactions.url`): where they are, not a kind. */
+function isLinkKey(key: string): boolean {
+  return splitWords(key).some(
+    (w) => w === 'url' || w === 'uri' || w === 'href' || w === 'link' || w === 'links',
+  );
+}
+
 function addMap(
   ctx: ReadContext,
   o: JsonRecord,
@@ -52,7 +60,7 @@ function addMap(
   skip: ReadonlySet<string>,
 ): void {
   for (const [kind, v] of Object.entries(o)) {
-    if (skip.has(kind.toLowerCase())) continue;
+    if (skip.has(kind.toLowerCase()) || isLinkKey(kind)) continue;
     // `{ clap: { count: 7 } }` as well as `{ clap: 7 }`.
     const c = parseNumber(isRecord(v) ? (getPath(v, 'count') ?? getPath(v, 'total')) : v);
     if (c !== undefined && c >= 0) byKind.set(kind, (byKind.get(kind) ?? 0) + Math.floor(c));

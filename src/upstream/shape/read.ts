@@ -119,8 +119,15 @@ export const asText: Converter<string> = (v) => {
   return { problem: `is ${describeValue(v)}, expected a string` };
 };
 
-/** An enum-like word (status, role, visibility): text, trimmed and lower-cased. */
+/** Keys of a word given as an object (`status: { name: 'On Air', id }`, Jira's way), in order. */
+const WORD_OBJECT_KEYS = ['name', 'value', 'label', 'code', 'key'];
+
+/** An enum-like word (status, role, visibility): text, trimmed and lower-cased; an object's `name`. */
 export const asWord: Converter<string> = (v) => {
+  if (isRecord(v)) {
+    const inner = WORD_OBJECT_KEYS.map((k) => v[k]).find((x) => typeof x === 'string' && x.trim() !== '');
+    if (inner !== undefined) return asWord(inner);
+  }
   const r = asText(v);
   if (r === 'skip' || !('ok' in r || 'coerced' in r)) return r;
   return 'ok' in r ? { ok: r.ok.toLowerCase() } : { coerced: r.coerced.toLowerCase(), problem: r.problem };

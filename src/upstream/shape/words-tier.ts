@@ -6,7 +6,7 @@
  * is read; two equally good ones are reported as ambiguous, never guessed between.
  */
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
-import { CONCEPTS, type Concept, FILLER_WORDS, type ValueKind } from './concepts.js';
+import { CONCEPTS, type Concept, FILLER_WORDS, SELF_WORDS, type ValueKind } from './concepts.js';
 import type { FieldKey } from './field-aliases.js';
 import { isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
@@ -42,8 +42,8 @@ export function conceptScore(words: readonly string[], concept: Concept): number
   if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
   const known = new Set(concept.all.flat());
   const matched = meaningful.filter((w) => known.has(w)).length;
-  if (concept.alone === true && matched !== meaningful.length) return 0;
-  return matched / meaningful.length;
+  if (concept.alone === true && matched !== meaningful.filter((w) => !SELF_WORDS.has(w)).length) return 0;
+  return (matched / meaningful.length) * (concept.weight ?? 1);
 }
 
 /** Whether a value looks like what a concept expects. */
@@ -160,8 +160,9 @@ function besideHolds(record: JsonRecord, path: string, beside: Concept['beside']
     if (!Object.hasOwn(record, k) || k === top) continue;
     if (++n > MAX_KEYS) break;
     const v = record[k];
-    if (v === null || v === undefined) continue;
-    if (splitWords(k).some((w) => beside.words.includes(w))) return beside.present;
+    if (v === null || v === undefined || !splitWords(k).some((w) => beside.words.includes(w))) continue;
+    // Only a time (or an object holding one, `scheduled: { start }`) names a planned time.
+    if (looksLikeTime(v) || (isRecord(v) && Object.values(v).some(looksLikeTime))) return beside.present;
   }
   return !beside.present;
 }

@@ -41,7 +41,13 @@ function split(key: string): string[] {
     .replace(/([0-9])([A-Za-z])/g, '$1 $2')
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w !== '')
-    .map((w) => w.toLowerCase());
+    .flatMap((w) => unglue(w.toLowerCase()));
+}
+
+/** A word with `date` or `time` glued on (`duedate`, `resolutiondate`, `starttime`) as two words. */
+function unglue(w: string): string[] {
+  const m = /^([a-z]{3,})(date|time)$/.exec(w);
+  return m === null ? [w] : [m[1]!, m[2]!];
 }
 
 /** Last words that make a key an identifier (`id`, `channelId`, `uuid`, `@id`, `_key`, a string id `sid`). */

@@ -105,8 +105,8 @@ describe('normalizeChannel', () => {
 
   it.each<[string, Record<string, unknown>, string, string, string]>([
     [
-      'status is an object',
-      { id: 1, status: { code: 'live' } },
+      'status is an object with no word in it',
+      { id: 1, status: { since: 3 } },
       'channel.status',
       "'status' is an object, expected a string",
       'unknown',
