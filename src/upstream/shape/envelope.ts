@@ -204,10 +204,17 @@ function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts:
   const ctx: ReadContext = { opts: { ...opts, trace: undefined }, drift: new DriftLog(endpoint) };
   const score = (o: JsonRecord): number => fieldsPresent(ctx, flattenResource(o), fields);
   const namedScore = score(named);
+  // A bag of the named record's own fields (`properties`, `fields`) is read as part of it.
+  const flatNamed = flattenResource(named);
+  const spread = new Set(
+    Object.keys(named)
+      .filter((k) => isRecord(named[k]) && !hasOwn(flatNamed, k))
+      .map((k) => named[k]),
+  );
   let best = namedScore;
   let winners: { path: string; o: JsonRecord }[] = [];
   for (const c of objectsIn(body)) {
-    if (c.o === named || isLinkMap(c.o)) continue;
+    if (c.o === named || spread.has(c.o) || isLinkMap(c.o)) continue;
     const n = score(c.o);
     if (n > best) {
       best = n;
