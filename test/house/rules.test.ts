@@ -34,7 +34,6 @@ const ALLOWED: SizeAllowances = {
     'src/poll/org-poller.ts': 798,
   },
   functions: {
-    'src/alerts/context.ts#orgScope': 125,
     'src/poll/org-poller.ts#OrgPoller.commit': 136,
     'src/sim/render.ts#renderList': 127,
   },
