@@ -29,7 +29,7 @@ import type {
   TimeWindow,
 } from '../snapshot/model.js';
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
-import { isAiWorking, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
+import { isAiWorking, isLiveStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
 import { PRIORITIES, Urgency } from '../upstream/budget.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
@@ -38,15 +38,8 @@ import { AdditionCheck } from './additions.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
-import {
-  holdable,
-  idAt,
-  scheduledAt,
-  SessionList,
-  type Sessions,
-  sessionArray,
-  statusAt,
-} from '../snapshot/session-list.js';
+import { SessionList, sessionArray } from '../snapshot/session-list.js';
+import { detailTargetsOf, held, hotChannelsOf, loadOf } from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { channelHint, SweepLedger } from './sweep-ledger.js';
 import {
@@ -105,6 +98,8 @@ const MAX_FIRST_DETAILS = 10_000;
 
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
+
+export { NO_SHOW_GRACE_MS } from './org-queries.js';
 
 /** Reads and tracks one organization. */
 export class OrgPoller {
@@ -327,22 +322,9 @@ export class OrgPoller {
    * of the budget the sweep needs for every other channel.
    */
   hotChannels(now: number, horizonMs: number): string[] {
-    const out: string[] = [];
-    const channels = this.channels();
     // Until every channel's sessions were read once, the first baseline comes first: only
     // live channels are re-read at the hot interval (a change still gets its follow-up).
-    const baseline = this.inBaseline();
-    for (const ch of channels) {
-      if (isLiveStatus(ch.status)) {
-        out.push(ch.id);
-        continue;
-      }
-      if (baseline) continue;
-      const part = this.current.sessions[ch.id];
-      if (part?.state !== 'complete') continue;
-      if (dueWithin(part.value, now, horizonMs)) out.push(ch.id);
-    }
-    return out;
+    return hotChannelsOf(this.current, this.channels(), this.inBaseline(), now, horizonMs);
   }
 
   /**
@@ -356,13 +338,7 @@ export class OrgPoller {
 
   /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
   detailTargets(): string[] {
-    const out = new Set(this.finalDetail);
-    for (const part of Object.values(this.current.sessions)) {
-      if (part.state !== 'complete') continue;
-      const list = part.value;
-      for (let i = 0; i < list.length; i++) if (isLiveStatus(statusAt(list, i))) out.add(idAt(list, i));
-    }
-    return [...out];
+    return detailTargetsOf(this.current, this.finalDetail);
   }
 
   /** The last full sweep: how long until every watched channel's sessions had been read once. */
@@ -400,23 +376,13 @@ export class OrgPoller {
 
   /** What this org costs, for the planner. */
   load(now: number, horizonMs: number): OrgLoad {
-    const channels = this.channels();
-    let sessions = 0;
-    let lists = 0;
-    for (const part of Object.values(this.current.sessions)) {
-      if (part.state !== 'complete') continue;
-      sessions += part.value.length;
-      lists += 1;
-    }
-    const perList = lists === 0 ? 0 : sessions / lists;
-    return {
-      slug: this.slug,
-      channels: channels.length,
+    const counts = {
+      channels: this.channels().length,
       channelPages: this.channelPages(),
       hotChannels: this.hotChannels(now, horizonMs).length,
       liveSessions: this.detailTargets().length,
-      sessionPages: Math.max(1, Math.ceil(perList / this.deps.perPage)),
     };
+    return loadOf(this.slug, this.current, counts, this.deps.perPage);
   }
 
   /** Waits for reads in flight (used on stop). */
@@ -783,45 +749,6 @@ export class OrgPoller {
       });
     });
   }
-}
-
-/**
- * `snap` with its session lists held compactly (session-list.ts), where they are arrays of
- * objects (the store holds them so as it reads them, session-list.ts; a snapshot given
- * another way may not). The snapshot itself when none is.
- */
-function held(snap: OrgSnapshot): OrgSnapshot {
-  let sessions: OrgSnapshot['sessions'] | undefined;
-  for (const channelId of Object.keys(snap.sessions)) {
-    const part = snap.sessions[channelId]!;
-    if (part.state === 'failed' || !holdable(part.value)) continue;
-    sessions ??= { ...snap.sessions };
-    setOwn(sessions, channelId, { ...part, value: SessionList.of(part.value) });
-  }
-  return sessions === undefined ? snap : { ...snap, sessions };
-}
-
-/**
- * How long after a planned start a session still scheduled is a no-show by the shipped
- * rule (`session_no_show`, docs/alerts.md): the channel is read again around then, so the
- * list that decides is read within the grace and one hot interval.
- */
-export const NO_SHOW_GRACE_MS = 5 * 60_000;
-
-/**
- * Whether `list` holds a session live, or one still scheduled whose planned start, or
- * planned start plus {@link NO_SHOW_GRACE_MS}, is within `horizonMs` of `now`.
- */
-function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const status = statusAt(list, i);
-    if (isLiveStatus(status)) return true;
-    if (!isScheduledStatus(status)) continue;
-    const at = scheduledAt(list, i);
-    if (at === undefined) continue;
-    if (Math.abs(at - now) <= horizonMs || Math.abs(at + NO_SHOW_GRACE_MS - now) <= horizonMs) return true;
-  }
-  return false;
 }
 
 /** The more urgent of two priorities. */
