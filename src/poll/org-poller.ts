@@ -31,7 +31,6 @@ import type {
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
 import { isAiWorking, isLiveStatus } from '../snapshot/status.js';
 import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
-import { PRIORITIES, Urgency } from '../upstream/budget.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { AdditionCheck } from './additions.js';
@@ -39,6 +38,7 @@ import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } fro
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
 import { SessionList, sessionArray } from '../snapshot/session-list.js';
+import { SharedReads } from './shared-reads.js';
 import { detailTargetsOf, held, hotChannelsOf, loadOf } from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { channelHint, SweepLedger } from './sweep-ledger.js';
@@ -128,13 +128,8 @@ export class OrgPoller {
    * margin for the server's clock. In memory; bounded.
    */
   private readonly firstDetailSince = new Map<string, number>();
-  private readonly inflight = new Map<string, Promise<void>>();
-  /** Fresh reads waiting for the read of the same key in flight to end. */
-  private readonly queued = new Map<string, Promise<void>>();
-  /** The priority of each read in flight, raised by more urgent askers (see once). */
-  private readonly urgencies = new Map<string, Urgency>();
-  /** The most urgent priority a queued fresh read was asked at. */
-  private readonly queuedPriority = new Map<string, Priority>();
+  /** The reads in flight, shared by whoever asks for the same one (shared-reads.ts). */
+  private readonly reads: SharedReads;
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
   /** The whole channel list seen through the filter (channel-filter.ts). */
@@ -162,6 +157,16 @@ export class OrgPoller {
     }
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
+    this.reads = new SharedReads(deps.clock, {
+      began: (key, at) => {
+        if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), at);
+        return this.health.begin();
+      },
+      ended: (key, startedMono) => {
+        for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
+        this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
+      },
+    });
     // Changes that waited for the first baseline and no read saw before the snapshot was
     // saved still wait (commit).
     this.sweep.resume(initial.sessions, deps.clock.now());
@@ -190,7 +195,7 @@ export class OrgPoller {
    */
   async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
     const f = this.deps.fetcher;
-    await this.once(part, part === 'channels' ? 'high' : 'normal', async (ticket, urgency) => {
+    await this.reads.run(part, part === 'channels' ? 'high' : 'normal', async (ticket, urgency) => {
       const o = { urgency, signal };
       switch (part) {
         case 'profile':
@@ -216,7 +221,7 @@ export class OrgPoller {
     signal: AbortSignal,
     fresh = false,
   ): Promise<void> {
-    await this.once(
+    await this.reads.run(
       `sessions:${channelId}`,
       priority,
       async (ticket, urgency) => {
@@ -247,7 +252,7 @@ export class OrgPoller {
 
   /** Reads one session's detail. */
   async readDetail(sessionId: string, priority: Priority, signal: AbortSignal, fresh = false): Promise<void> {
-    await this.once(
+    await this.reads.run(
       `detail:${sessionId}`,
       priority,
       async (ticket, urgency) => {
@@ -387,7 +392,7 @@ export class OrgPoller {
 
   /** Waits for reads in flight (used on stop). */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.inflight.values()]);
+    await this.reads.settle();
   }
 
   private channels(): Channel[] {
@@ -401,53 +406,6 @@ export class OrgPoller {
   private window(): TimeWindow {
     const now = this.deps.clock.now();
     return { from: now - this.deps.window.past, to: now + this.deps.window.future };
-  }
-
-  /**
-   * Runs `fn` unless a read of `key` is in flight, which is shared instead. A `fresh` read
-   * (a follow-up of a change just seen) does not share one that began before it: that one
-   * may have been answered before the change, so one more read follows it (at most one
-   * queued per key). Either way the read in flight is raised to `priority` when that is
-   * more urgent: a follow-up or a periodic read never waits behind a sweep read of the
-   * same list still queued at the sweep's priority.
-   */
-  private async once(
-    key: string,
-    priority: Priority,
-    fn: (ticket: number, urgency: Urgency) => Promise<void>,
-    fresh = false,
-  ): Promise<void> {
-    const running = this.inflight.get(key);
-    if (running) this.urgencies.get(key)?.raise(priority);
-    if (running && fresh) {
-      this.queuedPriority.set(key, moreUrgent(this.queuedPriority.get(key), priority));
-      const queued = this.queued.get(key);
-      if (queued) return queued;
-      const next = running
-        .catch(() => undefined)
-        .then(() => {
-          this.queued.delete(key);
-          const asked = this.queuedPriority.get(key) ?? priority;
-          this.queuedPriority.delete(key);
-          return this.once(key, asked, fn);
-        });
-      this.queued.set(key, next);
-      return next;
-    }
-    if (running) return running;
-    const started = this.deps.clock.now();
-    const startedMono = this.deps.clock.monotonic();
-    if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
-    const urgency = new Urgency(priority);
-    this.urgencies.set(key, urgency);
-    const p = fn(this.health.begin(), urgency).finally(() => {
-      this.inflight.delete(key);
-      this.urgencies.delete(key);
-      for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
-      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
-    });
-    this.inflight.set(key, p);
-    return p;
   }
 
   /** Keeps the last complete value: only a complete part, or one over nothing complete, is taken. */
@@ -749,9 +707,4 @@ export class OrgPoller {
       });
     });
   }
-}
-
-/** The more urgent of two priorities. */
-function moreUrgent(a: Priority | undefined, b: Priority): Priority {
-  return a !== undefined && PRIORITIES.indexOf(a) < PRIORITIES.indexOf(b) ? a : b;
 }

@@ -31,7 +31,7 @@ const DOCS = new Map(
 const ALLOWED: SizeAllowances = {
   files: {
     // Five jobs in one class; split along commit()'s steps (issue "The house, II").
-    'src/poll/org-poller.ts': 757,
+    'src/poll/org-poller.ts': 710,
   },
   functions: {
     'src/poll/org-poller.ts#OrgPoller.commit': 136,
