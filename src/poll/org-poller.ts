@@ -10,22 +10,14 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import {
-  carryChannels,
-  carryDetail,
-  carryProfile,
-  carrySessions,
-  carrySubscription,
-} from '../snapshot/carry.js';
+import { carryDetail, carrySessions } from '../snapshot/carry.js';
 import type {
   Channel,
-  Org,
   OrgSnapshot,
   Part,
   Session,
   SessionDetail,
   SessionsPart,
-  Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
@@ -38,14 +30,25 @@ import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } fro
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
 import { SessionList, sessionArray } from '../snapshot/session-list.js';
+import { reviewRead } from './read-review.js';
 import { SharedReads } from './shared-reads.js';
-import { detailTargetsOf, held, hotChannelsOf, loadOf } from './org-queries.js';
+import {
+  carriedTop,
+  detailTargetsOf,
+  held,
+  hintOf,
+  hotChannelsOf,
+  loadOf,
+  type TopPart,
+  takes,
+} from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
-import { channelHint, SweepLedger } from './sweep-ledger.js';
+import { SweepLedger } from './sweep-ledger.js';
 import {
   deferredDetail,
   endedWithDetail,
   firstSinceOf,
+  forgetDetailAttempts,
   pruneDetails,
   waitedDetails,
 } from './prune-details.js';
@@ -87,8 +90,6 @@ export interface OrgPollerDeps {
    */
   followUpsWait?: () => boolean;
 }
-
-type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 
 /** How long after a session ended its detail is read again while its AI is at work. */
 const AI_FOLLOW_MS = 60 * 60_000;
@@ -229,7 +230,7 @@ export class OrgPoller {
         // Kept with the stored list too, so that a restart still tells a moved hint. A read
         // that failed, came back incomplete or was cut off may not have seen what moved it:
         // the hint stays unanswered.
-        const hint = this.hintOf(channelId);
+        const hint = hintOf(this.current, channelId);
         const began = this.deps.clock.now();
         const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
           urgency,
@@ -271,7 +272,7 @@ export class OrgPoller {
           this.finalUntil.delete(sessionId);
         }
         this.record(`detail:${sessionId}`, part, ticket);
-        if (!this.takes(this.current.details[sessionId], part)) return;
+        if (!takes(this.current.details[sessionId], part)) return;
         // A failed first read of a watched start keeps, stored with it, the time its first
         // detail is compared from, so a restart before a whole read does not lose it.
         const since = this.firstDetailSince.get(sessionId);
@@ -367,13 +368,6 @@ export class OrgPoller {
   /** Set when the poller begins to stop: reads aborted from then on are not failures. */
   stopping = false;
 
-  private hintOf(channelId: string): string | undefined {
-    const list = this.current.channels;
-    if (list === undefined || list.state === 'failed') return undefined;
-    const ch = list.value.find((c) => c.id === channelId);
-    return ch === undefined ? undefined : channelHint(ch);
-  }
-
   /** Pages the channel list takes, by the last one read. */
   channelPages(): number {
     return Math.max(1, Math.ceil(this.channels().length / this.deps.perPage));
@@ -408,11 +402,6 @@ export class OrgPoller {
     return { from: now - this.deps.window.past, to: now + this.deps.window.future };
   }
 
-  /** Keeps the last complete value: only a complete part, or one over nothing complete, is taken. */
-  private takes(prev: Part<unknown> | undefined, next: Part<unknown>): boolean {
-    return next.state === 'complete' || prev?.state !== 'complete';
-  }
-
   /** Notes the outcome of a read (`ticket`: the health ticket it took when it started). */
   private record(key: string, part: Part<unknown>, ticket: number): void {
     const entry: { at: number; state: Part<unknown>['state']; reason?: string } = {
@@ -430,23 +419,8 @@ export class OrgPoller {
 
   private fold(part: TopPart, value: Part<never> | Part<unknown>, ticket: number): void {
     this.record(part, value, ticket);
-    if (!this.takes(this.current[part], value)) return;
-    this.commit({ ...this.current, [part]: this.carried(part, value) }, part);
-  }
-
-  /** A complete profile or subscription, with what the read left out kept from the last one (carry.ts). */
-  private carried(part: TopPart, value: Part<unknown>): Part<unknown> {
-    const prev = this.current[part];
-    if (value.state !== 'complete' || prev?.state !== 'complete') return value;
-    if (part === 'profile') return { ...value, value: carryProfile(prev.value as Org, value.value as Org) };
-    if (part === 'subscription') {
-      return { ...value, value: carrySubscription(prev.value as Subscription, value.value as Subscription) };
-    }
-    if (part === 'channels') {
-      const list = carryChannels(prev.value as Channel[], value.value as Channel[]);
-      return list === value.value ? value : { ...value, value: list };
-    }
-    return value;
+    if (!takes(this.current[part], value)) return;
+    this.commit({ ...this.current, [part]: carriedTop(this.current, part, value) }, part);
   }
 
   /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
@@ -458,7 +432,7 @@ export class OrgPoller {
   ): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
-    const taken = this.takes(prev, read);
+    const taken = takes(prev, read);
     this.sweep.read(channelId, read, began, this.deps.clock.now());
     // What is still owed is kept on the stored list, so that a restart still owes it. A
     // list not replaced only has that mark brought in line: no read of it to review.
@@ -523,29 +497,6 @@ export class OrgPoller {
     await this.readSessions(channelId, 'high', signal, true);
   }
 
-  /**
-   * Drops the read attempts of details the snapshot no longer holds (sessions no longer
-   * live, their final read made): without this every session whose detail was ever read
-   * kept an entry for the life of the process, and every scrape walks them
-   * (metrics/freshness.ts). The latest detail attempt stays, so the resource's last
-   * attempt time never goes back.
-   */
-  private forgetDetailAttempts(): void {
-    let latest: string | undefined;
-    let latestAt = -Infinity;
-    const gone: string[] = [];
-    for (const [key, attempt] of this.attempts) {
-      if (!key.startsWith('detail:')) continue;
-      if (attempt.at >= latestAt) {
-        latest = key;
-        latestAt = attempt.at;
-      }
-      const id = key.slice('detail:'.length);
-      if (!Object.hasOwn(this.current.details, id) && !this.finalDetail.has(id)) gone.push(key);
-    }
-    for (const key of gone) if (key !== latest) this.attempts.delete(key);
-  }
-
   /** Drops a channel no longer watched: its session list, its sessions' details, its bookkeeping. */
   private forgetChannel(
     chId: string,
@@ -561,17 +512,48 @@ export class OrgPoller {
 
   /**
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
-   * current snapshot, then applies the consequences of the events.
+   * current snapshot, then applies the consequences of the events, in four steps: diff,
+   * review (read-review.ts), follow the events, store.
    */
   private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
-    const suspectBefore = new Set(
-      this.removals
-        .held()
-        .filter((h) => h.suspect)
-        .map((h) => h.list),
-    );
+    const found = this.diffRead(taken, read);
+    const {
+      events: diffed,
+      left,
+      entered,
+    } = read === 'channels'
+      ? this.filtered.review(found, this.filter)
+      : { events: found, left: [], entered: [] };
+    const checks = {
+      slug: this.slug,
+      logger: this.deps.logger,
+      additions: this.additions,
+      removals: this.removals,
+    };
+    const reviewed = reviewRead(checks, read, diffed, this.current, taken, now);
+    this.rereads.push(...reviewed.rereads);
+    const { next, events } = reviewed;
+    // Copied only when an event changes them: the session lists of 5000 channels are
+    // 5000 keys, and most reads change one list and yield no event.
+    const reshapes =
+      left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
+    const sessions = reshapes ? { ...next.sessions } : next.sessions;
+    const details = reshapes ? { ...next.details } : next.details;
+    const follow: FollowUp[] = [];
+    const signal = this.deps.signal;
+    // Channels that left the filter are no longer watched: dropped without a word. Those
+    // that entered it are read at once; their first list is a silent baseline.
+    for (const chId of left) this.forgetChannel(chId, sessions, details);
+    for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
+    const followed = this.follow(events, { sessions, details }, next, follow, now);
+    this.store(next, followed, events, reshapes, now);
+    this.runFollowUps(follow);
+  }
+
+  /** Step 1 of {@link commit}: the events of the read `read`, which made `taken`. */
+  private diffRead(taken: OrgSnapshot, read: string): ChangeEvent[] {
     const detailOf = read.startsWith('detail:') ? read.slice('detail:'.length) : undefined;
     const since = detailOf === undefined ? undefined : this.firstDetailSince.get(detailOf);
     const found = this.deps.diff(
@@ -585,46 +567,24 @@ export class OrgPoller {
     );
     if (detailOf !== undefined && taken.details[detailOf]?.state === 'complete')
       this.firstDetailSince.delete(detailOf);
-    const {
-      events: diffed,
-      left,
-      entered,
-    } = read === 'channels'
-      ? this.filtered.review(found, this.filter)
-      : { events: found, left: [], entered: [] };
-    const added = this.additions.review(read, diffed, this.current, taken, now);
-    if (added.held > 0) {
-      this.deps.logger.warn(
-        { org: this.slug, list: read, added: added.held },
-        'suspect read: a mass of additions held until a later read confirms it',
-      );
-      this.rereads.push(...added.reread.map((list) => ({ list })));
-    }
-    const reviewed = this.removals.review(read, added.events, this.current, added.next, now);
-    for (const h of this.removals.held()) {
-      if (!h.suspect || suspectBefore.has(h.list)) continue;
-      this.deps.logger.warn(
-        { org: this.slug, list: h.list, held: h.count },
-        'suspect read: removals held until later reads confirm them',
-      );
-    }
-    const next = reviewed.next;
-    const events = reviewed.events;
-    this.rereads.push(
-      ...reviewed.reread.map((list) => ({ list, sessions: reviewed.heldSessions?.get(list) })),
-    );
-    // Copied only when an event changes them: the session lists of 5000 channels are
-    // 5000 keys, and most reads change one list and yield no event.
-    const reshapes =
-      left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
-    let sessions = reshapes ? { ...next.sessions } : next.sessions;
-    let details = reshapes ? { ...next.details } : next.details;
-    const follow: Array<(priority: Priority) => Promise<void>> = [];
+    return found;
+  }
+
+  /**
+   * Step 3 of {@link commit}: the consequences of each event. Channels that change are
+   * read again (into `follow`) or marked to be; sessions that start have their detail read,
+   * or marked due; sessions that end are owed a final detail read. Returns the session lists
+   * and details, copied from `next`'s where a mark changed them.
+   */
+  private follow(
+    events: readonly ChangeEvent[],
+    parts: Pick<OrgSnapshot, 'sessions' | 'details'>,
+    next: OrgSnapshot,
+    follow: FollowUp[],
+    now: number,
+  ): Pick<OrgSnapshot, 'sessions' | 'details'> {
+    let { sessions, details } = parts;
     const signal = this.deps.signal;
-    // Channels that left the filter are no longer watched: dropped without a word. Those
-    // that entered it are read at once; their first list is a silent baseline.
-    for (const chId of left) this.forgetChannel(chId, sessions, details);
-    for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
     // When the first baseline is due to end within minutes, the first reads come first
     // (docs/polling.md, "Readiness and the first baseline"): a session that starts gets its
     // detail read with the other live details once the baseline is done (poller.ts), and a
@@ -679,6 +639,18 @@ export class OrgPoller {
         this.finalUntil.set(e.entity.id, now + AI_FOLLOW_MS);
       }
     }
+    return { sessions, details };
+  }
+
+  /** Step 4 of {@link commit}: takes `next` with `parts`, prunes details when due, tells onUpdate. */
+  private store(
+    next: OrgSnapshot,
+    parts: Pick<OrgSnapshot, 'sessions' | 'details'>,
+    events: ChangeEvent[],
+    reshapes: boolean,
+    now: number,
+  ): void {
+    const { sessions, details } = parts;
     // Details are pruned when a session may have stopped being live (a session event, a
     // channel gone, new details), and every half minute besides (a session that left the
     // window, a resumed snapshot): pruning looks at every session of every list.
@@ -693,11 +665,16 @@ export class OrgPoller {
       sessions,
       details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
     };
-    if (prune) this.forgetDetailAttempts();
+    if (prune) forgetDetailAttempts(this.attempts, this.current.details, this.finalDetail);
     this.deps.onUpdate(this.current, events);
-    // Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
-    // (hundreds of channels changing at once); the channel list (`high`) still goes first,
-    // with its pages' reserve, so it stays on time.
+  }
+
+  /**
+   * Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
+   * (hundreds of channels changing at once); the channel list (`high`) still goes first,
+   * with its pages' reserve, so it stays on time.
+   */
+  private runFollowUps(follow: readonly FollowUp[]): void {
     follow.forEach((run) => {
       run('follow').catch((err: unknown) => {
         // Stopping aborts reads still waiting for the budget, also reads this one shares
@@ -708,3 +685,6 @@ export class OrgPoller {
     });
   }
 }
+
+/** A read a commit asks for, run at the priority given. */
+type FollowUp = (priority: Priority) => Promise<void>;

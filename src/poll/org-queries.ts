@@ -1,9 +1,10 @@
 /**
  * What the planner and the poller ask of one org's snapshot (org-poller.ts): which
- * channels are hot, which details are due, what the org costs. Pure functions of the
- * snapshot and the poller's bookkeeping.
+ * channels are hot, which details are due, what the org costs, and what of a read the
+ * snapshot takes. Pure functions of the snapshot and the poller's bookkeeping.
  */
-import type { Channel, OrgSnapshot } from '../snapshot/model.js';
+import { carryChannels, carryProfile, carrySubscription } from '../snapshot/carry.js';
+import type { Channel, Org, OrgSnapshot, Part, Subscription } from '../snapshot/model.js';
 import { isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
 import {
   holdable,
@@ -15,6 +16,10 @@ import {
 } from '../snapshot/session-list.js';
 import { setOwn } from '../core/own.js';
 import type { OrgLoad } from './planner.js';
+import { channelHint } from './sweep-ledger.js';
+
+/** The org-level parts, each read whole. */
+export type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 
 /**
  * How long after a planned start a session still scheduled is a no-show by the shipped
@@ -107,4 +112,32 @@ export function held(snap: OrgSnapshot): OrgSnapshot {
     setOwn(sessions, channelId, { ...part, value: SessionList.of(part.value) });
   }
   return sessions === undefined ? snap : { ...snap, sessions };
+}
+
+/** Keeps the last complete value: only a complete part, or one over nothing complete, is taken. */
+export function takes(prev: Part<unknown> | undefined, next: Part<unknown>): boolean {
+  return next.state === 'complete' || prev?.state !== 'complete';
+}
+
+/** A complete profile, subscription or channel list, with what the read left out kept from `snap`'s (carry.ts). */
+export function carriedTop(snap: OrgSnapshot, part: TopPart, value: Part<unknown>): Part<unknown> {
+  const prev = snap[part];
+  if (value.state !== 'complete' || prev?.state !== 'complete') return value;
+  if (part === 'profile') return { ...value, value: carryProfile(prev.value as Org, value.value as Org) };
+  if (part === 'subscription') {
+    return { ...value, value: carrySubscription(prev.value as Subscription, value.value as Subscription) };
+  }
+  if (part === 'channels') {
+    const list = carryChannels(prev.value as Channel[], value.value as Channel[]);
+    return list === value.value ? value : { ...value, value: list };
+  }
+  return value;
+}
+
+/** The channel list's hint of `channelId` in `snap` (sweep-ledger.ts), when listed. */
+export function hintOf(snap: OrgSnapshot, channelId: string): string | undefined {
+  const list = snap.channels;
+  if (list === undefined || list.state === 'failed') return undefined;
+  const ch = list.value.find((c) => c.id === channelId);
+  return ch === undefined ? undefined : channelHint(ch);
 }

@@ -31,10 +31,9 @@ const DOCS = new Map(
 const ALLOWED: SizeAllowances = {
   files: {
     // Five jobs in one class; split along commit()'s steps (issue "The house, II").
-    'src/poll/org-poller.ts': 710,
+    'src/poll/org-poller.ts': 690,
   },
   functions: {
-    'src/poll/org-poller.ts#OrgPoller.commit': 136,
     'src/sim/render.ts#renderList': 127,
   },
 };
