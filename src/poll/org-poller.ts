@@ -21,8 +21,7 @@ import type {
   TimeWindow,
 } from '../snapshot/model.js';
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
-import { isAiWorking, isLiveStatus } from '../snapshot/status.js';
-import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
+import { isLiveStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { AdditionCheck } from './additions.js';
@@ -32,6 +31,7 @@ import { getOwn, setOwn } from '../core/own.js';
 import { SessionList, sessionArray } from '../snapshot/session-list.js';
 import { reviewRead } from './read-review.js';
 import { SharedReads } from './shared-reads.js';
+import { DetailLedger } from './detail-ledger.js';
 import {
   carriedTop,
   detailTargetsOf,
@@ -44,14 +44,7 @@ import {
 } from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { SweepLedger } from './sweep-ledger.js';
-import {
-  deferredDetail,
-  endedWithDetail,
-  firstSinceOf,
-  forgetDetailAttempts,
-  pruneDetails,
-  waitedDetails,
-} from './prune-details.js';
+import { deferredDetail, forgetDetailAttempts, pruneDetails, waitedDetails } from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -91,12 +84,6 @@ export interface OrgPollerDeps {
   followUpsWait?: () => boolean;
 }
 
-/** How long after a session ended its detail is read again while its AI is at work. */
-const AI_FOLLOW_MS = 60 * 60_000;
-
-/** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
-const MAX_FIRST_DETAILS = 10_000;
-
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
 
@@ -109,12 +96,8 @@ export class OrgPoller {
   private current: OrgSnapshot;
   /** What the sweep knows of each channel (sweep-ledger.ts). */
   private readonly sweep = new SweepLedger();
-  private readonly finalDetail = new Set<string>();
-  /**
-   * Until when an ended session's detail is read again while its AI is still at work
-   * (transcribing, summarizing): its final state comes minutes after the end.
-   */
-  private readonly finalUntil = new Map<string, number>();
+  /** The final and first detail reads owed (detail-ledger.ts). */
+  private readonly detailsOwed = new DetailLedger();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
   /** Mass additions wait for a later read of their list too (see additions.ts). */
@@ -123,12 +106,6 @@ export class OrgPoller {
   private readonly rereads: { list: ListKey; sessions?: string[] | undefined }[] = [];
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
-  /**
-   * Sessions tally watched start and has no detail of yet, with the time from which what
-   * their first detail shows is new (diff-detail.ts): the look before the start, less the
-   * margin for the server's clock. In memory; bounded.
-   */
-  private readonly firstDetailSince = new Map<string, number>();
   /** The reads in flight, shared by whoever asks for the same one (shared-reads.ts). */
   private readonly reads: SharedReads;
   /** When each part was last attempted and how it went, for freshness metrics. */
@@ -144,18 +121,7 @@ export class OrgPoller {
   ) {
     this.slug = auth.slug;
     this.current = held(initial);
-    // Details of ended sessions a stored snapshot holds were waiting for their final read
-    // when it was saved (pruning drops the others): a restart must not lose that read.
-    for (const id of endedWithDetail(initial)) {
-      this.finalDetail.add(id);
-      this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
-    }
-    // Watched starts whose first detail read had only failed when the snapshot was saved.
-    for (const [id, d] of Object.entries(initial.details)) {
-      const since = firstSinceOf(d);
-      if (since !== undefined && this.firstDetailSince.size < MAX_FIRST_DETAILS)
-        this.firstDetailSince.set(id, since);
-    }
+    this.detailsOwed.resume(initial, deps.clock.now());
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
     this.reads = new SharedReads(deps.clock, {
@@ -258,24 +224,12 @@ export class OrgPoller {
       priority,
       async (ticket, urgency) => {
         const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { urgency, signal });
-        // A final read that failed for a while (a timeout, a 5xx) is tried again with the
-        // next round of details; one the server refuses for good (gone, 4xx) is not. One
-        // that shows the AI still at work is read again, for an hour after the end at most.
-        const retry =
-          part.state === 'failed' && RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason);
-        const working =
-          part.state !== 'failed' &&
-          isAiWorking(part.value.ai) &&
-          this.deps.clock.now() < (this.finalUntil.get(sessionId) ?? Number.NEGATIVE_INFINITY);
-        if (!retry && !working) {
-          this.finalDetail.delete(sessionId);
-          this.finalUntil.delete(sessionId);
-        }
+        this.detailsOwed.answered(sessionId, part, this.deps.clock.now());
         this.record(`detail:${sessionId}`, part, ticket);
         if (!takes(this.current.details[sessionId], part)) return;
         // A failed first read of a watched start keeps, stored with it, the time its first
         // detail is compared from, so a restart before a whole read does not lose it.
-        const since = this.firstDetailSince.get(sessionId);
+        const since = this.detailsOwed.firstSinceOf(sessionId);
         const before = this.current.details[sessionId];
         const kept =
           part.state === 'failed' && since !== undefined
@@ -344,7 +298,7 @@ export class OrgPoller {
 
   /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
   detailTargets(): string[] {
-    return detailTargetsOf(this.current, this.finalDetail);
+    return detailTargetsOf(this.current, this.detailsOwed.owed);
   }
 
   /** The last full sweep: how long until every watched channel's sessions had been read once. */
@@ -555,7 +509,7 @@ export class OrgPoller {
   /** Step 1 of {@link commit}: the events of the read `read`, which made `taken`. */
   private diffRead(taken: OrgSnapshot, read: string): ChangeEvent[] {
     const detailOf = read.startsWith('detail:') ? read.slice('detail:'.length) : undefined;
-    const since = detailOf === undefined ? undefined : this.firstDetailSince.get(detailOf);
+    const since = detailOf === undefined ? undefined : this.detailsOwed.firstSinceOf(detailOf);
     const found = this.deps.diff(
       this.current,
       taken,
@@ -566,7 +520,7 @@ export class OrgPoller {
           : {},
     );
     if (detailOf !== undefined && taken.details[detailOf]?.state === 'complete')
-      this.firstDetailSince.delete(detailOf);
+      this.detailsOwed.firstRead(detailOf);
     return found;
   }
 
@@ -623,9 +577,7 @@ export class OrgPoller {
         const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
         if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {
           const since = lookedAt - NOT_NEWS_BEFORE_MS;
-          this.firstDetailSince.set(e.entity.id, since);
-          if (this.firstDetailSince.size > MAX_FIRST_DETAILS)
-            this.firstDetailSince.delete(this.firstDetailSince.keys().next().value!);
+          this.detailsOwed.watched(e.entity.id, since);
           // Put off: stored as a read not made yet, with that time, as a failed first read
           // is, so that a restart before the read does not lose it (see the constructor).
           if (waits) {
@@ -634,10 +586,7 @@ export class OrgPoller {
           }
         }
       }
-      if (e.kind === 'session.ended') {
-        this.finalDetail.add(e.entity.id);
-        this.finalUntil.set(e.entity.id, now + AI_FOLLOW_MS);
-      }
+      if (e.kind === 'session.ended') this.detailsOwed.ended(e.entity.id, now);
     }
     return { sessions, details };
   }
@@ -663,9 +612,9 @@ export class OrgPoller {
     this.current = {
       ...next,
       sessions,
-      details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
+      details: prune ? pruneDetails(details, sessions, this.detailsOwed.owed) : details,
     };
-    if (prune) forgetDetailAttempts(this.attempts, this.current.details, this.finalDetail);
+    if (prune) forgetDetailAttempts(this.attempts, this.current.details, this.detailsOwed.owed);
     this.deps.onUpdate(this.current, events);
   }
 

@@ -31,7 +31,7 @@ const DOCS = new Map(
 const ALLOWED: SizeAllowances = {
   files: {
     // Five jobs in one class; split along commit()'s steps (issue "The house, II").
-    'src/poll/org-poller.ts': 690,
+    'src/poll/org-poller.ts': 639,
   },
   functions: {
     'src/sim/render.ts#renderList': 127,
