@@ -10,6 +10,7 @@ import {
   completeValue,
   type Session,
   type SessionDetail,
+  type Subscription,
   subResourceRead as read,
 } from '../snapshot/model.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
@@ -55,6 +56,47 @@ function defined<T extends object>(o: T): T {
   return o;
 }
 
+/** The org's upstream health as rules see it; undefined while not yet known. */
+function upstreamPlain(view: OrgView): Plain | undefined {
+  // Health not yet known (right after a start) is not "ok": rules reading it wait.
+  if (view.health.state === 'unknown') return undefined;
+  return defined({
+    state: view.health.state,
+    last_success_at: view.health.lastSuccessAt,
+    last_error: view.health.lastError?.message,
+    reason: view.health.lastError?.reason,
+  });
+}
+
+/** The org's subscription as rules see it: usage as a share of each limit, and its funding. */
+function subscriptionPlain(sub: Subscription, slug: string, wallet: WalletHistory): Plain {
+  const usagePct: Record<string, number> = {};
+  for (const [k, limit] of Object.entries(sub.limits)) {
+    const used = sub.usage[k];
+    if (used !== undefined && limit > 0) setOwn(usagePct, k, (used / limit) * 100);
+  }
+  const f = sub.funding;
+  const funding: Plain =
+    f.mode === 'wallet'
+      ? defined({
+          mode: 'wallet',
+          balance: f.balance,
+          currency: f.currency,
+          burn_per_day: wallet.burnPerDay(slug),
+          days_left: f.balance === undefined ? undefined : wallet.daysLeft(slug, f.balance),
+        })
+      : f.mode === 'byok'
+        ? defined({ mode: 'byok', provider: f.provider, key_status: f.keyStatus })
+        : defined({ mode: f.raw ?? 'unknown' });
+  return defined({
+    plan: sub.plan,
+    limits: { ...sub.limits },
+    usage: { ...sub.usage },
+    usage_pct: usagePct,
+    funding,
+  });
+}
+
 /** Builds the scope of one org from its view. */
 export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
   const snap = view.snapshot;
@@ -67,45 +109,9 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
     labels: { ...view.labels },
     token_expires_at: view.tokenExpiresAt,
   });
-  // Health not yet known (right after a start) is not "ok": rules reading it wait.
-  const upstream: Plain | undefined =
-    view.health.state === 'unknown'
-      ? undefined
-      : defined({
-          state: view.health.state,
-          last_success_at: view.health.lastSuccessAt,
-          last_error: view.health.lastError?.message,
-          reason: view.health.lastError?.reason,
-        });
+  const upstream = upstreamPlain(view);
   const sub = completeValue(snap.subscription);
-  let subscription: Plain | undefined;
-  if (sub) {
-    const usagePct: Record<string, number> = {};
-    for (const [k, limit] of Object.entries(sub.limits)) {
-      const used = sub.usage[k];
-      if (used !== undefined && limit > 0) setOwn(usagePct, k, (used / limit) * 100);
-    }
-    const f = sub.funding;
-    const funding: Plain =
-      f.mode === 'wallet'
-        ? defined({
-            mode: 'wallet',
-            balance: f.balance,
-            currency: f.currency,
-            burn_per_day: wallet.burnPerDay(view.slug),
-            days_left: f.balance === undefined ? undefined : wallet.daysLeft(view.slug, f.balance),
-          })
-        : f.mode === 'byok'
-          ? defined({ mode: 'byok', provider: f.provider, key_status: f.keyStatus })
-          : defined({ mode: f.raw ?? 'unknown' });
-    subscription = defined({
-      plan: sub.plan,
-      limits: { ...sub.limits },
-      usage: { ...sub.usage },
-      usage_pct: usagePct,
-      funding,
-    });
-  }
+  const subscription = sub && subscriptionPlain(sub, view.slug, wallet);
   const team = completeValue(snap.team)?.map((m) => defined({ ...m }) as Plain);
   const channelList = completeValue(snap.channels);
   const channels = channelList && channelPlains(channelList, snap.channels!.at);

@@ -10,52 +10,41 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
 import type { ChangeEvent } from '../snapshot/events.js';
-import {
-  carryChannels,
-  carryDetail,
-  carryProfile,
-  carrySessions,
-  carrySubscription,
-} from '../snapshot/carry.js';
+import { carryDetail, carrySessions } from '../snapshot/carry.js';
 import type {
   Channel,
-  Org,
   OrgSnapshot,
   Part,
   Session,
   SessionDetail,
   SessionsPart,
-  Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
 import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
-import { isAiWorking, isLiveStatus, isScheduledStatus } from '../snapshot/status.js';
-import { RETRYABLE_UPSTREAM_REASONS, type UpstreamReason } from '../upstream/errors.js';
-import { PRIORITIES, Urgency } from '../upstream/budget.js';
+import { isLiveStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { AdditionCheck } from './additions.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
 import { getOwn, setOwn } from '../core/own.js';
+import { SessionList, sessionArray } from '../snapshot/session-list.js';
+import { reviewRead } from './read-review.js';
+import { SharedReads } from './shared-reads.js';
+import { DetailLedger } from './detail-ledger.js';
 import {
-  holdable,
-  idAt,
-  scheduledAt,
-  SessionList,
-  type Sessions,
-  sessionArray,
-  statusAt,
-} from '../snapshot/session-list.js';
+  carriedTop,
+  detailTargetsOf,
+  held,
+  hintOf,
+  hotChannelsOf,
+  loadOf,
+  type TopPart,
+  takes,
+} from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
-import { channelHint, SweepLedger } from './sweep-ledger.js';
-import {
-  deferredDetail,
-  endedWithDetail,
-  firstSinceOf,
-  pruneDetails,
-  waitedDetails,
-} from './prune-details.js';
+import { SweepLedger } from './sweep-ledger.js';
+import { deferredDetail, forgetDetailAttempts, pruneDetails, waitedDetails } from './prune-details.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -95,16 +84,10 @@ export interface OrgPollerDeps {
   followUpsWait?: () => boolean;
 }
 
-type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
-
-/** How long after a session ended its detail is read again while its AI is at work. */
-const AI_FOLLOW_MS = 60 * 60_000;
-
-/** Sessions whose first detail the poller compares rather than takes as a baseline, at most. */
-const MAX_FIRST_DETAILS = 10_000;
-
 /** Sessions missing from one read whose detail is asked where they went (see OrgPoller.reread). */
 const MOVE_CHECKS = 5;
+
+export { NO_SHOW_GRACE_MS } from './org-queries.js';
 
 /** Reads and tracks one organization. */
 export class OrgPoller {
@@ -113,12 +96,8 @@ export class OrgPoller {
   private current: OrgSnapshot;
   /** What the sweep knows of each channel (sweep-ledger.ts). */
   private readonly sweep = new SweepLedger();
-  private readonly finalDetail = new Set<string>();
-  /**
-   * Until when an ended session's detail is read again while its AI is still at work
-   * (transcribing, summarizing): its final state comes minutes after the end.
-   */
-  private readonly finalUntil = new Map<string, number>();
+  /** The final and first detail reads owed (detail-ledger.ts). */
+  private readonly detailsOwed = new DetailLedger();
   /** Removals wait for evidence from further reads of their list (see removals.ts). */
   private readonly removals: RemovalCheck;
   /** Mass additions wait for a later read of their list too (see additions.ts). */
@@ -127,19 +106,8 @@ export class OrgPoller {
   private readonly rereads: { list: ListKey; sessions?: string[] | undefined }[] = [];
   /** When details were last pruned. */
   private lastPrune = Number.NEGATIVE_INFINITY;
-  /**
-   * Sessions tally watched start and has no detail of yet, with the time from which what
-   * their first detail shows is new (diff-detail.ts): the look before the start, less the
-   * margin for the server's clock. In memory; bounded.
-   */
-  private readonly firstDetailSince = new Map<string, number>();
-  private readonly inflight = new Map<string, Promise<void>>();
-  /** Fresh reads waiting for the read of the same key in flight to end. */
-  private readonly queued = new Map<string, Promise<void>>();
-  /** The priority of each read in flight, raised by more urgent askers (see once). */
-  private readonly urgencies = new Map<string, Urgency>();
-  /** The most urgent priority a queued fresh read was asked at. */
-  private readonly queuedPriority = new Map<string, Priority>();
+  /** The reads in flight, shared by whoever asks for the same one (shared-reads.ts). */
+  private readonly reads: SharedReads;
   /** When each part was last attempted and how it went, for freshness metrics. */
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
   /** The whole channel list seen through the filter (channel-filter.ts). */
@@ -153,20 +121,19 @@ export class OrgPoller {
   ) {
     this.slug = auth.slug;
     this.current = held(initial);
-    // Details of ended sessions a stored snapshot holds were waiting for their final read
-    // when it was saved (pruning drops the others): a restart must not lose that read.
-    for (const id of endedWithDetail(initial)) {
-      this.finalDetail.add(id);
-      this.finalUntil.set(id, deps.clock.now() + AI_FOLLOW_MS);
-    }
-    // Watched starts whose first detail read had only failed when the snapshot was saved.
-    for (const [id, d] of Object.entries(initial.details)) {
-      const since = firstSinceOf(d);
-      if (since !== undefined && this.firstDetailSince.size < MAX_FIRST_DETAILS)
-        this.firstDetailSince.set(id, since);
-    }
+    this.detailsOwed.resume(initial, deps.clock.now());
     this.health = new UpstreamHealth(auth.slug);
     this.removals = new RemovalCheck(deps.removals);
+    this.reads = new SharedReads(deps.clock, {
+      began: (key, at) => {
+        if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), at);
+        return this.health.begin();
+      },
+      ended: (key, startedMono) => {
+        for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
+        this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
+      },
+    });
     // Changes that waited for the first baseline and no read saw before the snapshot was
     // saved still wait (commit).
     this.sweep.resume(initial.sessions, deps.clock.now());
@@ -195,7 +162,7 @@ export class OrgPoller {
    */
   async refresh(part: TopPart, signal: AbortSignal): Promise<void> {
     const f = this.deps.fetcher;
-    await this.once(part, part === 'channels' ? 'high' : 'normal', async (ticket, urgency) => {
+    await this.reads.run(part, part === 'channels' ? 'high' : 'normal', async (ticket, urgency) => {
       const o = { urgency, signal };
       switch (part) {
         case 'profile':
@@ -221,7 +188,7 @@ export class OrgPoller {
     signal: AbortSignal,
     fresh = false,
   ): Promise<void> {
-    await this.once(
+    await this.reads.run(
       `sessions:${channelId}`,
       priority,
       async (ticket, urgency) => {
@@ -229,7 +196,7 @@ export class OrgPoller {
         // Kept with the stored list too, so that a restart still tells a moved hint. A read
         // that failed, came back incomplete or was cut off may not have seen what moved it:
         // the hint stays unanswered.
-        const hint = this.hintOf(channelId);
+        const hint = hintOf(this.current, channelId);
         const began = this.deps.clock.now();
         const part = await this.deps.fetcher.fetchSessions(this.auth, channelId, {
           urgency,
@@ -252,29 +219,17 @@ export class OrgPoller {
 
   /** Reads one session's detail. */
   async readDetail(sessionId: string, priority: Priority, signal: AbortSignal, fresh = false): Promise<void> {
-    await this.once(
+    await this.reads.run(
       `detail:${sessionId}`,
       priority,
       async (ticket, urgency) => {
         const part = await this.deps.fetcher.fetchSessionDetail(this.auth, sessionId, { urgency, signal });
-        // A final read that failed for a while (a timeout, a 5xx) is tried again with the
-        // next round of details; one the server refuses for good (gone, 4xx) is not. One
-        // that shows the AI still at work is read again, for an hour after the end at most.
-        const retry =
-          part.state === 'failed' && RETRYABLE_UPSTREAM_REASONS.includes(part.error.reason as UpstreamReason);
-        const working =
-          part.state !== 'failed' &&
-          isAiWorking(part.value.ai) &&
-          this.deps.clock.now() < (this.finalUntil.get(sessionId) ?? Number.NEGATIVE_INFINITY);
-        if (!retry && !working) {
-          this.finalDetail.delete(sessionId);
-          this.finalUntil.delete(sessionId);
-        }
+        this.detailsOwed.answered(sessionId, part, this.deps.clock.now());
         this.record(`detail:${sessionId}`, part, ticket);
-        if (!this.takes(this.current.details[sessionId], part)) return;
+        if (!takes(this.current.details[sessionId], part)) return;
         // A failed first read of a watched start keeps, stored with it, the time its first
         // detail is compared from, so a restart before a whole read does not lose it.
-        const since = this.firstDetailSince.get(sessionId);
+        const since = this.detailsOwed.firstSinceOf(sessionId);
         const before = this.current.details[sessionId];
         const kept =
           part.state === 'failed' && since !== undefined
@@ -327,22 +282,9 @@ export class OrgPoller {
    * of the budget the sweep needs for every other channel.
    */
   hotChannels(now: number, horizonMs: number): string[] {
-    const out: string[] = [];
-    const channels = this.channels();
     // Until every channel's sessions were read once, the first baseline comes first: only
     // live channels are re-read at the hot interval (a change still gets its follow-up).
-    const baseline = this.inBaseline();
-    for (const ch of channels) {
-      if (isLiveStatus(ch.status)) {
-        out.push(ch.id);
-        continue;
-      }
-      if (baseline) continue;
-      const part = this.current.sessions[ch.id];
-      if (part?.state !== 'complete') continue;
-      if (dueWithin(part.value, now, horizonMs)) out.push(ch.id);
-    }
-    return out;
+    return hotChannelsOf(this.current, this.channels(), this.inBaseline(), now, horizonMs);
   }
 
   /**
@@ -356,13 +298,7 @@ export class OrgPoller {
 
   /** Sessions whose detail is read at the detail interval: live ones, and just-ended ones once more. */
   detailTargets(): string[] {
-    const out = new Set(this.finalDetail);
-    for (const part of Object.values(this.current.sessions)) {
-      if (part.state !== 'complete') continue;
-      const list = part.value;
-      for (let i = 0; i < list.length; i++) if (isLiveStatus(statusAt(list, i))) out.add(idAt(list, i));
-    }
-    return [...out];
+    return detailTargetsOf(this.current, this.detailsOwed.owed);
   }
 
   /** The last full sweep: how long until every watched channel's sessions had been read once. */
@@ -386,13 +322,6 @@ export class OrgPoller {
   /** Set when the poller begins to stop: reads aborted from then on are not failures. */
   stopping = false;
 
-  private hintOf(channelId: string): string | undefined {
-    const list = this.current.channels;
-    if (list === undefined || list.state === 'failed') return undefined;
-    const ch = list.value.find((c) => c.id === channelId);
-    return ch === undefined ? undefined : channelHint(ch);
-  }
-
   /** Pages the channel list takes, by the last one read. */
   channelPages(): number {
     return Math.max(1, Math.ceil(this.channels().length / this.deps.perPage));
@@ -400,28 +329,18 @@ export class OrgPoller {
 
   /** What this org costs, for the planner. */
   load(now: number, horizonMs: number): OrgLoad {
-    const channels = this.channels();
-    let sessions = 0;
-    let lists = 0;
-    for (const part of Object.values(this.current.sessions)) {
-      if (part.state !== 'complete') continue;
-      sessions += part.value.length;
-      lists += 1;
-    }
-    const perList = lists === 0 ? 0 : sessions / lists;
-    return {
-      slug: this.slug,
-      channels: channels.length,
+    const counts = {
+      channels: this.channels().length,
       channelPages: this.channelPages(),
       hotChannels: this.hotChannels(now, horizonMs).length,
       liveSessions: this.detailTargets().length,
-      sessionPages: Math.max(1, Math.ceil(perList / this.deps.perPage)),
     };
+    return loadOf(this.slug, this.current, counts, this.deps.perPage);
   }
 
   /** Waits for reads in flight (used on stop). */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.inflight.values()]);
+    await this.reads.settle();
   }
 
   private channels(): Channel[] {
@@ -435,58 +354,6 @@ export class OrgPoller {
   private window(): TimeWindow {
     const now = this.deps.clock.now();
     return { from: now - this.deps.window.past, to: now + this.deps.window.future };
-  }
-
-  /**
-   * Runs `fn` unless a read of `key` is in flight, which is shared instead. A `fresh` read
-   * (a follow-up of a change just seen) does not share one that began before it: that one
-   * may have been answered before the change, so one more read follows it (at most one
-   * queued per key). Either way the read in flight is raised to `priority` when that is
-   * more urgent: a follow-up or a periodic read never waits behind a sweep read of the
-   * same list still queued at the sweep's priority.
-   */
-  private async once(
-    key: string,
-    priority: Priority,
-    fn: (ticket: number, urgency: Urgency) => Promise<void>,
-    fresh = false,
-  ): Promise<void> {
-    const running = this.inflight.get(key);
-    if (running) this.urgencies.get(key)?.raise(priority);
-    if (running && fresh) {
-      this.queuedPriority.set(key, moreUrgent(this.queuedPriority.get(key), priority));
-      const queued = this.queued.get(key);
-      if (queued) return queued;
-      const next = running
-        .catch(() => undefined)
-        .then(() => {
-          this.queued.delete(key);
-          const asked = this.queuedPriority.get(key) ?? priority;
-          this.queuedPriority.delete(key);
-          return this.once(key, asked, fn);
-        });
-      this.queued.set(key, next);
-      return next;
-    }
-    if (running) return running;
-    const started = this.deps.clock.now();
-    const startedMono = this.deps.clock.monotonic();
-    if (key.startsWith('sessions:')) this.sweep.began(key.slice('sessions:'.length), started);
-    const urgency = new Urgency(priority);
-    this.urgencies.set(key, urgency);
-    const p = fn(this.health.begin(), urgency).finally(() => {
-      this.inflight.delete(key);
-      this.urgencies.delete(key);
-      for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
-      this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
-    });
-    this.inflight.set(key, p);
-    return p;
-  }
-
-  /** Keeps the last complete value: only a complete part, or one over nothing complete, is taken. */
-  private takes(prev: Part<unknown> | undefined, next: Part<unknown>): boolean {
-    return next.state === 'complete' || prev?.state !== 'complete';
   }
 
   /** Notes the outcome of a read (`ticket`: the health ticket it took when it started). */
@@ -506,23 +373,8 @@ export class OrgPoller {
 
   private fold(part: TopPart, value: Part<never> | Part<unknown>, ticket: number): void {
     this.record(part, value, ticket);
-    if (!this.takes(this.current[part], value)) return;
-    this.commit({ ...this.current, [part]: this.carried(part, value) }, part);
-  }
-
-  /** A complete profile or subscription, with what the read left out kept from the last one (carry.ts). */
-  private carried(part: TopPart, value: Part<unknown>): Part<unknown> {
-    const prev = this.current[part];
-    if (value.state !== 'complete' || prev?.state !== 'complete') return value;
-    if (part === 'profile') return { ...value, value: carryProfile(prev.value as Org, value.value as Org) };
-    if (part === 'subscription') {
-      return { ...value, value: carrySubscription(prev.value as Subscription, value.value as Subscription) };
-    }
-    if (part === 'channels') {
-      const list = carryChannels(prev.value as Channel[], value.value as Channel[]);
-      return list === value.value ? value : { ...value, value: list };
-    }
-    return value;
+    if (!takes(this.current[part], value)) return;
+    this.commit({ ...this.current, [part]: carriedTop(this.current, part, value) }, part);
   }
 
   /** Takes a read of a channel's sessions, begun at `began`, into the snapshot. */
@@ -534,7 +386,7 @@ export class OrgPoller {
   ): void {
     this.record(`sessions:${channelId}`, read, ticket);
     const prev = this.current.sessions[channelId];
-    const taken = this.takes(prev, read);
+    const taken = takes(prev, read);
     this.sweep.read(channelId, read, began, this.deps.clock.now());
     // What is still owed is kept on the stored list, so that a restart still owes it. A
     // list not replaced only has that mark brought in line: no read of it to review.
@@ -599,29 +451,6 @@ export class OrgPoller {
     await this.readSessions(channelId, 'high', signal, true);
   }
 
-  /**
-   * Drops the read attempts of details the snapshot no longer holds (sessions no longer
-   * live, their final read made): without this every session whose detail was ever read
-   * kept an entry for the life of the process, and every scrape walks them
-   * (metrics/freshness.ts). The latest detail attempt stays, so the resource's last
-   * attempt time never goes back.
-   */
-  private forgetDetailAttempts(): void {
-    let latest: string | undefined;
-    let latestAt = -Infinity;
-    const gone: string[] = [];
-    for (const [key, attempt] of this.attempts) {
-      if (!key.startsWith('detail:')) continue;
-      if (attempt.at >= latestAt) {
-        latest = key;
-        latestAt = attempt.at;
-      }
-      const id = key.slice('detail:'.length);
-      if (!Object.hasOwn(this.current.details, id) && !this.finalDetail.has(id)) gone.push(key);
-    }
-    for (const key of gone) if (key !== latest) this.attempts.delete(key);
-  }
-
   /** Drops a channel no longer watched: its session list, its sessions' details, its bookkeeping. */
   private forgetChannel(
     chId: string,
@@ -637,19 +466,50 @@ export class OrgPoller {
 
   /**
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
-   * current snapshot, then applies the consequences of the events.
+   * current snapshot, then applies the consequences of the events, in four steps: diff,
+   * review (read-review.ts), follow the events, store.
    */
   private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
     const taken = { ...candidate, takenAt: now };
-    const suspectBefore = new Set(
-      this.removals
-        .held()
-        .filter((h) => h.suspect)
-        .map((h) => h.list),
-    );
+    const found = this.diffRead(taken, read);
+    const {
+      events: diffed,
+      left,
+      entered,
+    } = read === 'channels'
+      ? this.filtered.review(found, this.filter)
+      : { events: found, left: [], entered: [] };
+    const checks = {
+      slug: this.slug,
+      logger: this.deps.logger,
+      additions: this.additions,
+      removals: this.removals,
+    };
+    const reviewed = reviewRead(checks, read, diffed, this.current, taken, now);
+    this.rereads.push(...reviewed.rereads);
+    const { next, events } = reviewed;
+    // Copied only when an event changes them: the session lists of 5000 channels are
+    // 5000 keys, and most reads change one list and yield no event.
+    const reshapes =
+      left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
+    const sessions = reshapes ? { ...next.sessions } : next.sessions;
+    const details = reshapes ? { ...next.details } : next.details;
+    const follow: FollowUp[] = [];
+    const signal = this.deps.signal;
+    // Channels that left the filter are no longer watched: dropped without a word. Those
+    // that entered it are read at once; their first list is a silent baseline.
+    for (const chId of left) this.forgetChannel(chId, sessions, details);
+    for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
+    const followed = this.follow(events, { sessions, details }, next, follow, now);
+    this.store(next, followed, events, reshapes, now);
+    this.runFollowUps(follow);
+  }
+
+  /** Step 1 of {@link commit}: the events of the read `read`, which made `taken`. */
+  private diffRead(taken: OrgSnapshot, read: string): ChangeEvent[] {
     const detailOf = read.startsWith('detail:') ? read.slice('detail:'.length) : undefined;
-    const since = detailOf === undefined ? undefined : this.firstDetailSince.get(detailOf);
+    const since = detailOf === undefined ? undefined : this.detailsOwed.firstSinceOf(detailOf);
     const found = this.deps.diff(
       this.current,
       taken,
@@ -660,47 +520,25 @@ export class OrgPoller {
           : {},
     );
     if (detailOf !== undefined && taken.details[detailOf]?.state === 'complete')
-      this.firstDetailSince.delete(detailOf);
-    const {
-      events: diffed,
-      left,
-      entered,
-    } = read === 'channels'
-      ? this.filtered.review(found, this.filter)
-      : { events: found, left: [], entered: [] };
-    const added = this.additions.review(read, diffed, this.current, taken, now);
-    if (added.held > 0) {
-      this.deps.logger.warn(
-        { org: this.slug, list: read, added: added.held },
-        'suspect read: a mass of additions held until a later read confirms it',
-      );
-      this.rereads.push(...added.reread.map((list) => ({ list })));
-    }
-    const reviewed = this.removals.review(read, added.events, this.current, added.next, now);
-    for (const h of this.removals.held()) {
-      if (!h.suspect || suspectBefore.has(h.list)) continue;
-      this.deps.logger.warn(
-        { org: this.slug, list: h.list, held: h.count },
-        'suspect read: removals held until later reads confirm them',
-      );
-    }
-    const next = reviewed.next;
-    const events = reviewed.events;
-    this.rereads.push(
-      ...reviewed.reread.map((list) => ({ list, sessions: reviewed.heldSessions?.get(list) })),
-    );
-    // Copied only when an event changes them: the session lists of 5000 channels are
-    // 5000 keys, and most reads change one list and yield no event.
-    const reshapes =
-      left.length > 0 || events.some((e) => e.kind === 'channel.added' || e.kind === 'channel.removed');
-    let sessions = reshapes ? { ...next.sessions } : next.sessions;
-    let details = reshapes ? { ...next.details } : next.details;
-    const follow: Array<(priority: Priority) => Promise<void>> = [];
+      this.detailsOwed.firstRead(detailOf);
+    return found;
+  }
+
+  /**
+   * Step 3 of {@link commit}: the consequences of each event. Channels that change are
+   * read again (into `follow`) or marked to be; sessions that start have their detail read,
+   * or marked due; sessions that end are owed a final detail read. Returns the session lists
+   * and details, copied from `next`'s where a mark changed them.
+   */
+  private follow(
+    events: readonly ChangeEvent[],
+    parts: Pick<OrgSnapshot, 'sessions' | 'details'>,
+    next: OrgSnapshot,
+    follow: FollowUp[],
+    now: number,
+  ): Pick<OrgSnapshot, 'sessions' | 'details'> {
+    let { sessions, details } = parts;
     const signal = this.deps.signal;
-    // Channels that left the filter are no longer watched: dropped without a word. Those
-    // that entered it are read at once; their first list is a silent baseline.
-    for (const chId of left) this.forgetChannel(chId, sessions, details);
-    for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
     // When the first baseline is due to end within minutes, the first reads come first
     // (docs/polling.md, "Readiness and the first baseline"): a session that starts gets its
     // detail read with the other live details once the baseline is done (poller.ts), and a
@@ -739,9 +577,7 @@ export class OrgPoller {
         const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
         if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {
           const since = lookedAt - NOT_NEWS_BEFORE_MS;
-          this.firstDetailSince.set(e.entity.id, since);
-          if (this.firstDetailSince.size > MAX_FIRST_DETAILS)
-            this.firstDetailSince.delete(this.firstDetailSince.keys().next().value!);
+          this.detailsOwed.watched(e.entity.id, since);
           // Put off: stored as a read not made yet, with that time, as a failed first read
           // is, so that a restart before the read does not lose it (see the constructor).
           if (waits) {
@@ -750,11 +586,20 @@ export class OrgPoller {
           }
         }
       }
-      if (e.kind === 'session.ended') {
-        this.finalDetail.add(e.entity.id);
-        this.finalUntil.set(e.entity.id, now + AI_FOLLOW_MS);
-      }
+      if (e.kind === 'session.ended') this.detailsOwed.ended(e.entity.id, now);
     }
+    return { sessions, details };
+  }
+
+  /** Step 4 of {@link commit}: takes `next` with `parts`, prunes details when due, tells onUpdate. */
+  private store(
+    next: OrgSnapshot,
+    parts: Pick<OrgSnapshot, 'sessions' | 'details'>,
+    events: ChangeEvent[],
+    reshapes: boolean,
+    now: number,
+  ): void {
+    const { sessions, details } = parts;
     // Details are pruned when a session may have stopped being live (a session event, a
     // channel gone, new details), and every half minute besides (a session that left the
     // window, a resumed snapshot): pruning looks at every session of every list.
@@ -767,13 +612,18 @@ export class OrgPoller {
     this.current = {
       ...next,
       sessions,
-      details: prune ? pruneDetails(details, sessions, this.finalDetail) : details,
+      details: prune ? pruneDetails(details, sessions, this.detailsOwed.owed) : details,
     };
-    if (prune) this.forgetDetailAttempts();
+    if (prune) forgetDetailAttempts(this.attempts, this.current.details, this.detailsOwed.owed);
     this.deps.onUpdate(this.current, events);
-    // Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
-    // (hundreds of channels changing at once); the channel list (`high`) still goes first,
-    // with its pages' reserve, so it stays on time.
+  }
+
+  /**
+   * Every follow-up goes ahead of the periodic reads and the sweep, also after a storm
+   * (hundreds of channels changing at once); the channel list (`high`) still goes first,
+   * with its pages' reserve, so it stays on time.
+   */
+  private runFollowUps(follow: readonly FollowUp[]): void {
     follow.forEach((run) => {
       run('follow').catch((err: unknown) => {
         // Stopping aborts reads still waiting for the budget, also reads this one shares
@@ -785,46 +635,5 @@ export class OrgPoller {
   }
 }
 
-/**
- * `snap` with its session lists held compactly (session-list.ts), where they are arrays of
- * objects (the store holds them so as it reads them, session-list.ts; a snapshot given
- * another way may not). The snapshot itself when none is.
- */
-function held(snap: OrgSnapshot): OrgSnapshot {
-  let sessions: OrgSnapshot['sessions'] | undefined;
-  for (const channelId of Object.keys(snap.sessions)) {
-    const part = snap.sessions[channelId]!;
-    if (part.state === 'failed' || !holdable(part.value)) continue;
-    sessions ??= { ...snap.sessions };
-    setOwn(sessions, channelId, { ...part, value: SessionList.of(part.value) });
-  }
-  return sessions === undefined ? snap : { ...snap, sessions };
-}
-
-/**
- * How long after a planned start a session still scheduled is a no-show by the shipped
- * rule (`session_no_show`, docs/alerts.md): the channel is read again around then, so the
- * list that decides is read within the grace and one hot interval.
- */
-export const NO_SHOW_GRACE_MS = 5 * 60_000;
-
-/**
- * Whether `list` holds a session live, or one still scheduled whose planned start, or
- * planned start plus {@link NO_SHOW_GRACE_MS}, is within `horizonMs` of `now`.
- */
-function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const status = statusAt(list, i);
-    if (isLiveStatus(status)) return true;
-    if (!isScheduledStatus(status)) continue;
-    const at = scheduledAt(list, i);
-    if (at === undefined) continue;
-    if (Math.abs(at - now) <= horizonMs || Math.abs(at + NO_SHOW_GRACE_MS - now) <= horizonMs) return true;
-  }
-  return false;
-}
-
-/** The more urgent of two priorities. */
-function moreUrgent(a: Priority | undefined, b: Priority): Priority {
-  return a !== undefined && PRIORITIES.indexOf(a) < PRIORITIES.indexOf(b) ? a : b;
-}
+/** A read a commit asks for, run at the priority given. */
+type FollowUp = (priority: Priority) => Promise<void>;

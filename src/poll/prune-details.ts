@@ -109,3 +109,30 @@ export function waitedDetails(details: OrgSnapshot['details'], now: number, wait
   }
   return out;
 }
+
+/**
+ * Drops the read attempts of details `details` no longer holds (sessions no longer live,
+ * their final read made, so not in `keep`): without this every session whose detail was
+ * ever read kept an entry for the life of the process, and every scrape walks them
+ * (metrics/freshness.ts). The latest detail attempt stays, so the resource's last attempt
+ * time never goes back.
+ */
+export function forgetDetailAttempts(
+  attempts: Map<string, { at: number }>,
+  details: OrgSnapshot['details'],
+  keep: ReadonlySet<string>,
+): void {
+  let latest: string | undefined;
+  let latestAt = -Infinity;
+  const gone: string[] = [];
+  for (const [key, attempt] of attempts) {
+    if (!key.startsWith('detail:')) continue;
+    if (attempt.at >= latestAt) {
+      latest = key;
+      latestAt = attempt.at;
+    }
+    const id = key.slice('detail:'.length);
+    if (!Object.hasOwn(details, id) && !keep.has(id)) gone.push(key);
+  }
+  for (const key of gone) if (key !== latest) attempts.delete(key);
+}

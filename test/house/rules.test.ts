@@ -30,12 +30,11 @@ const DOCS = new Map(
  */
 const ALLOWED: SizeAllowances = {
   files: {
-    // Five jobs in one class; split along commit()'s steps (issue "The house, II").
-    'src/poll/org-poller.ts': 798,
+    // Reads, folds and follows events in one class; next seams: the confirming reads
+    // (reread) and the events' follow-ups (issue "The house, II").
+    'src/poll/org-poller.ts': 639,
   },
   functions: {
-    'src/alerts/context.ts#orgScope': 125,
-    'src/poll/org-poller.ts#OrgPoller.commit': 136,
     'src/sim/render.ts#renderList': 127,
   },
 };
