@@ -89,3 +89,15 @@ export class StepWatch {
     return step;
   }
 }
+
+/**
+ * A time line that keeps the wall clock's reading at its start and then moves only with
+ * elapsed time (docs/reliability.md, "Clock steps"): for waits and ages kept in memory
+ * beside wall-clock dates, so that a step of the wall clock neither strands a wait (a step
+ * back) nor ends it early (a step forward).
+ */
+export function steadyNow(clock: Clock): () => number {
+  const wall0 = clock.now();
+  const mono0 = clock.monotonic();
+  return () => wall0 + (clock.monotonic() - mono0);
+}

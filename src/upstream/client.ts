@@ -4,7 +4,7 @@
  * The fetch methods never throw for upstream problems; they reject only when aborted.
  */
 import { statusClass } from '../snapshot/vocabulary.js';
-import type { Clock } from '../core/clock.js';
+import { type Clock, steadyNow } from '../core/clock.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import type {
@@ -113,10 +113,13 @@ export class UpstreamClient implements Fetcher {
   private readonly outcomes: ReadOutcomes;
   private readonly log: Logger;
   private readonly clock: Clock;
+  /** What queries learned and the waits after refusals run on: elapsed time, not wall-clock steps. */
+  private readonly steady: () => number;
   private readonly basePath: string;
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.clock = opts.clock;
+    this.steady = steadyNow(opts.clock);
     this.log = opts.logger.child({ component: 'upstream' });
     const observer = guardObserver(opts.observer ?? noopObserver, (method, err) =>
       this.log.error({ method, err }, 'upstream observer failed'),
@@ -461,7 +464,7 @@ export class UpstreamClient implements Fetcher {
         url,
         shape: this.opts.shape,
         maxPages: limits.maxPages ?? this.opts.maxPages,
-        adapt: { memory: this.memory, ctx: this.adaptContext(), now: () => this.clock.now() },
+        adapt: { memory: this.memory, ctx: this.adaptContext(), now: this.steady },
         onAdapt: (what) => {
           // Once per org and endpoint at warn; the ladder again later is debug.
           const key = `${org.slug} ${endpoint}`;

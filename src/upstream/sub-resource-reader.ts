@@ -8,7 +8,7 @@
  * working is forgotten and probed again; when none works the sub-resource stays unread
  * (unknown, never 0) and the probe is not repeated for an hour.
  */
-import type { Clock } from '../core/clock.js';
+import { type Clock, steadyNow } from '../core/clock.js';
 import type { SessionDetail, SubResource } from '../snapshot/model.js';
 import type { DriftIssue } from './shape/drift.js';
 import { flattenResource, isRecord } from './shape/json.js';
@@ -69,7 +69,12 @@ export class SubResourceReader {
   private readonly learned = new Map<string, Map<SubResource, SubStyle>>();
   private readonly probing = new Map<string, Promise<undefined>>();
 
-  constructor(private readonly deps: SubResourceDeps) {}
+  /** Probe waits move with elapsed time, not with steps of the wall clock. */
+  private readonly steady: () => number;
+
+  constructor(private readonly deps: SubResourceDeps) {
+    this.steady = steadyNow(deps.clock);
+  }
 
   /** The way learned for `org`'s `name`, if any (for tests and `--explain`). */
   styleOf(org: string, name: SubResource): SubStyle | undefined {
@@ -115,7 +120,7 @@ export class SubResourceReader {
     detail = await this.byLearned(r, detail);
     const probed = new Set((detail.unread ?? []).filter((n) => this.due(r, n)));
     detail = await this.probe(r, detail);
-    const now = this.deps.clock.now();
+    const now = this.steady();
     const memory = this.memoryOf(r.org);
     const unread: DriftIssue[] = [];
     for (const name of missing()) {
@@ -274,7 +279,7 @@ export class SubResourceReader {
   private due(r: DetailRead, name: SubResource): boolean {
     if (r.links.has(name)) return false;
     const style = this.memoryOf(r.org).get(name);
-    return style === undefined || (style.kind === 'none' && this.deps.clock.now() - style.at >= REPROBE_MS);
+    return style === undefined || (style.kind === 'none' && this.steady() - style.at >= REPROBE_MS);
   }
 
   private memoryOf(org: string): Map<SubResource, SubStyle> {

@@ -602,6 +602,31 @@ describe('a server that refuses everything tally tries', () => {
     expect(server.received.length).toBe(ladder + 5);
   });
 
+  it('a wall clock set back 25 h does not strand the wait, nor does one set forward end it early', async () => {
+    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
+    const clock = new ManualClock();
+    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory, clock }));
+    expect((await client.fetchChannels(ACME)).state).toBe('failed');
+    const ladder = server.received.length;
+    // Set back 25 h: the wait (5 minutes) still ends 5 minutes of elapsed time later.
+    clock.stepWall(-25 * 3600_000);
+    clock.time += 299_000;
+    await client.fetchChannels(ACME);
+    expect(server.received.length).toBe(ladder);
+    clock.time += 1_000;
+    await client.fetchChannels(ACME);
+    expect(server.received.length).toBe(ladder + 1);
+    // Refused again, the wait is 10 minutes; a step forward of 25 h does not end it.
+    clock.stepWall(25 * 3600_000);
+    clock.time += 60_000;
+    await client.fetchChannels(ACME);
+    expect(server.received.length).toBe(ladder + 1);
+    clock.time += 540_000;
+    await client.fetchChannels(ACME);
+    expect(server.received.length).toBe(ladder + 2);
+  });
+
   it('counts the refusal as drift when the server said it, not for reads that were not sent', async () => {
     server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
     const drift: string[] = [];
