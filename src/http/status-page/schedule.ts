@@ -5,10 +5,8 @@
  * end (docs/alerts.md, "No alert from blindness").
  */
 import type { Session } from '../../snapshot/model.js';
+import { NO_SHOW_GRACE_MS } from '../../poll/org-queries.js';
 import { h, t, time } from './format.js';
-
-/** The grace after a planned start before a session that is not live counts as not started (the shipped rule's). */
-export const NO_SHOW_GRACE_MS = 5 * 60_000;
 
 /** `10:00–11:00` (UTC), or `10:00` without a planned end. */
 export function plannedRange(s: Pick<Session, 'scheduledAt' | 'scheduledEndAt'>): string {
