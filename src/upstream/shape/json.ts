@@ -300,16 +300,17 @@ const BESIDE_BAG = new Set(
   ]),
 );
 
-/**
- * A record whose own fields sit in one object beside its identity (Jira's `{ id, key,
- * self, fields: {...} }`, HubSpot's `{ id, properties: {...}, createdAt }`), read with that
- * object's keys beside the others; the record's own keys win. Any other record is as is.
- */
+/** A key naming the record's identity alone (`id`, `uid`, `sid`, `key`, `self` …). */
 function isIdentityKey(k: string): boolean {
   const words = splitWords(k);
   return words.length === 1 && ['id', 'uid', 'uuid', 'guid', 'sid', 'key', 'self'].includes(words[0]!);
 }
 
+/**
+ * A record whose own fields sit in one object beside its identity (Jira's `{ id, key,
+ * self, fields: {...} }`, HubSpot's `{ id, properties: {...}, createdAt }`), read with that
+ * object's keys beside the others; the record's own keys win. Any other record is as is.
+ */
 function spreadFieldBag(raw: JsonRecord): JsonRecord {
   let bag: string | undefined;
   for (const [k, v] of Object.entries(raw)) {
@@ -318,7 +319,6 @@ function spreadFieldBag(raw: JsonRecord): JsonRecord {
       bag = k;
     } else if (!splitWords(k).every((w) => BESIDE_BAG.has(w))) return raw;
   }
-  // Beside an identity: a wrapper holding one record (`{ item: {...} }`) is not a record.
   // A wrapper holding one record (`{ item: {...} }`), or an id beside one object field
   // (`{ id, status: { name } }`), is not a record with a bag: an identity and more beside it.
   const beside = Object.keys(raw).filter((k) => k !== bag);
