@@ -58,7 +58,7 @@ export const FIELD_ALIASES = {
   'session.title': ['title', 'name', 'topic', 'display_name', 'subject'],
   'session.status': ['status', 'state'],
   'session.scheduledAt': ['scheduled_at', 'scheduled_for'],
-  'session.scheduledEndAt': ['scheduled_end_at', 'scheduled_end', 'planned_end'],
+  'session.scheduledEndAt': ['scheduled_end_at'],
   'session.startedAt': ['started_at', 'live_at'],
   'session.endedAt': ['ended_at', 'end_time'],
 
