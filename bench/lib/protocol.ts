@@ -1,5 +1,5 @@
 /** Messages between a bench and the tally it runs in a child process (see tally-child.ts). */
-import type { BudgetStats } from '../../src/upstream/budget.js';
+import type { BudgetStats } from '../../src/upstream/transport/budget.js';
 import type { Plan } from '../../src/poll/planner.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 

@@ -31,9 +31,9 @@ import { EventLog } from '../store/event-log.js';
 import { StoreHealth } from '../store/health.js';
 import { acquireStateLock, type StateLock } from '../store/lock.js';
 import { SnapshotStore } from '../store/snapshot-store.js';
-import type { BudgetStats } from '../upstream/budget.js';
-import { QueryMemory } from '../upstream/adapt.js';
-import type { EvidenceOptions } from '../upstream/query-evidence.js';
+import type { BudgetStats } from '../upstream/transport/budget.js';
+import { QueryMemory } from '../upstream/query/adapt.js';
+import type { EvidenceOptions } from '../upstream/query/evidence.js';
 import { UpstreamClient } from '../upstream/client.js';
 import type { UpstreamObserver } from '../upstream/observer.js';
 import { Alerting } from './alerting.js';
@@ -66,7 +66,7 @@ export interface AppDeps {
   /** Reads the config again, for `POST /-/reload` (the daemon passes its config file). */
   reloadConfig?: () => Promise<LoadedConfig>;
   rng?: () => number;
-  /** When a refusal teaches (upstream/query-evidence.ts; tests teach at once). */
+  /** When a refusal teaches (upstream/query/evidence.ts; tests teach at once). */
   queryEvidence?: EvidenceOptions;
   /** The process's pid, liveness check and Node.js version (from src/main.ts; default EMBEDDED_HOST). */
   host?: HostFacts;

@@ -1,5 +1,5 @@
 /**
- * What the upstream client learned about the server's queries (upstream/adapt.ts: a page
+ * What the upstream client learned about the server's queries (upstream/query/adapt.ts: a page
  * size refused, a window format taken), kept in the state directory so a restart does not
  * learn it again: `upstream/learned-queries.json` (docs/state.md).
  */
@@ -9,7 +9,7 @@ import type { Logger } from '../core/log.js';
 import { readJsonFile, writeFileAtomic } from '../store/atomic.js';
 import { toStoreError } from '../store/errors.js';
 import { type StoreHealth, tracked } from '../store/health.js';
-import type { Learned, QueryMemory } from '../upstream/adapt.js';
+import type { Learned, QueryMemory } from '../upstream/query/adapt.js';
 
 /** The learned-queries file of a state directory. */
 export class LearnedQueriesFile {

@@ -5,8 +5,8 @@
  * the drift found (docs/upstream-shapes.md, "Explain"). Names and paths only: values
  * from the server never appear here.
  */
-import type { Learned, QueryMemory } from '../upstream/adapt.js';
-import { describeTimeFormat } from '../upstream/time-formats.js';
+import type { Learned, QueryMemory } from '../upstream/query/adapt.js';
+import { describeTimeFormat } from '../upstream/query/time-formats.js';
 import {
   describeIssue,
   type DriftIssue,
@@ -142,7 +142,7 @@ export class ExplainCollector implements ShapeTrace {
         );
         const ignoredKeys: Record<string, number> = {};
         for (const [k, n] of e.keys) if (!used.has(fold(k))) ignoredKeys[k] = n;
-        // What, not when: a single look learns it all at once (query-evidence.ts).
+        // What, not when: a single look learns it all at once (query/evidence.ts).
         const known = memory.get(org, endpoint);
         const { learnedAt: _at, confirmedAt: _confirmed, ...learned } = known ?? {};
         const { keys: _keys, ...rest } = e;

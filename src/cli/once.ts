@@ -14,8 +14,8 @@ import { type OrgSnapshot, type Part, type SubResource, subResourceRead } from '
 import { isLiveStatus } from '../snapshot/status.js';
 import { sessionArray } from '../snapshot/session-list.js';
 import { windowUnknown } from '../snapshot/diff-window.js';
-import { QueryMemory } from '../upstream/adapt.js';
-import { TEACH_AT_ONCE } from '../upstream/query-evidence.js';
+import { QueryMemory } from '../upstream/query/adapt.js';
+import { TEACH_AT_ONCE } from '../upstream/query/evidence.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { ExplainCollector, formatExplain } from './explain.js';
 import { parseCommandArgs } from './args.js';
@@ -94,7 +94,7 @@ async function readEveryOrg(
   const client = UpstreamClient.fromConfig(config, {
     clock: systemClock,
     logger,
-    // One look, each list read once: a refusal teaches for the rest of it (query-evidence.ts).
+    // One look, each list read once: a refusal teaches for the rest of it (query/evidence.ts).
     memory: new QueryMemory(undefined, TEACH_AT_ONCE),
     ...(explain ? { trace: explain, observer: { onDrift: (i) => explain.drift(i) } } : {}),
   });

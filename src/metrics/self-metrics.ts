@@ -203,7 +203,7 @@ function registerBudget(registry: Registry, source: StatusSource): void {
     'Until when every request waits for a Retry-After (Unix seconds); 0 when not paused.',
     (b) => (b.pausedUntil > 0 ? seconds(b.pausedUntil) : 0),
   );
-  // Only once the server said it (src/upstream/rate-limit.ts): absent, not 0, before.
+  // Only once the server said it (src/upstream/transport/rate-limit.ts): absent, not 0, before.
   collectedGauge(
     registry,
     'tally_upstream_server_remaining_requests',

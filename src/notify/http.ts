@@ -6,7 +6,7 @@
  * in their path (Slack, Discord), so neither the path nor the query is ever shown.
  */
 import type { Dispatcher } from 'undici';
-import { parseRetryAfter } from '../upstream/retry-after.js';
+import { parseRetryAfter } from '../upstream/transport/retry-after.js';
 import { abortError, DeliveryError, reasonForStatus, transportError } from './notifier.js';
 
 /** One POST. */

@@ -3,7 +3,7 @@
  * …), shared by whoever asks for the same read while it runs (org-poller.ts).
  */
 import type { Clock } from '../core/clock.js';
-import { PRIORITIES, Urgency } from '../upstream/budget.js';
+import { PRIORITIES, Urgency } from '../upstream/transport/budget.js';
 import type { Priority } from './fetcher.js';
 
 /** What the owner of the reads is told as each one begins and ends. */

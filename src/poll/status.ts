@@ -3,7 +3,7 @@
  * at scrape or request time. The app implements it; nothing here writes.
  */
 import type { Plan } from './planner.js';
-import type { BudgetStats } from '../upstream/budget.js';
+import type { BudgetStats } from '../upstream/transport/budget.js';
 import type { ChangeEvent, EventKind } from '../snapshot/events.js';
 import type { OrgSnapshot, Part } from '../snapshot/model.js';
 

@@ -160,7 +160,7 @@ export type SessionsPart<L extends Sessions = Sessions> = Part<L> & {
   hint?: string;
   /**
    * The list was read without the window (`from`/`to`), which the server misread
-   * (upstream/adapt.ts, `windowMisread`): tally kept what lies in the window itself. A list
+   * (upstream/query/adapt.ts, `windowMisread`): tally kept what lies in the window itself. A list
    * read with the misread window and one read without it differ by what the server got
    * wrong, so no session is `added` between them (diff-sessions.ts); removals and changes
    * still are.

@@ -5,7 +5,7 @@
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { QueryMemory } from './adapt.js';
+import type { QueryMemory } from './query/adapt.js';
 import type { UpstreamClientOptions } from './client.js';
 import type { UpstreamObserver } from './observer.js';
 import type { ShapeOptions, ShapeTrace } from './shape/index.js';

@@ -21,27 +21,27 @@ import type {
   TimeWindow,
 } from '../snapshot/model.js';
 import { VERSION } from '../core/version.js';
-import { type BudgetOptions, RequestBudget } from './budget.js';
+import { type BudgetOptions, RequestBudget } from './transport/budget.js';
 import { DriftReporter } from './drift-reporter.js';
 import { blindSpots } from './shape/blindness.js';
 import { UpstreamError } from './errors.js';
-import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './http.js';
+import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './transport/http.js';
 import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
-import { withParams } from './page-end.js';
-import { type ListRead, readList } from './paging-loop.js';
+import { withParams } from './lists/page-end.js';
+import { type ListRead, readList } from './lists/read-list.js';
 import { dedupeById, failedPart, normalizeItems, valuePart } from './parts.js';
 import { type ClientDeps, clientOptions } from './client-config.js';
 import { type ReadAllOptions, readOrg } from './read-org.js';
 import { driftOf, notJsonDrift, ReadOutcomes } from './read-outcomes.js';
-import { type RequestContext, Requester } from './requester.js';
-import type { RetryPolicy } from './retry.js';
+import { type RequestContext, Requester } from './transport/requester.js';
+import type { RetryPolicy } from './transport/retry.js';
 import {
   DEFAULT_FILTERS,
   defaultWindow,
   outsideWindow,
   type SessionFilters,
   sessionQuery,
-} from './filters.js';
+} from './query/filters.js';
 import {
   describeIssue,
   type Endpoint,
@@ -56,14 +56,14 @@ import {
   SchemaDriftError,
   type ShapeOptions,
 } from './shape/index.js';
-import { type AdaptContext, QueryMemory, windowSlackMs } from './adapt.js';
+import { type AdaptContext, QueryMemory, windowSlackMs } from './query/adapt.js';
 import { MoneyHabits } from './shape/numbers.js';
 import { flattenResource } from './shape/json.js';
 import { subResourceLinks } from './shape/sub-resource-links.js';
 import { SubResourceReader } from './sub-resource-reader.js';
 import { type Fetcher, type FetchOptions, type OrgAuth, priorityOf, type SessionsOptions } from './types.js';
 
-export type { Priority } from './budget.js';
+export type { Priority } from './transport/budget.js';
 export { shapeFromConfig } from './client-config.js';
 
 export type { FetchOptions, OrgAuth, SessionsOptions } from './types.js';

@@ -7,7 +7,7 @@ import type { TallyError } from '../core/errors.js';
 import type { Part, PartError } from '../snapshot/model.js';
 import { redact } from './errors.js';
 import { type DriftIssue, type Endpoint, idField, type Normalized } from './shape/index.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint } from './lists/fingerprint.js';
 
 /** The records of a list, normalized, with their drift and how many were unusable. */
 export interface NormalizedList<T> {

@@ -14,7 +14,7 @@ import {
   type TimeWindow,
 } from '../snapshot/model.js';
 import { isLiveStatus } from '../snapshot/status.js';
-import type { Priority } from './budget.js';
+import type { Priority } from './transport/budget.js';
 import type { Fetcher, FetchOptions, OrgAuth } from './types.js';
 import { setOwn } from '../core/own.js';
 

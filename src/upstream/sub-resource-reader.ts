@@ -15,7 +15,7 @@ import { flattenResource, isRecord } from './shape/json.js';
 import { normalizeSessionDetail } from './shape/normalize-detail.js';
 import { readObject } from './shape/envelope.js';
 import type { ShapeOptions } from './shape/options.js';
-import type { RequestContext, Requester } from './requester.js';
+import type { RequestContext, Requester } from './transport/requester.js';
 import { UpstreamError, type UpstreamReason } from './errors.js';
 
 /** How one sub-resource of an org's sessions is read when the detail does not hold it. */

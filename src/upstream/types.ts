@@ -14,7 +14,7 @@ import type {
   Subscription,
   TimeWindow,
 } from '../snapshot/model.js';
-import type { Priority, Urgency } from './budget.js';
+import type { Priority, Urgency } from './transport/budget.js';
 
 export type { Priority, Urgency };
 

@@ -16,7 +16,7 @@ import { silentLogger } from '../../src/core/log.js';
 import { DIALECTS } from '../../src/sim/dialect.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import type { RequestLogEntry } from '../../src/sim/types.js';
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The canonical server, except that it refuses page sizes above 30 with a 400 naming the maximum. */
@@ -89,7 +89,7 @@ describe('learned queries in the state directory', () => {
     app = undefined;
 
     const stored = await readLearned();
-    // With when it was learned and last confirmed (re-tried later: query-evidence.ts).
+    // With when it was learned and last confirmed (re-tried later: query/evidence.ts).
     expect(stored?.['demo channels']).toEqual({
       perPage: 30,
       learnedAt: expect.any(Number),

@@ -15,7 +15,7 @@ import type {
   Subscription,
 } from '../../src/snapshot/model.js';
 import type { EventQuery, OrgHealthView, OrgView, StatusSource } from '../../src/poll/status.js';
-import type { BudgetStats } from '../../src/upstream/budget.js';
+import type { BudgetStats } from '../../src/upstream/transport/budget.js';
 
 /** A complete part read at `at`. */
 export function complete<T>(value: T, at: number): Part<T> {

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { createLogger, type Logger, silentLogger } from '../../src/core/log.js';
 import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { priorityOf } from '../../src/upstream/types.js';
-import { RequestBudget } from '../../src/upstream/budget.js';
+import { RequestBudget } from '../../src/upstream/transport/budget.js';
 import { NO_SHOW_GRACE_MS, OrgPoller } from '../../src/poll/org-poller.js';
 import { nextToSweep } from '../../src/poll/planner.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';

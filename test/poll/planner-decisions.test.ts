@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
-import { RequestBudget } from '../../src/upstream/budget.js';
+import { RequestBudget } from '../../src/upstream/transport/budget.js';
 import type { FetchOptions } from '../../src/upstream/types.js';
 import { Poller } from '../../src/poll/poller.js';
 import { nextToSweep, type PlanIntervals, type SweepEntry, sweepScore } from '../../src/poll/planner.js';

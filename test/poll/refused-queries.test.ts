@@ -12,7 +12,7 @@ import { OrgPoller } from '../../src/poll/org-poller.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 import { emptySnapshot } from '../../src/snapshot/model.js';
-import { MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
+import { MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/query/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { ManualClock } from '../helpers/clock.js';
 import { clientOptions, json, type Loopback, startServer } from '../upstream/loopback.js';
@@ -80,7 +80,7 @@ describe('an org whose server refuses the session query', () => {
       expect(events.filter((e) => e.kind.startsWith('upstream.'))).toEqual([]);
       const sessions = p.snapshot().sessions;
       expect(Object.values(sessions).every((s) => s.state === 'failed')).toBe(true);
-      // Until the refusals teach (reads refused over two minutes: query-evidence.ts), every
+      // Until the refusals teach (reads refused over two minutes: query/evidence.ts), every
       // read is sent: the safer queries were climbed once, by the first read; later reads ask
       // their own query, then where the last one got to (two requests each). From the round
       // at two minutes on, reads wait for the refusal's wait (5 minutes): no budget burnt.

@@ -11,7 +11,7 @@ import type { Fetcher, FetchOptions, OrgAuth } from '../../src/poll/fetcher.js';
 import { Poller } from '../../src/poll/poller.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { SessionDetail } from '../../src/snapshot/model.js';
-import { RequestBudget } from '../../src/upstream/budget.js';
+import { RequestBudget } from '../../src/upstream/transport/budget.js';
 import { priorityOf } from '../../src/upstream/types.js';
 import { ManualClock } from '../helpers/clock.js';
 

@@ -9,7 +9,7 @@ import {
   type SessionsPart,
   type TimeWindow,
 } from '../../src/snapshot/model.js';
-import { outsideWindow } from '../../src/upstream/filters.js';
+import { outsideWindow } from '../../src/upstream/query/filters.js';
 import { silentLogger } from '../../src/core/log.js';
 import { ManualClock } from '../helpers/clock.js';
 import { asStored } from '../helpers/stored.js';

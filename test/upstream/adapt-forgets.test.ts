@@ -1,12 +1,12 @@
 /**
- * Learning that forgets (docs/upstream-shapes.md, "Requests that adapt"; query-evidence.ts):
+ * Learning that forgets (docs/upstream-shapes.md, "Requests that adapt"; query/evidence.ts):
  * a burst of refusals neither teaches nor stops reads; refusals that repeat over minutes
  * teach; what was learned is re-tried now and then and dropped when the server no longer
  * refuses; stored knowledge carries when it was learned and confirmed, and older files load.
  */
 import { describe, expect, it } from 'vitest';
-import { QueryMemory } from '../../src/upstream/adapt.js';
-import { RETRIAL_MIN_MS, TEACH_SPAN_MS } from '../../src/upstream/query-evidence.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
+import { RETRIAL_MIN_MS, TEACH_SPAN_MS } from '../../src/upstream/query/evidence.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
 

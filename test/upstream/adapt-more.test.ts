@@ -3,10 +3,10 @@
  * goes through the budget, and refusals of the credentials (401, 403) are never read as a
  * query to adapt, whatever their body says.
  */
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Learned, MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/adapt.js';
+import { type Learned, MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/query/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent } from '../../src/upstream/observer.js';
 import {

@@ -5,14 +5,14 @@
  * works, leaves both out and keeps only what lies in the window itself. `--explain` says
  * what it learned, and nothing about the format of a parameter it left out.
  */
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { onceCommand } from '../../src/cli/once.js';
-import { QueryMemory } from '../../src/upstream/adapt.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { captureIO } from '../helpers/io.js';
 import { captureLogger, clientOptions, json, known, type Loopback, startServer } from './loopback.js';

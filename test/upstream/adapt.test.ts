@@ -1,4 +1,4 @@
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -8,10 +8,10 @@ import {
   QueryMemory,
   saferQuery,
   windowSlackMs,
-} from '../../src/upstream/adapt.js';
+} from '../../src/upstream/query/adapt.js';
 import { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
-import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
+import { DEFAULT_FILTERS } from '../../src/upstream/query/filters.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import {
   captureLogger,

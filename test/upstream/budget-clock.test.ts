@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { RequestBudget } from '../../src/upstream/budget.js';
+import { RequestBudget } from '../../src/upstream/transport/budget.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 const HOUR = 3_600_000;

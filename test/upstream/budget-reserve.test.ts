@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { type Priority, RequestBudget } from '../../src/upstream/budget.js';
+import { type Priority, RequestBudget } from '../../src/upstream/transport/budget.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.UTC(2026, 0, 5, 12) });

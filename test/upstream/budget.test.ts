@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { type BudgetOptions, type Priority, RequestBudget, Urgency } from '../../src/upstream/budget.js';
-import { parseRetryAfter } from '../../src/upstream/retry-after.js';
+import {
+  type BudgetOptions,
+  type Priority,
+  RequestBudget,
+  Urgency,
+} from '../../src/upstream/transport/budget.js';
+import { parseRetryAfter } from '../../src/upstream/transport/retry-after.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 

@@ -1,5 +1,5 @@
 /**
- * Filters in every documented query style (src/upstream/filter-styles.ts): each server
+ * Filters in every documented query style (src/upstream/query/filter-styles.ts): each server
  * below speaks one style only, refuses tally's own `from`/`to`/`status` in its own error
  * shape, and says in that answer how it wants them. tally reads the answer, writes the
  * filters that way, remembers it, and the server applies the window (nothing is recorded
@@ -7,10 +7,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { QueryMemory } from '../../src/upstream/adapt.js';
-import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
-import { styleFromWords } from '../../src/upstream/filter-styles.js';
-import { RETRIAL_MIN_MS, TEACH_AT_ONCE, TEACH_SPAN_MS } from '../../src/upstream/query-evidence.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
+import { DEFAULT_FILTERS } from '../../src/upstream/query/filters.js';
+import { styleFromWords } from '../../src/upstream/query/filter-styles.js';
+import { RETRIAL_MIN_MS, TEACH_AT_ONCE, TEACH_SPAN_MS } from '../../src/upstream/query/evidence.js';
 import { ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../src/upstream/json-body.js';
+import { parseJsonBody } from '../../src/upstream/transport/json-body.js';
 
 /** Whether a value holds an integer a double cannot hold exactly (which JSON.parse rounds). */
 function hasUnsafeInteger(v: unknown): boolean {

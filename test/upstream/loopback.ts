@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, expect } from 'vitest';
-import type { Learned } from '../../src/upstream/adapt.js';
-import { DEFAULT_FILTERS } from '../../src/upstream/filters.js';
+import type { Learned } from '../../src/upstream/query/adapt.js';
+import { DEFAULT_FILTERS } from '../../src/upstream/query/filters.js';
 import { UpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
 import { systemClock } from '../../src/core/clock.js';
 import type { Logger } from '../../src/core/log.js';
@@ -55,7 +55,7 @@ export async function startServer(
 /**
  * The requests of `received` but those asking for a page the list did not show
  * (`page=` or `offset=`: a list that shows no paging is checked once for a page after it,
- * paging-loop.ts).
+ * lists/read-list.ts).
  */
 export function withoutProbes(received: readonly Received[]): Received[] {
   return received.filter((r) => !/[?&](page|offset)=/.test(r.url));

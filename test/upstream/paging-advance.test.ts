@@ -1,8 +1,8 @@
 /** Telling whether paging advances: page keys, and the names a cursor may go back in. */
 import { describe, expect, it } from 'vitest';
 import { formatExplain } from '../../src/cli/explain.js';
-import { QueryMemory } from '../../src/upstream/adapt.js';
-import { pageKey } from '../../src/upstream/paging-loop.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
+import { pageKey } from '../../src/upstream/lists/read-list.js';
 import { readListPage } from '../../src/upstream/shape/index.js';
 import { cursorParamNames } from '../../src/upstream/shape/paging-signals.js';
 

@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { QueryMemory } from '../../src/upstream/adapt.js';
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
@@ -69,7 +69,7 @@ function observed(): { drift: DriftIssue[]; observer: { onDrift: (i: DriftIssue)
 describe('keyset paging: "more" and no pointer', () => {
   it('a Stripe list that refuses page=: asks starting_after=<last id>, never page=, and remembers it', async () => {
     const s = await serve(stripe());
-    // The refused per_page teaches at once here (query-evidence.ts); the way after the
+    // The refused per_page teaches at once here (query/evidence.ts); the way after the
     // last record is learned from one read either way (below).
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const c = client(s.origin, { memory });
@@ -100,7 +100,7 @@ describe('keyset paging: "more" and no pointer', () => {
     const memory = new QueryMemory();
     const c = client(s.origin, { memory });
     expect((await c.fetchChannels(ORG)).state).toBe('complete');
-    // One refusal is a burst, not a lesson (query-evidence.ts): nothing of the query is kept.
+    // One refusal is a burst, not a lesson (query/evidence.ts): nothing of the query is kept.
     expect(memory.get('acme', 'channels')).toEqual({ moreBy: 'starting_after' });
     const before = s.received.length;
     expect((await c.fetchChannels(ORG)).state).toBe('complete');

@@ -7,9 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { QueryMemory } from '../../src/upstream/adapt.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
 import type { UpstreamClientOptions } from '../../src/upstream/client.js';
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import { json, loopbackSuite } from './loopback.js';
 
 const ORG = { slug: 'acme', token: 'tok-styles-90be' };
@@ -290,7 +290,7 @@ describe('paging in every documented style', () => {
     let origin = '';
     const s = await serve((req, res) => style.handler(req, res, origin));
     origin = s.origin;
-    // A refused first query teaches at once (query-evidence.ts): one read learns it all.
+    // A refused first query teaches at once (query/evidence.ts): one read learns it all.
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const c = client(origin, { memory, ...style.over });
     const part = await c.fetchChannels(ORG);

@@ -1,11 +1,11 @@
 /**
- * Rate-limit signals besides Retry-After (src/upstream/rate-limit.ts): every header form
+ * Rate-limit signals besides Retry-After (src/upstream/transport/rate-limit.ts): every header form
  * read, a 429 waiting exactly as long as they say, and the pace slowing down before the
  * limit when few requests are left.
  */
 import { describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/upstream/budget.js';
-import { type RateHeaders, readRateLimit, ServerPace } from '../../src/upstream/rate-limit.js';
+import { RequestBudget } from '../../src/upstream/transport/budget.js';
+import { type RateHeaders, readRateLimit, ServerPace } from '../../src/upstream/transport/rate-limit.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
 import { json, loopbackSuite } from './loopback.js';
 

@@ -3,7 +3,11 @@
  * recipient must accept, against the same instants written as numbers of seconds.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_AFTER_MS, parseHttpDate, parseRetryAfter } from '../../src/upstream/retry-after.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  parseHttpDate,
+  parseRetryAfter,
+} from '../../src/upstream/transport/retry-after.js';
 
 /** Tuesday 2026-01-06 12:00:00 GMT. */
 const NOW = Date.UTC(2026, 0, 6, 12, 0, 0);

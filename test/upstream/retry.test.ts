@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { UpstreamError, type UpstreamReason } from '../../src/upstream/errors.js';
-import { backoffDelay, decideRetry, type RetryPolicy, withRetries } from '../../src/upstream/retry.js';
+import {
+  backoffDelay,
+  decideRetry,
+  type RetryPolicy,
+  withRetries,
+} from '../../src/upstream/transport/retry.js';
 
 const policy: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, deadlineMs: 120_000 };
 const err = (reason: UpstreamReason, status?: number) =>

@@ -5,10 +5,10 @@
  * showing it is read page by page; a first page with fewer records than a list found
  * whole is whole; one with as many or more is asked after every time.
  */
-import { TEACH_AT_ONCE } from '../../src/upstream/query-evidence.js';
+import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { QueryMemory } from '../../src/upstream/adapt.js';
+import { QueryMemory } from '../../src/upstream/query/adapt.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
 import { diff } from '../../src/snapshot/diff.js';
 import { emptySnapshot } from '../../src/snapshot/model.js';
@@ -655,7 +655,7 @@ describe('what never makes a cut list complete, nor costs without end', () => {
   });
 
   it('what another read learns of the paging meanwhile is kept by a read adapting its query, at no extra request', async () => {
-    // The refusal teaches at once here (query-evidence.ts): what it teaches is under test.
+    // The refusal teaches at once here (query/evidence.ts): what it teaches is under test.
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const s = await serve((req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams;

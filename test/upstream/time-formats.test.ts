@@ -6,7 +6,7 @@ import {
   isTimeFormat,
   parseSentTime,
   statedTimeFormat,
-} from '../../src/upstream/time-formats.js';
+} from '../../src/upstream/query/time-formats.js';
 
 const T = Date.parse('2026-11-24T17:25:46.407Z');
 

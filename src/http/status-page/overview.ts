@@ -2,7 +2,7 @@
 import { getOwn } from '../../core/own.js';
 import type { OrgView, StateView, StatusSource } from '../../poll/status.js';
 import type { Plan } from '../../poll/planner.js';
-import type { BudgetStats } from '../../upstream/budget.js';
+import type { BudgetStats } from '../../upstream/transport/budget.js';
 import { h, link, time, value } from './format.js';
 import type { PageQuery } from './query.js';
 

@@ -2,12 +2,12 @@
  * A list's first query refused (400, 422): the next safer one (adapt.ts, `saferQuery`),
  * taught before it is tried, or the end of the read with what was learned kept for the
  * next once refusals teach (docs/upstream-shapes.md, "Requests that adapt";
- * query-evidence.ts).
+ * query/evidence.ts).
  */
-import { applyLearned, type Learned, MAX_ADAPTATIONS, saferQuery } from '../adapt.js';
+import { applyLearned, type Learned, MAX_ADAPTATIONS, saferQuery } from '../query/adapt.js';
 import type { UpstreamError } from '../errors.js';
-import { describePath } from '../http.js';
-import { PAGING_KEYS, pickPaging } from '../silent-pages.js';
+import { describePath } from '../transport/http.js';
+import { PAGING_KEYS, pickPaging } from './silent-pages.js';
 import { sameQuery } from './outcomes.js';
 import type { ListState } from './state.js';
 import type { ListRequest } from './types.js';

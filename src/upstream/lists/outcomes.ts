@@ -2,10 +2,10 @@
  * Small pure pieces of reading a list: telling pages apart by their records and their
  * URLs, and the errors a read ends with.
  */
-import type { Learned, Refusal } from '../adapt.js';
+import type { Learned, Refusal } from '../query/adapt.js';
 import { UpstreamError } from '../errors.js';
 import { SchemaDriftError, type ShapeOptions } from '../shape/index.js';
-import { PAGING_KEYS } from '../silent-pages.js';
+import { PAGING_KEYS } from './silent-pages.js';
 import type { PagerRefusal } from './keyset.js';
 
 /** The records of a page whose ids were not read before (nor earlier on the page), and how many. */

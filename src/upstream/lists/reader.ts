@@ -12,12 +12,12 @@
  * ({@link ListReader.onNoAdvance}), a step of reading past a page that shows no paging
  * ({@link ListReader.onSilentStep}), a 304 ({@link ListReader.onNotModified}).
  */
-import { applyLearned, type Learned } from '../adapt.js';
+import { applyLearned, type Learned } from '../query/adapt.js';
 import { UpstreamError } from '../errors.js';
-import { fingerprint } from '../fingerprint.js';
-import { describePath, type JsonResponse, validatorsOf } from '../http.js';
-import { nextUrl, saysHasMore, shortOfLastLink, shortOfTotals, withParams } from '../page-end.js';
-import type { Requester } from '../requester.js';
+import { fingerprint } from './fingerprint.js';
+import { describePath, type JsonResponse, validatorsOf } from '../transport/http.js';
+import { nextUrl, saysHasMore, shortOfLastLink, shortOfTotals, withParams } from './page-end.js';
+import type { Requester } from '../transport/requester.js';
 import { firstPageParams, type ListPage, readListPage, recordId } from '../shape/index.js';
 import { pagingOptions } from '../shape/options.js';
 import {
@@ -29,7 +29,7 @@ import {
   type Step,
   step,
   withFinding,
-} from '../silent-pages.js';
+} from './silent-pages.js';
 import { byRefusal, KEYSET_PARAMS, keysetWays } from './keyset.js';
 import { saferFirstQuery, withPaging } from './first-query.js';
 import { asUpstreamError, freshRecords, incomplete, pageKey, pagerWaiting, waiting } from './outcomes.js';
@@ -56,7 +56,7 @@ export class ListReader {
     private readonly req: ListRequest,
   ) {
     const adapt = req.adapt;
-    // What was learned, or now and then tally's own query again (query-evidence.ts).
+    // What was learned, or now and then tally's own query again (query/evidence.ts).
     const begun = adapt?.memory.begin(req.org, req.endpoint, adapt.now());
     const remembered = begun?.learned;
     this.first = withParams(req.url, firstPageParams(req.shape));
@@ -215,7 +215,7 @@ export class ListReader {
   /**
    * The first page was answered: what its query learned is kept (once refusals teach,
    * when it took safer queries to get there), and tally's own query, re-tried and
-   * answered, drops what refusals taught (query-evidence.ts).
+   * answered, drops what refusals taught (query/evidence.ts).
    */
   private onFirstAnswered(): void {
     const { s, req } = this;

@@ -3,10 +3,10 @@
  * changes while its pages are read, in one place, so that each event's method says what
  * it changes.
  */
-import type { Learned } from '../adapt.js';
-import type { Validators } from '../http.js';
+import type { Learned } from '../query/adapt.js';
+import type { Validators } from '../transport/http.js';
 import type { DriftIssue, PageState } from '../shape/index.js';
-import type { Blind } from '../silent-pages.js';
+import type { Blind } from './silent-pages.js';
 import type { Via } from './types.js';
 
 export interface ListState {
@@ -20,7 +20,7 @@ export interface ListState {
   tried: Map<string, Set<string>>;
   /** The version of the memory this read has taken into account (adapt.ts). */
   known: number;
-  /** The read starts from tally's own query, re-trying what refusals taught (query-evidence.ts). */
+  /** The read starts from tally's own query, re-trying what refusals taught (query/evidence.ts). */
   retrial: boolean;
   /** The name the cursor goes back in, when the server was found to ignore `cursor`. */
   cursorName: string | undefined;

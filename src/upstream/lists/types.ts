@@ -2,10 +2,10 @@
  * What reading a list takes and gives (src/upstream/lists/reader.ts): the contract the
  * client (client.ts) relies on, unchanged by how the reader goes about it.
  */
-import type { AdaptContext, Learned, QueryMemory } from '../adapt.js';
+import type { AdaptContext, Learned, QueryMemory } from '../query/adapt.js';
 import type { UpstreamError } from '../errors.js';
-import type { Validators } from '../http.js';
-import type { RequestContext } from '../requester.js';
+import type { Validators } from '../transport/http.js';
+import type { RequestContext } from '../transport/requester.js';
 import type { DriftIssue, Endpoint, ShapeOptions } from '../shape/index.js';
 import type { Way } from './keyset.js';
 

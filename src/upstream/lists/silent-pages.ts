@@ -2,7 +2,7 @@
  * Lists that show no paging (docs/upstream-shapes.md, "Paging"): a
  * first page with no next pointer, totals or "more" flag may still be all a server gives
  * at once. What a read asks after such a page, and what it learns, is decided here, as
- * pure steps; the loop that sends the requests is paging-loop.ts, and what is learned is
+ * pure steps; the loop that sends the requests is lists/read-list.ts, and what is learned is
  * kept per org and endpoint with the queries learned (adapt.ts, `Learned`).
  *
  * A first page is whole by what is known when it holds fewer records than a page the
@@ -12,7 +12,7 @@
  * (it may be a cut page of a list that grew, but a stable list is that long every time).
  */
 import { createHash } from 'node:crypto';
-import type { Learned } from './adapt.js';
+import type { Learned } from '../query/adapt.js';
 
 /**
  * No server is taken to cut its pages at fewer records than this: a first page of one

@@ -5,8 +5,8 @@
  * budget pauses every request until its Retry-After has passed, and the next attempt
  * simply waits for the budget. Auth failures, 404 and other 4xx are answers, not retried.
  */
-import type { Clock } from '../core/clock.js';
-import { UpstreamError } from './errors.js';
+import type { Clock } from '../../core/clock.js';
+import { UpstreamError } from '../errors.js';
 
 /** Retry bounds, as in the `upstream.retries` config section. */
 export interface RetryPolicy {

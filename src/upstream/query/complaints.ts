@@ -48,7 +48,7 @@ export interface Complaints {
  * out `status`. A clause that names no parameter speaks of those named elsewhere.
  */
 export function readComplaints(all: string, params: readonly string[], ctx: ComplaintContext): Complaints {
-  // What it lists as taken (`allowed: a, b`, src/upstream/http.ts) is no complaint about
+  // What it lists as taken (`allowed: a, b`, src/upstream/transport/http.ts) is no complaint about
   // them; a parameter sent and not in that list is one it does not take.
   const listed = /(?:^|;)\s*allowed: ([^;]*)/.exec(all)?.[1]?.split(/,\s*/);
   const words = all.replace(/(?:^|;)\s*allowed: [^;]*/g, '');

@@ -4,13 +4,13 @@
  * origin is refused before anything is sent there (docs/architecture.md, invariant 4).
  */
 import type { Validators } from './http.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/log.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/log.js';
 import type { Priority, RequestBudget, Urgency } from './budget.js';
-import { redact, UpstreamError } from './errors.js';
+import { redact, UpstreamError } from '../errors.js';
 import { describePath, type HttpTransport, headerValue, type JsonResponse } from './http.js';
 import { rateLimitHeaders } from './rate-limit.js';
-import { statusClass, type UpstreamObserver } from './observer.js';
+import { statusClass, type UpstreamObserver } from '../observer.js';
 import { type RetryPolicy, withRetries } from './retry.js';
 
 /** Who asks, for what, how urgently. */

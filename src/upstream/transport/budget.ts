@@ -32,7 +32,7 @@
  *   pages of a channel list) may borrow up to another `burst` ahead. The sliding log
  *   above still bounds every window.
  */
-import { type Clock, StepWatch, type TimerHandle } from '../core/clock.js';
+import { type Clock, StepWatch, type TimerHandle } from '../../core/clock.js';
 import { type RateHeaders, readRateLimit, ServerPace } from './rate-limit.js';
 import { PRIORITIES, type Priority, type Urgency } from './priority.js';
 import { parseRetryAfter } from './retry-after.js';

@@ -1,10 +1,10 @@
 /**
  * Where a list's pages lead and where they end: the URL of the next page, and what says
  * a last page is not the end (totals, a `Link: rel="last"`, a "has more" flag). The paging
- * loop (paging-loop.ts) asks these when it decides whether a list was read whole.
+ * loop (lists/read-list.ts) asks these when it decides whether a list was read whole.
  */
-import type { JsonResponse } from './http.js';
-import { type ListPage, parseLinkHeader, type ShapeOptions } from './shape/index.js';
+import type { JsonResponse } from '../transport/http.js';
+import { type ListPage, parseLinkHeader, type ShapeOptions } from '../shape/index.js';
 
 /** Sets `params` on a copy of `url`. */
 export function withParams(url: URL, params: Record<string, string>): URL {

@@ -16,9 +16,9 @@
  * changed. 401 and 403 never adapt anything.
  */
 import { readComplaints, statedMaximum } from './complaints.js';
-import type { UpstreamError } from './errors.js';
-import { PagerLedger } from './lists/keyset.js';
-import { type EvidenceOptions, RefusalEvidence } from './query-evidence.js';
+import type { UpstreamError } from '../errors.js';
+import { PagerLedger } from '../lists/keyset.js';
+import { type EvidenceOptions, RefusalEvidence } from './evidence.js';
 import {
   type FilterNames,
   type FilterStyle,
@@ -29,7 +29,7 @@ import {
   styleParams,
   withStyleTimes,
 } from './filter-styles.js';
-import { ProbeLedger } from './silent-pages.js';
+import { ProbeLedger } from '../lists/silent-pages.js';
 import { formatTime, granularityMs, isTimeFormat, parseSentTime, TIME_LADDER } from './time-formats.js';
 
 /** What was learned about one org's endpoint. */
@@ -91,7 +91,7 @@ export interface Learned {
   refused?: boolean;
   /** When what refusals taught (page size, parameters left out, time formats) was learned (ms). */
   learnedAt?: number;
-  /** When the server last refused tally's own query again, confirming it (ms; query-evidence.ts). */
+  /** When the server last refused tally's own query again, confirming it (ms; query/evidence.ts). */
   confirmedAt?: number;
 }
 
@@ -195,7 +195,7 @@ export class QueryMemory {
 
   /**
    * Where a read of `org`'s `endpoint` at `now` starts: from what was learned, or, when
-   * what refusals taught is due to be put to the test again (query-evidence.ts), from
+   * what refusals taught is due to be put to the test again (query/evidence.ts), from
    * tally's own query (`retrial`). A list waiting after refusals, or whose window the
    * server misread (client.ts, misreadsWindow), is not re-tried this way.
    */
@@ -236,7 +236,7 @@ export class QueryMemory {
 
   /**
    * Learns `l`, reached by a read's ladder of safer queries, when the refusals that led
-   * there teach (query-evidence.ts); otherwise it held for that read only. Returns whether
+   * there teach (query/evidence.ts); otherwise it held for that read only. Returns whether
    * it was learned.
    */
   teach(org: string, endpoint: string, l: Learned, now: number): boolean {
@@ -303,7 +303,7 @@ export class QueryMemory {
   /**
    * Notes that every safer query was refused at `now` (again): reads wait
    * {@link REFUSED_RETRY_MS}, doubled per refusal in a row, at most {@link REFUSED_RETRY_MAX_MS}
-   * — once the refusals teach (query-evidence.ts); before that, nothing waits.
+   * — once the refusals teach (query/evidence.ts); before that, nothing waits.
    */
   refuse(org: string, endpoint: string, error: UpstreamError, now: number): Refusal | undefined {
     const k = key(org, endpoint);

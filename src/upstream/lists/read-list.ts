@@ -4,12 +4,12 @@
  * event over an explicit state (state.ts); keyset.ts, the page after a "more" without a
  * pointer; outcomes.ts, telling pages apart and the errors a read ends with.
  */
-import { ListReader } from './lists/reader.js';
-import type { ListRead, ListRequest } from './lists/types.js';
-import type { Requester } from './requester.js';
+import { ListReader } from './reader.js';
+import type { ListRead, ListRequest } from './types.js';
+import type { Requester } from '../transport/requester.js';
 
-export { pageKey } from './lists/outcomes.js';
-export type { ListRead, ListRequest } from './lists/types.js';
+export { pageKey } from './outcomes.js';
+export type { ListRead, ListRequest } from './types.js';
 
 /**
  * Reads every page of the list at `req.url`. Resolves with what was read; rejects only

@@ -19,8 +19,8 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { nodeHttp } from '../core/node-http.js';
-import { classifyTransportError, reasonForStatus, UpstreamError } from './errors.js';
+import { nodeHttp } from '../../core/node-http.js';
+import { classifyTransportError, reasonForStatus, UpstreamError } from '../errors.js';
 import { parseJsonBody } from './json-body.js';
 import { rateLimitHeaders } from './rate-limit.js';
 

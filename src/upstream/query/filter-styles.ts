@@ -271,7 +271,7 @@ export function nextStyle(
   // one (or naming nothing and speaking of `$filter` / `filter[`). A refusal of another
   // parameter that lists the filters it takes is not about them.
   const hits = (ps: readonly string[]) => ps.some((p) => current.includes(p));
-  // A list of what it takes (`allowed: …`, src/upstream/http.ts) without a filter sent.
+  // A list of what it takes (`allowed: …`, src/upstream/transport/http.ts) without a filter sent.
   const listed = /\ballowed: ([^;]+)/i.exec(words)?.[1]?.split(/,\s*/);
   const about =
     (listed !== undefined && current.some((p) => !listed.includes(p))) ||

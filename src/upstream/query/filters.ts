@@ -2,7 +2,7 @@
  * Query parameters of a session list: the time window and, optionally, statuses, with
  * the names and time format of `upstream.filters` (the API document leaves them open).
  */
-import type { TimeWindow } from '../snapshot/model.js';
+import type { TimeWindow } from '../../snapshot/model.js';
 
 /** The `upstream.filters` config section. */
 export interface SessionFilters {
@@ -53,4 +53,4 @@ export function sessionQuery(
   return q;
 }
 
-export { outsideWindow } from '../snapshot/diff-window.js';
+export { outsideWindow } from '../../snapshot/diff-window.js';
