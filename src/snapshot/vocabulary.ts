@@ -24,6 +24,11 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'draft',
     'not started',
     'starting soon',
+    // A calendar's planned event, a broadcast being tested before it airs.
+    'confirmed',
+    'tentative',
+    'testing',
+    'postponed',
   ],
   live: [
     'live',

@@ -107,6 +107,10 @@ const OTHERS = [
   'company',
   'billing',
   'contact',
+  'organizer',
+  'organiser',
+  'attendee',
+  'guest',
 ];
 /** Words naming another process than the record's own (`recording_status` is no session status). */
 const OTHER_STATES = [
@@ -126,6 +130,14 @@ const OTHER_STATES = [
 
 /** A lone start (`startTime`, `begins`): planned or actual by what else the record names. */
 const LONE_START = ['start', 'starts', 'begin', 'begins'];
+/**
+ * The two ends of a range with no other name (`period: { from, to }`, `time_range: { start,
+ * end }`, `start.dateTime` / `end.dateTime`): the planned range when the record names no
+ * planned time elsewhere, as a lone start is.
+ */
+const RANGE_FROM = ['from', 'since'];
+const RANGE_TO = ['end', 'to'];
+const NO_PLANNED_BESIDE = { words: BESIDE_PLANNED, present: false } as const;
 
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
@@ -141,9 +153,10 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'session.channelId': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }],
   'session.title': [
     {
-      all: [['title', 'name', 'subject', 'topic', 'headline', 'label']],
+      all: [['title', 'name', 'subject', 'topic', 'headline', 'label', 'summary']],
       value: 'text',
-      not: ['channel', ...OTHERS],
+      // `name: { text, html }`: the text, not its markup.
+      not: ['channel', 'html', 'markdown', ...OTHERS],
     },
   ],
   'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
@@ -153,7 +166,8 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   'session.scheduledAt': [
     { all: [START, PLANNED], value: 'time', not: [...NOT_TIME, ...ACTUAL, 'started', 'began'] },
     lone(PLANNED, 'time'),
-    { ...lone(LONE_START, 'time'), beside: { words: BESIDE_PLANNED, present: false } },
+    { ...lone(LONE_START, 'time'), beside: NO_PLANNED_BESIDE },
+    { ...lone(RANGE_FROM, 'time'), beside: NO_PLANNED_BESIDE },
     { ...lone(['created', 'queued', 'enqueued'], 'time'), weight: 0.5 },
   ],
   // An actual start; a lone `start` beside a planned one (`startDateTime` by `scheduledStart`).
@@ -190,6 +204,7 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       ],
     },
     lone(['ends', 'finishes', 'until'], 'time'),
+    { ...lone(RANGE_TO, 'time'), beside: NO_PLANNED_BESIDE },
   ],
 
   'channel.id': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }, lone(ID, 'id')],

@@ -171,7 +171,8 @@ export function fromEntries<V>(entries: Iterable<readonly [string, V]>): Record<
  * bag (`properties`, `attributes`, `fields`: CRM objects, Notion pages) has them beside its
  * own, each typed value (`{ type: "status", status: { name } }`) unwrapped to its value; and
  * a record with no `id` of its own is given the last segment of its resource name
- * (`organizations/acme/channels/ch1`, AIP-122) or of its self link (`_links.self.href`).
+ * (`organizations/acme/channels/ch1`, AIP-122), of its self link (`_links.self.href`) or of
+ * its own address (`uri`, `selfLink`).
  * The record's own fields win over all of these. Any other record is returned as is.
  */
 export function flattenResource(raw: JsonRecord): JsonRecord {
@@ -271,8 +272,14 @@ function ownIdFromPath(raw: JsonRecord): { id: string; from: 'name' | 'self' } |
   const links = raw['_links'] ?? raw['links'];
   const self = isRecord(links) ? links['self'] : undefined;
   const href = isRecord(self) ? self['href'] : self;
-  return typeof href === 'string' ? lastSegment(href.split(/[?#]/)[0] ?? '', 'self') : undefined;
+  if (typeof href === 'string') return lastSegment(href.split(/[?#]/)[0] ?? '', 'self');
+  // The record's own address as a field (`uri`, `selfLink`, `self`, `href`): an API URL.
+  const own = SELF_KEYS.map((k) => raw[k]).find((v) => typeof v === 'string' && /^https?:\/\/|^\//.test(v));
+  return typeof own === 'string' ? lastSegment(own.split(/[?#]/)[0] ?? '', 'self') : undefined;
 }
+
+/** Keys a record's own address is given under, when it has no id (Calendly's `uri`, Google's `selfLink`). */
+const SELF_KEYS = ['uri', 'self', 'selfLink', 'self_link', 'href', '@self'];
 
 function lastSegment(path: string, from: 'name' | 'self'): { id: string; from: 'name' | 'self' } | undefined {
   const segment = path.replace(/\/+$/, '').split('/').pop();

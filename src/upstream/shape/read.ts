@@ -6,7 +6,7 @@
  * field is read; a value of the wrong type is reported only when nothing usable is found.
  */
 import type { DriftLog } from './drift.js';
-import { aliasesFor, type FieldKey } from './fields.js';
+import { aliasesFor, FIELD_KEYS, type FieldKey } from './fields.js';
 import { describeValue, getPath, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { parseNumber } from './numbers.js';
 import type { ShapeOptions } from './options.js';
@@ -34,6 +34,7 @@ export function readField<T>(
 ): T | undefined {
   let coerced: { value: T; message: string } | undefined;
   let wrong: string | undefined;
+  let wrongIsObject = false;
   let nulled = false;
   for (const path of aliasesFor(key, ctx.opts)) {
     const raw = getPath(scope, path);
@@ -51,14 +52,19 @@ export function readField<T>(
       if (coerced === undefined)
         ctx.opts.trace?.field(ctx.drift.endpoint, key, path, 'coerced', { tier: 'alias', confidence: 1 });
       coerced ??= { value: r.coerced, message: `'${path}' ${r.problem}` };
-    } else wrong ??= `'${path}' ${r.problem}`;
+    } else if (wrong === undefined) {
+      wrong = `'${path}' ${r.problem}`;
+      wrongIsObject = isRecord(raw);
+    }
   }
   if (coerced !== undefined) {
     ctx.drift.note(key, coerced.message);
     return coerced.value;
   }
-  // A field the server names, empty or of the wrong type, is reported as it is, not looked for elsewhere.
-  const byWords = nulled || wrong !== undefined ? undefined : readByWords(ctx, scope, key, convert);
+  // A field the server names, empty or of the wrong type, is reported as it is, not looked
+  // for elsewhere; unless it is an object, whose keys may hold it (`status: { lifeCycleStatus }`).
+  const byWords =
+    nulled || (wrong !== undefined && !wrongIsObject) ? undefined : readByWords(ctx, scope, key, convert);
   if (byWords !== undefined) return byWords;
   if (wrong !== undefined) ctx.drift.note(key, wrong);
   ctx.opts.trace?.missing?.(ctx.drift.endpoint, key);
@@ -76,7 +82,7 @@ function readByWords<T>(
   convert: Converter<T>,
 ): T | undefined {
   if (!isRecord(scope) || !hasConcepts(key)) return undefined;
-  const found = findByWords(scope, key);
+  const found = findByWords(scope, key, { claimed: claimedBySiblings(key, ctx.opts) });
   if (found === undefined) return undefined;
   if ('ambiguous' in found) {
     const keys = found.ambiguous.slice(0, 4).map((p) => quoteWord(p));
@@ -91,6 +97,32 @@ function readByWords<T>(
     confidence: found.match.confidence,
   });
   return r.ok;
+}
+
+/** Per options and field: the alias paths of the other fields of the same record. */
+const claimedMemo = new WeakMap<ShapeOptions, Map<FieldKey, ReadonlySet<string>>>();
+const NO_OPTIONS: ShapeOptions = {};
+
+/**
+ * The keys the aliases of a field's siblings (the other `session.*` fields of a session)
+ * read: exact names, surer than any reading by words, so never taken for this field.
+ */
+function claimedBySiblings(key: FieldKey, opts: ShapeOptions): ReadonlySet<string> {
+  // Without operator aliases every options object claims the same keys.
+  const memoOf = opts.fields === undefined ? NO_OPTIONS : opts;
+  let byKey = claimedMemo.get(memoOf);
+  const known = byKey?.get(key);
+  if (known !== undefined) return known;
+  const prefix = key.slice(0, key.indexOf('.') + 1);
+  const paths = FIELD_KEYS.filter((k) => k !== key && k.startsWith(prefix)).flatMap((k) =>
+    aliasesFor(k, opts),
+  );
+  const own = new Set(aliasesFor(key, opts));
+  const claimed: ReadonlySet<string> = new Set(paths.filter((p) => !own.has(p)));
+  byKey ??= new Map();
+  claimedMemo.set(memoOf, byKey);
+  byKey.set(key, claimed);
+  return claimed;
 }
 
 /** The epoch unit a numeric time was read in, for `--explain` (the sizes parseTime tells apart). */
@@ -205,19 +237,25 @@ export function hasAnyField(ctx: ReadContext, scope: unknown, keys: readonly Fie
   );
 }
 
-/** Whether a key of `scope` means field `key` by its words (ambiguity counts: the field is there). */
-function byWordsAt(scope: unknown, key: FieldKey): boolean {
-  return isRecord(scope) && hasConcepts(key) && findByWords(scope, key) !== undefined;
+/**
+ * Whether a key of `scope` means field `key` by its words (ambiguity counts: the field is
+ * there). With `parts` off, keys of objects inside it count only under a name the field knows.
+ */
+function byWordsAt(scope: unknown, key: FieldKey, parts = true): boolean {
+  return isRecord(scope) && hasConcepts(key) && findByWords(scope, key, { parts }) !== undefined;
 }
 
-/** How many of `keys` `scope` holds a value for (an explicit `null` does not count). */
+/**
+ * How many of `keys` `scope` holds a value for (an explicit `null` does not count), for
+ * telling which object of a body is the record: a wrapper's inner keys are not its own.
+ */
 export function fieldsPresent(ctx: ReadContext, scope: unknown, keys: readonly FieldKey[]): number {
   return keys.filter(
     (key) =>
       aliasesFor(key, ctx.opts).some((path) => {
         const v = getPath(scope, path);
         return v !== undefined && v !== null;
-      }) || byWordsAt(scope, key),
+      }) || byWordsAt(scope, key, false),
   ).length;
 }
 

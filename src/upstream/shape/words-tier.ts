@@ -9,7 +9,7 @@ import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
 import { CONCEPTS, type Concept, FILLER_WORDS, SELF_WORDS, type ValueKind } from './concepts.js';
 import type { FieldKey } from './field-aliases.js';
 import { isRecord, type JsonRecord } from './json.js';
-import { parseNumber } from './numbers.js';
+import { parseMoney, parseNumber } from './numbers.js';
 import { parseTime } from './time.js';
 import { isOwnIdKey, splitWords } from './words.js';
 
@@ -52,6 +52,9 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
     case 'time':
       return looksLikeTime(v);
     case 'amount':
+      // A money object (`balance_money: { amount, currency }`) is an amount as a whole:
+      // read together, its currency says in which units the amount is written.
+      if (isRecord(v)) return parseMoney(v)?.amount !== undefined;
       return typeof v !== 'boolean' && parseNumber(v) !== undefined;
     case 'count': {
       const n = parseNumber(v);
@@ -90,20 +93,29 @@ function looksLikeTime(v: unknown): boolean {
 
 /** The words of a key, and of the object holding it when it is inside one. */
 interface KeyWords {
-  words: readonly string[];
+  inner: readonly string[];
   outer?: readonly string[];
+  /** The object holding the key has an id of its own: another thing, not a part of the record. */
+  entity?: boolean;
 }
 
 /**
- * How well a key says a concept. A key inside an object counts only when the object's own
- * name is part of the concept (`slot.from` is a planned start; `role.name` is no member's name).
+ * How well a key says a concept. A key inside an object with an id of its own (another
+ * thing: `role: { id, name }`) counts only when the object's name is part of the concept
+ * (`slot.from` is a planned start; `role.name` is no member's name). An object without an
+ * id is a part of the record (`snippet`, `time_range`, `period`): its name is context,
+ * read where the concept knows it and passed over where not, unless it rules the concept
+ * out (`host.name` is no title, `recording.status` no session status).
  */
-function keyScore(k: KeyWords, concept: Concept): number {
-  if (k.outer !== undefined) {
-    const known = new Set(concept.all.flat());
+function keyScore(k: KeyWords, concept: Concept, ruledOut: ReadonlySet<string>): number {
+  if (k.outer === undefined) return conceptScore(k.inner, concept);
+  const known = new Set(concept.all.flat());
+  if (k.outer.some((w) => ruledOut.has(w))) return 0;
+  if (k.entity === true) {
     if (!k.outer.every((w) => FILLER_WORDS.has(w) || known.has(w))) return 0;
+    return conceptScore([...k.outer, ...k.inner], concept);
   }
-  return conceptScore(k.words, concept);
+  return conceptScore([...k.outer.filter((w) => known.has(w)), ...k.inner], concept);
 }
 
 /** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
@@ -119,22 +131,26 @@ const FIT_PATH_MAX = 128;
 const fitMemo = new Map<FieldKey, Map<string, KeyFit>>();
 let fitCount = 0;
 
-/** The fit of key `inner` (of the object under `outer`, when given) to field `key`. */
+/** The fit of key `inner` (of the object under `outer`, an entity or a part, when given) to field `key`. */
 function fitOf(
   key: FieldKey,
   concepts: readonly Concept[],
   path: string,
-  outer?: string,
-  inner?: string,
+  inside?: { outer: string; inner: string; entity: boolean },
 ): KeyFit {
+  const memoKey = inside?.entity === true ? `${path}\u0000` : path;
   let byPath = fitMemo.get(key);
-  const known = byPath?.get(path);
+  const known = byPath?.get(memoKey);
   if (known !== undefined) return known;
-  const outerWords = outer === undefined ? undefined : splitWords(outer);
-  const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
-  const k = outerWords === undefined ? { words } : { words, outer: outerWords };
+  const k: KeyWords =
+    inside === undefined
+      ? { inner: splitWords(path) }
+      : { inner: splitWords(inside.inner), outer: splitWords(inside.outer), entity: inside.entity };
+  // An object whose name rules out any reading of the field rules out the field (`run_time`
+  // holds no planned start, `start` no planned end).
+  const ruledOut = new Set(concepts.flatMap((c) => c.not ?? []));
   const fits = concepts
-    .map((c) => ({ score: keyScore(k, c), kind: c.value, beside: c.beside }))
+    .map((c) => ({ score: keyScore(k, c, ruledOut), kind: c.value, beside: c.beside }))
     .filter((f) => f.score > 0)
     .sort((x, y) => y.score - x.score);
   const fit = fits.length === 0 ? NO_FIT : fits;
@@ -145,7 +161,7 @@ function fitOf(
     }
     byPath = fitMemo.get(key) ?? new Map<string, KeyFit>();
     fitMemo.set(key, byPath);
-    byPath.set(path, fit);
+    byPath.set(memoKey, fit);
     fitCount += 1;
   }
   return fit;
@@ -167,13 +183,38 @@ function besideHolds(record: JsonRecord, path: string, beside: Concept['beside']
   return !beside.present;
 }
 
+/** Whether an object carries an id of its own (`id`, `uuid`, `@id` …): another thing, not a part. */
+function hasOwnId(v: JsonRecord): boolean {
+  let n = 0;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (++n > MAX_INNER_KEYS) return false;
+    if (isOwnIdKey(k)) return true;
+  }
+  return false;
+}
+
+/** How the words tier looks at a record. */
+export interface WordsScope {
+  /**
+   * Whether objects without an id of their own are read as parts of the record (default
+   * true). Off when telling which object of a body is the record (envelope.ts): there, a
+   * wrapper's keys are not the record's.
+   */
+  parts?: boolean;
+  /** Keys another field's alias reads (`end_time`, an actual end): never taken for this field. */
+  claimed?: ReadonlySet<string>;
+}
+
 /** Reads field `key` of `record` by the words of its keys; see the file comment. */
-export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
+export function findByWords(record: JsonRecord, key: FieldKey, scope: WordsScope = {}): WordsResult {
   const concepts = CONCEPTS[key];
   if (concepts === undefined) return undefined;
+  const parts = scope.parts ?? true;
   let best: WordsMatch[] = [];
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
+    if (scope.claimed?.has(path) === true) return;
     const score =
       fit.find((f) => valueFits(f.kind, value, key) && besideHolds(record, path, f.beside))?.score ?? 0;
     if (score === 0) return;
@@ -188,12 +229,13 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
     const v = record[k];
     consider(fitOf(key, concepts, k), k, v);
     if (!isRecord(v)) continue;
+    const entity = !parts || hasOwnId(v);
     let m = 0;
     for (const k2 in v) {
       if (!Object.hasOwn(v, k2)) continue;
       if (++m > MAX_INNER_KEYS) break;
       const path = `${k}.${k2}`;
-      consider(fitOf(key, concepts, path, k, k2), path, v[k2]);
+      consider(fitOf(key, concepts, path, { outer: k, inner: k2, entity }), path, v[k2]);
     }
   }
   if (best.length === 0) return undefined;

@@ -84,7 +84,7 @@ describe('normalizeOrg', () => {
 
   it.each<[string, Record<string, unknown>, string, string]>([
     ['name is a number', { name: 42 }, 'org.name', "'name' is a number, expected a string"],
-    ['name is an object', { name: { en: 'Acme' } }, 'org.name', "'name' is an object, expected a string"],
+    ['name is an object', { name: { first: 1 } }, 'org.name', "'name' is an object, expected a string"],
     ['settings is a string', { settings: 'x' }, 'org.settings', "'settings' is a string, expected an object"],
     ['plan is a boolean', { plan: true }, 'org.plan', "'plan' is a boolean, expected a string"],
   ])('drift: %s', (_name, raw, field, problem) => {
