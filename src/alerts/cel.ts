@@ -130,6 +130,13 @@ export class CelEnvironments {
     this.envs = envs;
   }
 
+  /** The functions tally adds to standard CEL, by name (docs/alerts.md, "Helpers"). */
+  helperNames(): string[] {
+    const standard = new Set(new Environment().getDefinitions().functions.map((f) => f.name));
+    const all = this.envs.org.getDefinitions().functions.map((f) => f.name);
+    return [...new Set(all.filter((name) => !standard.has(name)))];
+  }
+
   /** Sets the time that `now`, `since` and `until` refer to for the next evaluations. */
   setNow(ms: number): void {
     this.nowMs = ms;

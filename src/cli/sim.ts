@@ -12,7 +12,7 @@ import {
   FIELD_CASES,
   type FieldCase,
   PAGING_STYLES,
-  type PagingStyle,
+  type ServedPaging,
   type Scenario,
   type SimOptions,
   type TokenSpec,
@@ -149,7 +149,7 @@ function toOptions(v: Values): SimOptions {
   set('dialect', choice<string>('dialect', v.dialect, [...DIALECT_NAMES, ...FAITHFUL_DIALECT_NAMES]));
   if (v.hints === true) o.hints = true;
   set('envelope', choice<EnvelopeStyle>('envelope', v.envelope, ENVELOPE_STYLES));
-  set('paging', choice<PagingStyle>('paging', v.paging, PAGING_STYLES));
+  set('paging', choice<ServedPaging>('paging', v.paging, PAGING_STYLES));
   set('pageSize', integer('page-size', v['page-size'], 1, 200));
   set('fieldCase', choice<FieldCase>('case', v.case, FIELD_CASES));
   const errorRate = decimal('error-rate', v['error-rate'], 0, 1);

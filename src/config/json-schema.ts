@@ -12,7 +12,7 @@ export const JSON_SCHEMA_PATH = 'schema/tally.schema.json';
 export const ENV_REFERENCE_COMMENT =
   '${VAR} reference, resolved from the environment when the config is loaded';
 
-/** A value that is nothing but references: it may become a number or a boolean (src/config/load.ts). */
+/** A value that is nothing but references: it may become a number or a boolean (src/config/interpolate.ts). */
 const ONLY_REFERENCES = '^(?:\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})+$';
 /** Text with a reference anywhere: it becomes text, checked after interpolation. */
 const HAS_REFERENCE = '\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';

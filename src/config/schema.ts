@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { alertingFields, routeReceiverPaths } from '../alerts/schema.js';
 import { deliverySchema, receiversSchema } from '../notify/schema.js';
+import { PAGING_MODES } from './paging-modes.js';
 import { parseShard } from './shard.js';
 import { duration, size } from '../core/zod-units.js';
 
@@ -28,7 +29,7 @@ export const shapeSchema = z
       .partialRecord(z.enum(['org', 'team', 'subscription', 'channels', 'sessions', 'session']), z.string())
       .optional()
       .meta({ description: 'Dot path to the list or object inside each endpoint response ("" = the root).' }),
-    paging: z.enum(['auto', 'link', 'cursor', 'page', 'none']).default('auto'),
+    paging: z.enum(PAGING_MODES).default('auto'),
     cursor_param: z.string().min(1).default('cursor'),
     page_param: z.string().min(1).default('page'),
     per_page_param: z.string().min(1).default('per_page'),

@@ -20,14 +20,12 @@ import type {
   SessionsPart,
   TimeWindow,
 } from '../snapshot/model.js';
-import { NOT_NEWS_BEFORE_MS } from '../snapshot/diff-sessions.js';
-import { isLiveStatus } from '../snapshot/status.js';
 import type { Fetcher, OrgAuth, Priority } from './fetcher.js';
 import { UpstreamHealth } from './health.js';
 import { AdditionCheck } from './additions.js';
 import { type HeldRemovals, type ListKey, RemovalCheck, type RemovalPolicy } from './removals.js';
 import type { OrgLoad, SweepEntry } from './planner.js';
-import { getOwn, setOwn } from '../core/own.js';
+import { getOwn } from '../core/own.js';
 import { SessionList, sessionArray } from '../snapshot/session-list.js';
 import { reviewRead } from './read-review.js';
 import { SharedReads } from './shared-reads.js';
@@ -44,7 +42,8 @@ import {
 } from './org-queries.js';
 import { type ChannelFilter, FilteredList } from './channel-filter.js';
 import { SweepLedger } from './sweep-ledger.js';
-import { deferredDetail, forgetDetailAttempts, pruneDetails, waitedDetails } from './prune-details.js';
+import { forgetDetailAttempts, pruneDetails, waitedDetails } from './prune-details.js';
+import { type FollowContext, type FollowUp, followEvents } from './follow-events.js';
 
 /** Details of sessions no longer live are dropped at least this often (see commit). */
 const PRUNE_EVERY_MS = 30_000;
@@ -112,6 +111,8 @@ export class OrgPoller {
   readonly attempts = new Map<string, { at: number; state: Part<unknown>['state']; reason?: string }>();
   /** The whole channel list seen through the filter (channel-filter.ts). */
   private readonly filtered = new FilteredList();
+  /** What step 3 of a commit asks of this poller (follow-events.ts). */
+  private readonly following: FollowContext;
 
   constructor(
     private auth: OrgAuth,
@@ -137,6 +138,16 @@ export class OrgPoller {
     // Changes that waited for the first baseline and no read saw before the snapshot was
     // saved still wait (commit).
     this.sweep.resume(initial.sessions, deps.clock.now());
+    this.following = {
+      sweep: this.sweep,
+      detailsOwed: this.detailsOwed,
+      firstReadsFirst: () => this.inBaseline() && (deps.followUpsWait?.() ?? true),
+      neverRead: (id) => this.neverRead(id),
+      forgetChannel: (id, sessions, details) => this.forgetChannel(id, sessions, details),
+      window: () => this.window(),
+      readSessions: (id) => (priority) => this.readSessions(id, priority, deps.signal, true),
+      readDetail: (id) => (priority) => this.readDetail(id, priority, deps.signal, true),
+    };
   }
 
   /** Removals waiting for evidence, by list (status API and metrics). */
@@ -467,7 +478,7 @@ export class OrgPoller {
   /**
    * Diffs `candidate` (the current snapshot with the part `read` replaced) against the
    * current snapshot, then applies the consequences of the events, in four steps: diff,
-   * review (read-review.ts), follow the events, store.
+   * review (read-review.ts), follow the events (follow-events.ts), store.
    */
   private commit(candidate: OrgSnapshot, read: string): void {
     const now = this.deps.clock.now();
@@ -501,7 +512,8 @@ export class OrgPoller {
     // that entered it are read at once; their first list is a silent baseline.
     for (const chId of left) this.forgetChannel(chId, sessions, details);
     for (const chId of entered) follow.push((priority) => this.readSessions(chId, priority, signal, true));
-    const followed = this.follow(events, { sessions, details }, next, follow, now);
+    const parts = { sessions, details };
+    const followed = followEvents(this.following, events, this.current, parts, next, follow, now);
     this.store(next, followed, events, reshapes, now);
     this.runFollowUps(follow);
   }
@@ -522,73 +534,6 @@ export class OrgPoller {
     if (detailOf !== undefined && taken.details[detailOf]?.state === 'complete')
       this.detailsOwed.firstRead(detailOf);
     return found;
-  }
-
-  /**
-   * Step 3 of {@link commit}: the consequences of each event. Channels that change are
-   * read again (into `follow`) or marked to be; sessions that start have their detail read,
-   * or marked due; sessions that end are owed a final detail read. Returns the session lists
-   * and details, copied from `next`'s where a mark changed them.
-   */
-  private follow(
-    events: readonly ChangeEvent[],
-    parts: Pick<OrgSnapshot, 'sessions' | 'details'>,
-    next: OrgSnapshot,
-    follow: FollowUp[],
-    now: number,
-  ): Pick<OrgSnapshot, 'sessions' | 'details'> {
-    let { sessions, details } = parts;
-    const signal = this.deps.signal;
-    // When the first baseline is due to end within minutes, the first reads come first
-    // (docs/polling.md, "Readiness and the first baseline"): a session that starts gets its
-    // detail read with the other live details once the baseline is done (poller.ts), and a
-    // channel already read that changes is read again by the sweep right after the last
-    // first read, or once it has waited 5 minutes (sweep-ledger.ts and planner.ts: a change
-    // since the last read ranks with a moved hint, and above first reads once it waited
-    // CHANGE_WAITS_AT_MOST_MS). At 1000 channels these follow-ups took a tenth of the budget
-    // the first reads needed. The change is kept on the channel's stored list, so that a
-    // restart meanwhile does not lose its place.
-    const waits = events.length > 0 && this.inBaseline() && (this.deps.followUpsWait?.() ?? true);
-    for (const e of events) {
-      const chId = e.entity.id;
-      if (e.kind === 'channel.added') {
-        // A channel that appears after the baseline starts from an empty list, so its
-        // existing sessions are reported as added rather than silently taken in.
-        setOwn(sessions, chId, { state: 'complete', at: e.at, value: [], window: this.window() });
-      }
-      if (e.kind === 'channel.removed') this.forgetChannel(chId, sessions, details);
-      if (e.kind === 'channel.added' || e.kind === 'channel.status_changed') {
-        this.sweep.changed(chId, now);
-        // A channel listed (again) starts from an empty list, which no read made: its
-        // read is due at once, as a channel never read.
-        const part = getOwn(sessions, chId);
-        if (!waits || e.kind === 'channel.added' || this.neverRead(chId) || part === undefined) {
-          follow.push((priority) => this.readSessions(chId, priority, signal, true));
-        } else {
-          if (sessions === next.sessions) sessions = { ...sessions };
-          // The earliest change the read still owes: a later one does not restart its wait.
-          this.sweep.waiting(chId, now);
-          setOwn(sessions, chId, { ...part, changedAt: this.sweep.unseenSince(chId) ?? now });
-        }
-      }
-      if (e.kind === 'session.started' || (e.kind === 'session.added' && isLiveStatus(String(e.to ?? '')))) {
-        if (!waits) follow.push((priority) => this.readDetail(e.entity.id, priority, signal, true));
-        // Watched start: what its first detail shows since tally's look before is news.
-        const lookedAt = getOwn(this.current.sessions, e.labels['channel_id'] ?? '')?.at;
-        if (lookedAt !== undefined && getOwn(this.current.details, e.entity.id) === undefined) {
-          const since = lookedAt - NOT_NEWS_BEFORE_MS;
-          this.detailsOwed.watched(e.entity.id, since);
-          // Put off: stored as a read not made yet, with that time, as a failed first read
-          // is, so that a restart before the read does not lose it (see the constructor).
-          if (waits) {
-            if (details === next.details) details = { ...details };
-            setOwn(details, e.entity.id, deferredDetail(now, since));
-          }
-        }
-      }
-      if (e.kind === 'session.ended') this.detailsOwed.ended(e.entity.id, now);
-    }
-    return { sessions, details };
   }
 
   /** Step 4 of {@link commit}: takes `next` with `parts`, prunes details when due, tells onUpdate. */
@@ -634,6 +579,3 @@ export class OrgPoller {
     });
   }
 }
-
-/** A read a commit asks for, run at the priority given. */
-type FollowUp = (priority: Priority) => Promise<void>;

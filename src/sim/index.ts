@@ -26,7 +26,7 @@ export {
   type FieldCase,
   type OrgSpec,
   PAGING_STYLES,
-  type PagingStyle,
+  type ServedPaging,
   type Plan,
   type RequestLogEntry,
   type Scenario,

@@ -78,6 +78,56 @@ export function effectivePaging(style: SimStyle): SimStyle['paging'] {
   return inBody && style.envelope === 'bare' ? 'link' : style.paging;
 }
 
+/** A page in Spring Data REST's style (`hal`): 0-based `page` and `size`, absolute `_links`, a `page` object. */
+function halPage<T>(
+  items: readonly T[],
+  ctx: ListContext,
+): { page: readonly T[]; extra: Record<string, unknown> } {
+  const extra: Record<string, unknown> = {};
+  const size = positiveInt(
+    'size',
+    ctx.query.get('size') ?? ctx.query.get('per_page'),
+    ctx.style.pageSize,
+    MAX_PAGE_SIZE,
+  );
+  const rawPage = ctx.query.get('page');
+  if (rawPage !== null && !/^\d{1,9}$/.test(rawPage)) throw badRequest('page must be a non-negative integer');
+  const number = rawPage === null ? 0 : Number(rawPage);
+  const totalPages = Math.max(1, Math.ceil(items.length / size));
+  const page = items.slice(number * size, (number + 1) * size);
+  const href = (n: number) => {
+    const q = new URLSearchParams(ctx.query);
+    for (const k of ['page', 'size', 'per_page']) q.delete(k);
+    q.set('page', String(n));
+    q.set('size', String(size));
+    return { href: `${ctx.origin}${ctx.pathname}?${q.toString()}` };
+  };
+  extra._links = { self: href(number), ...(number + 1 < totalPages ? { next: href(number + 1) } : {}) };
+  extra.page = { size, total_elements: items.length, total_pages: totalPages, number };
+  return { page, extra };
+}
+
+/** A page by opaque cursor (`cursor`): `next_cursor` anchors on the last item's `ord`. */
+function cursorPage<T extends { ord: number }>(
+  items: readonly T[],
+  ctx: ListContext,
+): { page: readonly T[]; extra: Record<string, unknown> } {
+  const extra: Record<string, unknown> = {};
+  const limit = positiveInt(
+    'limit',
+    ctx.query.get('limit') ?? ctx.query.get('per_page'),
+    ctx.style.pageSize,
+    MAX_PAGE_SIZE,
+  );
+  const cursor = ctx.query.get('cursor');
+  const from = cursor === null || cursor === '' ? 0 : indexAfterOrd(items, decodeCursor(cursor));
+  const page = items.slice(from, from + limit);
+  const hasMore = from + limit < items.length;
+  extra.next_cursor = hasMore && page.length > 0 ? encodeCursor(page[page.length - 1]!.ord) : null;
+  extra.has_more = hasMore;
+  return { page, extra };
+}
+
 /**
  * One page of a list, wrapped in the current envelope, with the current paging style's
  * body fields or headers. `items` must be in ascending `ord` (cursors anchor on it).
@@ -91,7 +141,7 @@ export function renderList<T extends { ord: number }>(
   const { style, query } = ctx;
   const paging = effectivePaging(style);
   const headers: Record<string, string> = {};
-  const extra: Record<string, unknown> = {};
+  let extra: Record<string, unknown> = {};
   let page: readonly T[];
   let links: string[] = [];
   const perPageAsked = () =>
@@ -120,41 +170,9 @@ export function renderList<T extends { ord: number }>(
     page = items.slice(offset, offset + limit);
     extra.meta = { offset, limit, total: items.length };
   } else if (paging === 'hal') {
-    // Spring Data REST: 0-based `page` and `size`, absolute `_links`, a `page` object.
-    const size = positiveInt(
-      'size',
-      query.get('size') ?? query.get('per_page'),
-      style.pageSize,
-      MAX_PAGE_SIZE,
-    );
-    const rawPage = query.get('page');
-    if (rawPage !== null && !/^\d{1,9}$/.test(rawPage))
-      throw badRequest('page must be a non-negative integer');
-    const number = rawPage === null ? 0 : Number(rawPage);
-    const totalPages = Math.max(1, Math.ceil(items.length / size));
-    page = items.slice(number * size, (number + 1) * size);
-    const href = (n: number) => {
-      const q = new URLSearchParams(ctx.query);
-      for (const k of ['page', 'size', 'per_page']) q.delete(k);
-      q.set('page', String(n));
-      q.set('size', String(size));
-      return { href: `${ctx.origin}${ctx.pathname}?${q.toString()}` };
-    };
-    extra._links = { self: href(number), ...(number + 1 < totalPages ? { next: href(number + 1) } : {}) };
-    extra.page = { size, total_elements: items.length, total_pages: totalPages, number };
+    ({ page, extra } = halPage(items, ctx));
   } else if (paging === 'cursor') {
-    const limit = positiveInt(
-      'limit',
-      query.get('limit') ?? query.get('per_page'),
-      style.pageSize,
-      MAX_PAGE_SIZE,
-    );
-    const cursor = query.get('cursor');
-    const from = cursor === null || cursor === '' ? 0 : indexAfterOrd(items, decodeCursor(cursor));
-    page = items.slice(from, from + limit);
-    const hasMore = from + limit < items.length;
-    extra.next_cursor = hasMore && page.length > 0 ? encodeCursor(page[page.length - 1]!.ord) : null;
-    extra.has_more = hasMore;
+    ({ page, extra } = cursorPage(items, ctx));
   } else {
     const perPage = perPageAsked();
     const pageNo = positiveInt('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER);

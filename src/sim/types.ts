@@ -6,15 +6,18 @@ import type { Clock } from '../core/clock.js';
 
 /** How lists and single objects are wrapped. */
 export type EnvelopeStyle = 'bare' | 'data' | 'items' | 'key' | 'hal';
-/** How long lists are cut into pages. */
-export type PagingStyle = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next' | 'hal' | 'silent';
+/**
+ * How the simulator cuts long lists into pages on the wire (docs/upstream-api.md); not the
+ * style tally's shape reader detects (`PagingStyle`, src/upstream/shape/paging.ts).
+ */
+export type ServedPaging = 'none' | 'cursor' | 'link' | 'pages' | 'offset' | 'next' | 'hal' | 'silent';
 /** Spelling of field names in bodies. */
 export type FieldCase = 'snake' | 'camel';
 
 /** Every envelope style, in documentation order. */
 export const ENVELOPE_STYLES: readonly EnvelopeStyle[] = ['bare', 'data', 'items', 'key', 'hal'];
 /** Every paging style, in documentation order. */
-export const PAGING_STYLES: readonly PagingStyle[] = [
+export const PAGING_STYLES: readonly ServedPaging[] = [
   'none',
   'cursor',
   'link',
@@ -30,7 +33,7 @@ export const FIELD_CASES: readonly FieldCase[] = ['snake', 'camel'];
 /** The response style the simulator serves; changeable at runtime. */
 export interface SimStyle {
   envelope: EnvelopeStyle;
-  paging: PagingStyle;
+  paging: ServedPaging;
   /** Default page size when the client does not ask for one (max 200). */
   pageSize: number;
   fieldCase: FieldCase;
@@ -162,7 +165,7 @@ export interface SimOptions {
    */
   dialect?: string | import('./dialect.js').Dialect;
   envelope?: EnvelopeStyle;
-  paging?: PagingStyle;
+  paging?: ServedPaging;
   pageSize?: number;
   fieldCase?: FieldCase;
   faults?: FaultSpec | readonly FaultSpec[];

@@ -2,12 +2,13 @@
  * Operator overrides of response shapes (`upstream.shape` in the config), for a server
  * whose answers the defaults do not fit. Every option is optional.
  */
+import type { PagingMode } from '../../config/paging-modes.js';
 import type { Endpoint } from './endpoints.js';
 import type { FieldKey } from './field-aliases.js';
 import type { MoneyHabit } from './numbers.js';
 
-/** How the next page of a list is found. `auto` tries every known style in a fixed order. */
-export type PagingMode = 'auto' | 'link' | 'cursor' | 'page' | 'none';
+/** How the next page of a list is found: the config's own list (src/config/paging-modes.ts). */
+export type { PagingMode };
 
 /** Response-shape overrides; everything is optional. */
 export interface ShapeOptions {
