@@ -123,6 +123,16 @@ export function withoutQueryKnowledge(l: Learned): Learned {
   return out;
 }
 
+/** Only what refusals taught of `l` (the query, not what was found of paging). */
+function queryKnowledge(l: Learned): Learned {
+  const out: Learned = {};
+  if (l.perPage !== undefined) out.perPage = l.perPage;
+  if (l.drop !== undefined) out.drop = l.drop;
+  if (l.times !== undefined) out.times = l.times;
+  if (l.filterStyle !== undefined) out.filterStyle = l.filterStyle;
+  return out;
+}
+
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
 /**
@@ -197,11 +207,24 @@ export class QueryMemory {
    * Where a read of `org`'s `endpoint` at `now` starts: from what was learned, or, when
    * what refusals taught is due to be put to the test again (query/evidence.ts), from
    * tally's own query (`retrial`). A list waiting after refusals, or whose window the
-   * server misread (client.ts, misreadsWindow), is not re-tried this way.
+   * server misread (client.ts, misreadsWindow), is not re-tried this way. While refusals
+   * of the query known to work are tallied and do not teach yet, reads start from the
+   * query a refused read got to and was answered with (`provisional`), all but one a
+   * minute (`RefusalEvidence.probeDue`), which asks the query known to work again.
    */
-  begin(org: string, endpoint: string, now: number): { learned: Learned | undefined; retrial: boolean } {
+  begin(
+    org: string,
+    endpoint: string,
+    now: number,
+  ): { learned: Learned | undefined; retrial: boolean; provisional?: true } {
     const k = key(org, endpoint);
     const l = this.learned.get(k);
+    const p = this.provisional.get(k);
+    const settled = l?.refused !== true && l?.windowMisread !== true;
+    if (settled && p !== undefined && p.refused !== true && !this.evidence.probeDue(k, now)) {
+      const learned = { ...withoutQueryKnowledge(l ?? {}), ...queryKnowledge(p) };
+      return { learned, retrial: false, provisional: true };
+    }
     if (l === undefined || !hasQueryKnowledge(l) || l.refused === true || l.windowMisread === true)
       return { learned: l, retrial: false };
     if (!this.evidence.retrialDue(k, l.confirmedAt, now)) return { learned: l, retrial: false };
