@@ -123,16 +123,6 @@ export function withoutQueryKnowledge(l: Learned): Learned {
   return out;
 }
 
-/** Only what refusals taught of `l` (the query, not what was found of paging). */
-function queryKnowledge(l: Learned): Learned {
-  const out: Learned = {};
-  if (l.perPage !== undefined) out.perPage = l.perPage;
-  if (l.drop !== undefined) out.drop = l.drop;
-  if (l.times !== undefined) out.times = l.times;
-  if (l.filterStyle !== undefined) out.filterStyle = l.filterStyle;
-  return out;
-}
-
 /** The smallest page size tried before the page-size parameter is left out altogether. */
 export const PER_PAGE_FLOOR = 10;
 /**
@@ -208,9 +198,8 @@ export class QueryMemory {
    * what refusals taught is due to be put to the test again (query/evidence.ts), from
    * tally's own query (`retrial`). A list waiting after refusals, or whose window the
    * server misread (client.ts, misreadsWindow), is not re-tried this way. While refusals
-   * of the query known to work are tallied and do not teach yet, reads start from the
-   * query a refused read got to and was answered with (`provisional`), all but one a
-   * minute (`RefusalEvidence.probeDue`), which asks the query known to work again.
+   * are tallied, reads start where a refused read was answered (`provisional`), all but
+   * one a minute, which asks the query known to work again (`RefusalEvidence.probeDue`).
    */
   begin(
     org: string,
@@ -222,7 +211,8 @@ export class QueryMemory {
     const p = this.provisional.get(k);
     const settled = l?.refused !== true && l?.windowMisread !== true;
     if (settled && p !== undefined && p.refused !== true && !this.evidence.probeDue(k, now)) {
-      const learned = { ...withoutQueryKnowledge(l ?? {}), ...queryKnowledge(p) };
+      const taught = Object.entries(p).filter(([f]) => (QUERY_KEYS as readonly string[]).includes(f));
+      const learned: Learned = { ...withoutQueryKnowledge(l ?? {}), ...Object.fromEntries(taught) };
       return { learned, retrial: false, provisional: true };
     }
     if (l === undefined || !hasQueryKnowledge(l) || l.refused === true || l.windowMisread === true)
