@@ -63,10 +63,46 @@ describe('a burst of refusals', () => {
       const before = server.received.length;
       const part = await client.fetchChannels(ACME);
       expect(part.state === 'complete' && part.value).toHaveLength(3);
-      // Its own query first, then without the page size: two requests, never a wait.
-      expect(perPages(server.received.slice(before))).toEqual(['100', null]);
+      // Its own query first, then without the page size; later reads start where that was
+      // answered: one request a read, never a wait.
+      expect(perPages(server.received.slice(before))).toEqual(s === 0 ? ['100', null] : [null]);
     }
     expect(memory.get('acme', 'channels')?.drop).toBeUndefined();
+  });
+
+  it('a refused query is asked again once a minute while refusals are tallied; answered, it is asked again by every read', async () => {
+    const clock = new ManualClock();
+    let refusing = true;
+    const server = await channels((u) =>
+      refusing && u.searchParams.has('per_page') ? 'unknown parameter: per_page' : undefined,
+    );
+    const memory = new QueryMemory(undefined, { rng: () => 0 });
+    const client = suite.client(server.origin, { clock, memory });
+    const asked: (string | null)[][] = [];
+    const readAt = async (ms: number) => {
+      clock.time = CLOCK_START + ms;
+      const before = server.received.length;
+      expect((await client.fetchChannels(ACME)).state).toBe('complete');
+      asked.push(perPages(server.received.slice(before)));
+    };
+    for (let s = 0; s <= 60; s += 5) await readAt(s * 1000);
+    // One read a minute asks tally's query (the first and the one at 60 s); the others one request.
+    expect(asked.filter((a) => a.length === 2)).toEqual([
+      ['100', null],
+      ['100', null],
+    ]);
+    expect(asked[0]).toEqual(['100', null]);
+    expect(asked.at(-1)).toEqual(['100', null]);
+    expect(asked.slice(1, -1).every((a) => a.length === 1 && a[0] === null)).toBe(true);
+    // The server takes the page size again: the next minute's read finds it, and reads after ask it.
+    refusing = false;
+    await readAt(100_000);
+    expect(asked.at(-1)).toEqual([null]);
+    await readAt(120_000);
+    expect(asked.at(-1)).toEqual(['100']);
+    await readAt(125_000);
+    expect(asked.at(-1)).toEqual(['100']);
+    expect(memory.get('acme', 'channels')).toBeUndefined();
   });
 });
 

@@ -40,12 +40,15 @@ export function saferFirstQuery(
       s.at.perPage = Number(s.url.searchParams.get(perPageParam)) || s.at.perPage;
       return true;
     }
-  } else if (s.adaptations === 0) adapt.memory.noteRefusal(req.org, req.endpoint, adapt.now());
+  } else if (s.adaptations === 0 && !s.provisional)
+    adapt.memory.noteRefusal(req.org, req.endpoint, adapt.now());
   // Another read learned something meanwhile: go on from what it knows.
   const theirs = adapt.memory.get(req.org, req.endpoint);
   const version = adapt.memory.version(req.org, req.endpoint);
-  // Refused lately, not learned yet: go on from where the last refused read got to.
-  const tentative = s.adaptations === 0 ? adapt.memory.tentative(req.org, req.endpoint) : undefined;
+  // Refused lately, not learned yet: go on from where the last refused read got to (a read
+  // that started there goes on down from it).
+  const tentative =
+    s.adaptations === 0 && !s.provisional ? adapt.memory.tentative(req.org, req.endpoint) : undefined;
   const adopt =
     tentative !== undefined && !sameQuery(tentative, s.learned)
       ? tentative

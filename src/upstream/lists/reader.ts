@@ -71,6 +71,7 @@ export class ListReader {
     this.s = initialState(url, remembered ?? {}, perPage, known);
     this.s.cursorName = this.renameCursor ? remembered?.cursorParam : undefined;
     this.s.retrial = begun?.retrial === true;
+    this.s.provisional = begun?.provisional === true;
     this.list = { org: req.org, endpoint: req.endpoint, path: url.pathname };
   }
 
@@ -222,6 +223,8 @@ export class ListReader {
     const adapt = req.adapt;
     if (!adapt) return;
     const { refused: _answered, ...works } = s.learned;
+    // Answered as a refused read was: the refusals stand until the query they refused is asked.
+    if (s.adaptations === 0 && s.provisional) return;
     if (s.adaptations === 0) adapt.memory.noteAnswer(req.org, req.endpoint);
     if (s.adaptations === 0 && s.retrial) adapt.memory.unlearn(req.org, req.endpoint);
     else if (s.adaptations > 0) this.teach(withPaging(req, works));

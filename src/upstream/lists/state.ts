@@ -22,6 +22,11 @@ export interface ListState {
   known: number;
   /** The read starts from tally's own query, re-trying what refusals taught (query/evidence.ts). */
   retrial: boolean;
+  /**
+   * The read starts from the query a refused read got to, while refusals of the query known
+   * to work are tallied (query/evidence.ts): its answer says nothing of those refusals.
+   */
+  provisional: boolean;
   /** The name the cursor goes back in, when the server was found to ignore `cursor`. */
   cursorName: string | undefined;
   /** The parameter that asks for the page after a "more" without a pointer (keyset.ts), once known. */
@@ -69,6 +74,7 @@ export function initialState(url: URL, learned: Learned, perPage: number, known:
     tried: new Map(),
     known,
     retrial: false,
+    provisional: false,
     cursorName: undefined,
     moreBy: learned.moreBy,
     conditional: false,

@@ -197,11 +197,24 @@ export class QueryMemory {
    * Where a read of `org`'s `endpoint` at `now` starts: from what was learned, or, when
    * what refusals taught is due to be put to the test again (query/evidence.ts), from
    * tally's own query (`retrial`). A list waiting after refusals, or whose window the
-   * server misread (client.ts, misreadsWindow), is not re-tried this way.
+   * server misread (client.ts, misreadsWindow), is not re-tried this way. While refusals
+   * are tallied, reads start where a refused read was answered (`provisional`), all but
+   * one a minute, which asks the query known to work again (`RefusalEvidence.probeDue`).
    */
-  begin(org: string, endpoint: string, now: number): { learned: Learned | undefined; retrial: boolean } {
+  begin(
+    org: string,
+    endpoint: string,
+    now: number,
+  ): { learned: Learned | undefined; retrial: boolean; provisional?: true } {
     const k = key(org, endpoint);
     const l = this.learned.get(k);
+    const p = this.provisional.get(k);
+    const settled = l?.refused !== true && l?.windowMisread !== true;
+    if (settled && p !== undefined && p.refused !== true && !this.evidence.probeDue(k, now)) {
+      const taught = Object.entries(p).filter(([f]) => (QUERY_KEYS as readonly string[]).includes(f));
+      const learned: Learned = { ...withoutQueryKnowledge(l ?? {}), ...Object.fromEntries(taught) };
+      return { learned, retrial: false, provisional: true };
+    }
     if (l === undefined || !hasQueryKnowledge(l) || l.refused === true || l.windowMisread === true)
       return { learned: l, retrial: false };
     if (!this.evidence.retrialDue(k, l.confirmedAt, now)) return { learned: l, retrial: false };

@@ -5,8 +5,12 @@
  * change how a list is asked for, nor stop it being read. So a refusal of a read's first
  * query teaches only when it repeats: {@link TEACH_REFUSALS} reads refused over at least
  * {@link TEACH_SPAN_MS}. Until then each read still climbs its own ladder of safer
- * queries (and is read without what the server refused, for that read only), and the
- * next read starts again from the query known to work. What was learned is re-tried
+ * queries (and is read without what the server refused). Meanwhile the query known to
+ * work is put to the test by one read every {@link probeEveryMs} (a minute by default),
+ * enough to gather that evidence; the reads in between start from where the last refused
+ * read got to and was answered (adapt.ts, `QueryMemory.begin`), so a server that refuses
+ * tally's query for good costs one request a read, not two, while it teaches. What was
+ * learned is re-tried
  * every {@link RETRIAL_MIN_MS} to {@link RETRIAL_MAX_MS} (drawn anew each time, so that
  * lists do not re-try together): tally's own query once; answered, what was learned is
  * dropped; refused, it holds and counts as confirmed.
@@ -42,6 +46,8 @@ interface Tally {
   first: number;
   last: number;
   reads: number;
+  /** When a read next asks the query known to work again, to see whether it is still refused. */
+  probeAt: number;
 }
 
 /** Refusals per list (`org endpoint`) and when each list's learned query is re-tried. Not persisted. */
@@ -65,12 +71,36 @@ export class RefusalEvidence {
   /** A read of `key` had its first query refused at `now`. */
   refused(key: string, now: number): void {
     const t = this.tallies.get(key);
-    if (t === undefined) this.tallies.set(key, { first: now, last: now, reads: 1 });
+    const probeAt = now + this.probeEveryMs();
+    if (t === undefined) this.tallies.set(key, { first: now, last: now, reads: 1, probeAt });
     else {
       t.reads += 1;
       t.first = Math.min(t.first, now);
       t.last = Math.max(t.last, now);
+      t.probeAt = Math.max(t.probeAt, probeAt);
     }
+  }
+
+  /**
+   * The least time between two reads that put a refused query to the test again: the
+   * refusals that teach, spread evenly over the span they must cover.
+   */
+  probeEveryMs(): number {
+    return this.spanMs / Math.max(1, this.refusals - 1);
+  }
+
+  /**
+   * Whether a read of `key` at `now` asks the query known to work, although reads refused
+   * it lately: yes when no refusal is being tallied, and once every {@link probeEveryMs}
+   * while one is. A read that says yes claims the probe: reads at the same time do not
+   * ask it too.
+   */
+  probeDue(key: string, now: number): boolean {
+    const t = this.tallies.get(key);
+    if (t === undefined) return true;
+    if (now < t.probeAt) return false;
+    t.probeAt = now + this.probeEveryMs();
+    return true;
   }
 
   /** Whether the refusals of `key` teach: enough reads refused, over long enough. */
