@@ -203,7 +203,10 @@ function fold(key: string): string {
 }
 
 /** The explanation as text, one block per org and endpoint. */
-export function formatExplain(result: Record<string, Partial<Record<Endpoint, EndpointExplain>>>): string {
+export function formatExplain(
+  result: Record<string, Partial<Record<Endpoint, EndpointExplain>>>,
+  windowParams: readonly [string, string] = ['from', 'to'],
+): string {
   const lines: string[] = [];
   for (const [org, endpoints] of Object.entries(result)) {
     lines.push(`${org}`);
@@ -221,7 +224,7 @@ export function formatExplain(result: Record<string, Partial<Record<Endpoint, En
       }
       for (const [path, by] of Object.entries(e.located ?? {}))
         if (by !== 'name') lines.push(`    found at: ${path === '' ? 'the body itself' : path} (by ${by})`);
-      if (e.learned) lines.push(`    learned: ${describeLearned(e.learned)}`);
+      if (e.learned) lines.push(`    learned: ${describeLearned(e.learned, windowParams)}`);
       for (const [field, byPath] of Object.entries(e.fields).sort(([a], [b]) =>
         a < b ? -1 : a > b ? 1 : 0,
       )) {
@@ -250,7 +253,7 @@ const LEGEND =
   ' of the key, c the share of its words that mean the field; found at … (by shape): the list or' +
   ' record found by the shape of the body, not by a known name)';
 
-function describeLearned(l: Learned): string {
+function describeLearned(l: Learned, windowParams: readonly [string, string]): string {
   const parts: string[] = [];
   if (l.perPage !== undefined) parts.push(`page size ${l.perPage}`);
   if (l.drop?.length) parts.push(`left out ${l.drop.join(', ')}`);
@@ -266,7 +269,7 @@ function describeLearned(l: Learned): string {
         ? `filters sent as ${st.from}, ${st.to}, ${st.status}`
         : `filters sent as one ${st.kind === 'odata' ? 'OData $filter' : 'AIP-160 filter'} expression on ${st.field} and ${st.status}`,
     );
-  if (l.ignored?.length) parts.push(`server ignores the ${l.ignored.join(' and ')} filter (tally filters)`);
+  if (l.ignored?.length) parts.push(ignoredFilters(l, windowParams));
   if (l.cursorParam !== undefined) parts.push(`cursor sent back as ${l.cursorParam}`);
   if (l.moreBy !== undefined) parts.push(`the page after a "more" without a pointer asked by ${l.moreBy}`);
   if (l.cursorStuck === true)
@@ -279,4 +282,19 @@ function describeLearned(l: Learned): string {
     parts.push(`no page found after ${l.wholeUpTo} records without paging signs`);
   if (l.refused) parts.push('no query answered yet (the server refused every one tried)');
   return parts.join('; ') || 'nothing';
+}
+
+/**
+ * What the server does with the filters tally applies itself: a window whose parameters
+ * were left out after a refusal was never sent, and is not one the server ignores.
+ */
+function ignoredFilters(l: Learned, [from, to]: readonly [string, string]): string {
+  const unsent = (f: string): boolean =>
+    f === 'window' && l.drop !== undefined && l.drop.includes(from) && l.drop.includes(to);
+  const ignored = (l.ignored ?? []).filter((f) => !unsent(f));
+  const left = (l.ignored ?? []).filter(unsent);
+  const said: string[] = [];
+  if (ignored.length > 0) said.push(`server ignores the ${ignored.join(' and ')} filter`);
+  if (left.length > 0) said.push(`the ${left.join(' and ')} is not sent`);
+  return `${said.join('; ')} (tally filters)`;
 }

@@ -72,7 +72,9 @@ export const onceCommand: Command = async (args, io) => {
     );
   } else {
     io.stdout.write(
-      explained ? `${summarize(snapshots)}\n${formatExplain(explained)}` : summarize(snapshots),
+      explained
+        ? `${summarize(snapshots)}\n${formatExplain(explained, [config.upstream.filters.from_param, config.upstream.filters.to_param])}`
+        : summarize(snapshots),
     );
   }
   const problems = Object.values(snapshots).flatMap(problemsOf);

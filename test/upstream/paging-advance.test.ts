@@ -112,6 +112,12 @@ describe('--explain says what was learned of a cursor', () => {
     expect(formatExplain(entry({ moreBy: 'starting_after' }))).toContain(
       '    learned: the page after a "more" without a pointer asked by starting_after\n',
     );
+    expect(formatExplain(entry({ drop: ['from', 'to'], ignored: ['window'] }))).toContain(
+      'the window is not sent (tally filters)',
+    );
+    expect(formatExplain(entry({ drop: ['per_page'], ignored: ['window'] }))).toContain(
+      'server ignores the window filter (tally filters)',
+    );
     expect(formatExplain(entry({ cursorStuck: true }))).toContain(
       '    learned: the server ignores the cursor under every name tried (lists incomplete)\n',
     );
