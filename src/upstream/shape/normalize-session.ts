@@ -5,6 +5,7 @@ import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
+import { plannedLength, statusFromFlags } from './session-hints.js';
 import { splitWords } from './words.js';
 import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
@@ -36,6 +37,32 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   if (startedAt !== undefined) core.startedAt = startedAt;
   const endedAt = readField(ctx, raw, 'session.endedAt', asTime) ?? lastUpdate(ctx, raw, core.status);
   if (endedAt !== undefined) core.endedAt = endedAt;
+  if (core.scheduledEndAt === undefined && core.scheduledAt !== undefined) {
+    const length = plannedLength(raw);
+    if (length !== undefined) {
+      core.scheduledEndAt = core.scheduledAt + length.ms;
+      ctx.opts.trace?.field(
+        ctx.drift.endpoint,
+        'session.scheduledEndAt',
+        length.key,
+        'planned start + length',
+        {
+          tier: 'words',
+          confidence: 1,
+        },
+      );
+    }
+  }
+  if (core.status === undefined) {
+    const flagged = statusFromFlags(raw);
+    if (flagged !== undefined) {
+      core.status = flagged.status;
+      ctx.opts.trace?.field(ctx.drift.endpoint, 'session.status', flagged.key, 'a flag', {
+        tier: 'words',
+        confidence: 1,
+      });
+    }
+  }
   return core;
 }
 

@@ -11,7 +11,7 @@ import { describeValue, getPath, isRecord, type JsonRecord, quoteWord } from './
 import { parseNumber } from './numbers.js';
 import type { ShapeOptions } from './options.js';
 import { epochUnitOf, parseTime } from './time.js';
-import { findByWords, hasConcepts } from './words-tier.js';
+import { findByWords, foldKey, hasConcepts } from './words-tier.js';
 
 /** What a field reader needs: the options (for aliases) and where to report drift. */
 export interface ReadContext {
@@ -118,7 +118,7 @@ function claimedBySiblings(key: FieldKey, opts: ShapeOptions): ReadonlySet<strin
     aliasesFor(k, opts),
   );
   const own = new Set(aliasesFor(key, opts));
-  const claimed: ReadonlySet<string> = new Set(paths.filter((p) => !own.has(p)));
+  const claimed: ReadonlySet<string> = new Set(paths.filter((p) => !own.has(p)).map(foldKey));
   byKey ??= new Map();
   claimedMemo.set(memoOf, byKey);
   byKey.set(key, claimed);

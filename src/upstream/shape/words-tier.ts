@@ -183,6 +183,11 @@ function besideHolds(record: JsonRecord, path: string, beside: Concept['beside']
   return !beside.present;
 }
 
+/** A key as aliases match it, whatever its case or separators (`EndTime` is `end_time`). */
+export function foldKey(path: string): string {
+  return path.replace(/[_-]/g, '').toLowerCase();
+}
+
 /** Whether an object carries an id of its own (`id`, `uuid`, `@id` …): another thing, not a part. */
 function hasOwnId(v: JsonRecord): boolean {
   let n = 0;
@@ -202,7 +207,7 @@ export interface WordsScope {
    * wrapper's keys are not the record's.
    */
   parts?: boolean;
-  /** Keys another field's alias reads (`end_time`, an actual end): never taken for this field. */
+  /** Keys another field's alias reads (`end_time`, an actual end), folded by foldKey: never taken for this field. */
   claimed?: ReadonlySet<string>;
 }
 
@@ -214,7 +219,7 @@ export function findByWords(record: JsonRecord, key: FieldKey, scope: WordsScope
   let best: WordsMatch[] = [];
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
-    if (scope.claimed?.has(path) === true) return;
+    if (scope.claimed?.has(foldKey(path)) === true) return;
     const score =
       fit.find((f) => valueFits(f.kind, value, key) && besideHolds(record, path, f.beside))?.score ?? 0;
     if (score === 0) return;
