@@ -372,3 +372,16 @@ export function quoteWord(word: string): string {
   const clean = [...word].map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? '?' : c)).join('');
   return JSON.stringify(clean.length > 40 ? `${clean.slice(0, 40)}…` : clean);
 }
+
+/** Keys of a name given as an object (`plan: { id, name }`, `name: { text, html }`), in order. */
+const LABEL_KEYS = ['name', 'display_name', 'displayName', 'title', 'label', 'nickname', 'text'];
+
+/** The name of an object that stands for a named thing (see {@link LABEL_KEYS}), if it has one. */
+export function labelOf(v: unknown): string | undefined {
+  if (!isRecord(v)) return undefined;
+  for (const k of LABEL_KEYS) {
+    const x = v[k];
+    if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  }
+  return undefined;
+}

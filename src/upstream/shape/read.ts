@@ -7,7 +7,7 @@
  */
 import type { DriftLog } from './drift.js';
 import { aliasesFor, FIELD_KEYS, type FieldKey } from './fields.js';
-import { describeValue, getPath, isRecord, type JsonRecord, quoteWord } from './json.js';
+import { describeValue, getPath, isRecord, type JsonRecord, labelOf, quoteWord } from './json.js';
 import { parseNumber } from './numbers.js';
 import type { ShapeOptions } from './options.js';
 import { epochUnitOf, parseTime } from './time.js';
@@ -142,9 +142,14 @@ export function traceKeys(ctx: ReadContext, record: JsonRecord): void {
   ctx.opts.trace?.keys(ctx.drift.endpoint, Object.keys(record));
 }
 
-/** Text: a trimmed non-empty string; a number is coerced and reported; anything else is wrong. */
+/**
+ * Text: a trimmed non-empty string, or the name of an object standing for a named thing
+ * (`plan: { id, name: "Pro" }`); a number is coerced and reported; anything else is wrong.
+ */
 export const asText: Converter<string> = (v) => {
   if (typeof v === 'string') return v.trim() === '' ? 'skip' : { ok: v.trim() };
+  const label = labelOf(v);
+  if (label !== undefined) return { ok: label };
   if (typeof v === 'number' && Number.isFinite(v)) {
     return { coerced: String(v), problem: 'is a number, expected a string' };
   }

@@ -8,7 +8,7 @@
 import { channelClass, statusClass } from '../../snapshot/vocabulary.js';
 import { CONCEPTS, type Concept, FILLER_WORDS, SELF_WORDS, type ValueKind } from './concepts.js';
 import type { FieldKey } from './field-aliases.js';
-import { isRecord, type JsonRecord } from './json.js';
+import { isRecord, type JsonRecord, labelOf } from './json.js';
 import { parseMoney, parseNumber } from './numbers.js';
 import { parseTime } from './time.js';
 import { isOwnIdKey, splitWords } from './words.js';
@@ -73,7 +73,7 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
         (typeof v === 'number' && Number.isSafeInteger(v))
       );
     case 'text':
-      return typeof v === 'string' && v.trim() !== '';
+      return (typeof v === 'string' && v.trim() !== '') || labelOf(v) !== undefined;
     case 'email':
       return typeof v === 'string' && /^[^\s@]+@[^\s@]+$/.test(v.trim());
     case 'bool':

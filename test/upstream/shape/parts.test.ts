@@ -6,7 +6,7 @@
  * public API's documented resource, cited beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { normalizeSession } from '../../../src/upstream/shape/index.js';
+import { normalizeOrg, normalizeSession } from '../../../src/upstream/shape/index.js';
 
 const T = Date.UTC(2026, 10, 29, 9);
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -150,5 +150,19 @@ describe('another thing inside a record is not a part of it', () => {
     const r = read({ id: 's1', status: { code: 7 } });
     expect(r.drift.some((d) => d.startsWith('session.status:') && d.includes('object'))).toBe(true);
     expect(r.value?.status).toBe('unknown');
+  });
+});
+
+describe('a named thing given as an object is read by its name', () => {
+  it.each([
+    [{ id: 'o1', display_name: 'Acme', plan: { id: 'p1', name: 'Pro' } }, 'Pro'],
+    [{ id: 'o1', display_name: 'Acme', billing: { plan: { name: 'Pro' } } }, 'Pro'],
+    [{ id: 'o1', display_name: 'Acme', plan: { id: 'p1', nickname: 'Gold' } }, 'Gold'],
+  ])('org plan of %j', (raw, want) => {
+    expect(normalizeOrg(raw, 'acme', {}).value.plan).toBe(want);
+  });
+
+  it('a title as rendered text (WordPress-style `title: { rendered }`)', () => {
+    expect(read({ id: 's1', status: 'live', title: { rendered: 'Hello' } }).value?.title).toBe('Hello');
   });
 });
