@@ -12,7 +12,14 @@
  */
 import type { ChangeEvent, EventKind } from './events.js';
 import { byId, type EventSink, orNull, same, type Stamp } from './diff-context.js';
-import type { DetailGroups, DetailItem, ItemGroup, SubResource } from './model.js';
+import {
+  type DetailGroups,
+  type DetailItem,
+  type ItemGroup,
+  type SessionDetail,
+  type SubResource,
+  subResourceRead,
+} from './model.js';
 import { show } from './show.js';
 
 /** What a group's diff is handed besides the two values. */
@@ -234,3 +241,39 @@ export type DetailEventKind = (typeof DETAIL_GROUPS)[SubResource]['kinds'][numbe
 export const DETAIL_EVENT_KINDS: readonly DetailEventKind[] = Object.values(DETAIL_GROUPS).flatMap(
   (row): readonly DetailEventKind[] => row.kinds,
 );
+
+/** A group's gauge per live session, read from a detail (metrics/domain-collector.ts). */
+export interface DetailGauge {
+  /** The family name (`tally_session_questions`). */
+  name: string;
+  /** What it counts, for its help text (`Questions`). */
+  what: string;
+  /** Its value for detail `d`; none for a group `d` could not read (unknown is not 0). */
+  read: (d: SessionDetail) => number | undefined;
+}
+
+/** The gauge of each group that has one, in table order. */
+export const DETAIL_GAUGES: readonly DetailGauge[] = SUB_RESOURCES.flatMap((name) => gaugeOf(name));
+
+function gaugeOf<G extends SubResource>(name: G): DetailGauge[] {
+  const metric = rowOf(name).metric;
+  if (metric === null) return [];
+  const read = (d: SessionDetail) => (subResourceRead(d, name) ? metric.count(d[name]) : undefined);
+  return [{ name: metric.name, what: metric.what, read }];
+}
+
+/** The groups' fields of the rule language's `Detail` with their types (alerts/cel-types.ts). */
+export const DETAIL_CEL_FIELDS: Readonly<Record<string, DetailCelType>> = Object.fromEntries(
+  SUB_RESOURCES.flatMap((name) => Object.entries(rowOf(name).cel).map(([field, f]) => [field, f.type])),
+);
+
+/** The groups' fields of `Detail` for detail `d`: a group `d` could not read gives none (`has()` is false). */
+export function detailCelValues(d: SessionDetail): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of SUB_RESOURCES) if (subResourceRead(d, name)) celOf(d, name, out);
+  return out;
+}
+
+function celOf<G extends SubResource>(d: DetailGroups, name: G, out: Record<string, unknown>): void {
+  for (const [field, f] of Object.entries(rowOf(name).cel)) out[field] = f.read(d[name]);
+}
