@@ -8,6 +8,8 @@
  * is simply missing (an expression reading it fails, `has()` tells).
  */
 
+import { DETAIL_CEL_FIELDS } from '../snapshot/detail-groups.js';
+
 /** The field types used in declarations. Names in {@link CEL_TYPES} stand for object types. */
 export type FieldType =
   | 'string'
@@ -77,17 +79,9 @@ export const CEL_TYPES = {
     ended_at: 'timestamp',
     read_at: 'timestamp',
   },
-  Detail: {
-    title: 'string',
-    status: 'string',
-    questions: 'int',
-    announcements: 'int',
-    reactions: 'int',
-    speakers: 'int',
-    reactions_by_kind: 'map<string,int>',
-    ai_status: 'string',
-    ai_enabled: 'bool',
-  },
+  // The detail groups' fields (`questions`, `reactions_by_kind`, `ai_status` …) come from
+  // their rows (src/snapshot/detail-groups.ts).
+  Detail: { title: 'string', status: 'string', ...DETAIL_CEL_FIELDS },
   Event: {
     id: 'string',
     at: 'timestamp',

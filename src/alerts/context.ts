@@ -11,8 +11,8 @@ import {
   type Session,
   type SessionDetail,
   type Subscription,
-  subResourceRead as read,
 } from '../snapshot/model.js';
+import { detailCelValues } from '../snapshot/detail-groups.js';
 import { isEndedStatus, isLiveStatus } from '../snapshot/status.js';
 import type { OrgView } from '../poll/status.js';
 import type { Plain } from './cel-types.js';
@@ -289,13 +289,7 @@ function detailPlain(d: SessionDetail): Plain {
     title: d.title,
     status: d.status,
     // A sub-resource the detail could not read is absent (`has()` is false), never 0.
-    questions: read(d, 'questions') ? d.questions.count : undefined,
-    announcements: read(d, 'announcements') ? d.announcements.count : undefined,
-    reactions: read(d, 'reactions') ? d.reactions.count : undefined,
-    speakers: read(d, 'speakers') ? d.speakers.count : undefined,
-    reactions_by_kind: read(d, 'reactions') ? { ...d.reactions.byKind } : undefined,
-    ai_status: d.ai.status,
-    ai_enabled: d.ai.enabled,
+    ...detailCelValues(d),
   });
 }
 

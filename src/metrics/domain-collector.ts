@@ -7,12 +7,12 @@
 import type { Registry } from 'prom-client';
 import { isLiveStatus } from '../snapshot/status.js';
 import { channelClass } from '../snapshot/vocabulary.js';
-import { subResourceRead } from '../snapshot/model.js';
+import { DETAIL_GAUGES } from '../snapshot/detail-groups.js';
 import type { OrgView, StatusSource } from '../poll/status.js';
 import { type SeriesCaps, SeriesAllowance } from './cardinality.js';
 import { collectedGauge, type Emit, listedFamily, seconds } from './collected.js';
 import { registerOrgLabels } from './org-labels.js';
-import { type LineMemo, type LiveSessionRow, type SnapshotSummary, UNKNOWN } from './snapshot-summary.js';
+import { type LineMemo, type SnapshotSummary, UNKNOWN } from './snapshot-summary.js';
 
 /** What the domain collectors read, and where they report dropped series. */
 export interface DomainContext {
@@ -29,23 +29,6 @@ const AI_MODES = ['wallet', 'byok', 'unknown'] as const;
 
 /** The labels every per-channel family begins with (org, channel_id, channel): kept once per channel. */
 const CHANNEL_LABELS = 3;
-
-/** The per-session interaction families: name, what it counts, and how to read it from a detail. */
-const SESSION_COUNTS = [
-  ['tally_session_questions', 'Questions', (r: LiveSessionRow) => readCount(r, 'questions')],
-  ['tally_session_reactions', 'Reactions', (r: LiveSessionRow) => readCount(r, 'reactions')],
-  ['tally_session_speakers', 'Speakers', (r: LiveSessionRow) => readCount(r, 'speakers')],
-  ['tally_session_announcements', 'Announcements', (r: LiveSessionRow) => readCount(r, 'announcements')],
-] as const;
-
-/** A sub-resource's count; none for one the detail could not read (unknown is not 0). */
-function readCount(
-  r: LiveSessionRow,
-  name: 'questions' | 'reactions' | 'speakers' | 'announcements',
-): number | undefined {
-  const d = r.detail;
-  return d === undefined || !subResourceRead(d, name) ? undefined : d[name].count;
-}
 
 /** Registers every domain family on the context's registry. */
 export function registerDomainMetrics(ctx: DomainContext): void {
@@ -282,7 +265,8 @@ function registerSessions(ctx: DomainContext, each: Each): void {
         }
       }),
   );
-  for (const [name, what, read] of SESSION_COUNTS) {
+  // The per-session interaction families: one per detail group that has a gauge.
+  for (const { name, what, read } of DETAIL_GAUGES) {
     capped(
       ctx,
       name,
@@ -292,7 +276,7 @@ function registerSessions(ctx: DomainContext, each: Each): void {
       (emit, allow) =>
         each((s) => {
           for (const r of s.liveSessions) {
-            const n = read(r);
+            const n = r.detail === undefined ? undefined : read(r.detail);
             if (n === undefined || !allow.admit(1)) continue;
             emit({ org: s.org, session_id: r.id, channel_id: r.channelId }, n);
           }

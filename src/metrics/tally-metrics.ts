@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+import { DETAIL_GAUGES } from '../snapshot/detail-groups.js';
 import { EVENT_KINDS, type ChangeEvent } from '../snapshot/events.js';
 import type { OrgSnapshot } from '../snapshot/model.js';
 import type { OrgView, StatusSource } from '../poll/status.js';
@@ -86,10 +87,7 @@ const CAPPED_FAMILIES = [
   'tally_channel_status',
   'tally_channel_sessions',
   'tally_live_session_info',
-  'tally_session_questions',
-  'tally_session_reactions',
-  'tally_session_speakers',
-  'tally_session_announcements',
+  ...DETAIL_GAUGES.map((g) => g.name),
 ];
 
 /** Poll duration buckets (seconds): one page takes ms, a long paged list many seconds. */

@@ -23,6 +23,7 @@
 import {
   type AiFunding,
   type Channel,
+  type DetailGroups,
   inferredStatus,
   type Org,
   type Session,
@@ -73,10 +74,8 @@ export function carryDetail(prev: SessionDetail, next: SessionDetail): SessionDe
   return out;
 }
 
-function setSub(out: SessionDetail, from: SessionDetail, name: SubResource): void {
-  if (name === 'reactions') out.reactions = from.reactions;
-  else if (name === 'ai') out.ai = from.ai;
-  else out[name] = from[name];
+function setSub<G extends SubResource>(out: DetailGroups, from: DetailGroups, name: G): void {
+  out[name] = from[name];
 }
 
 function carryFunding(prev: AiFunding, next: AiFunding): AiFunding {

@@ -1,15 +1,11 @@
 /**
  * One readable line per change event, for the demo's terminal stream, logs and
- * default alert summaries.
+ * default alert summaries. Every kind has its line here: the detail groups' come from
+ * their rows (detail-groups.ts), and a kind without a line does not compile.
  */
-import type { ChangeEvent, JsonValue } from './events.js';
-
-function show(v: JsonValue | undefined): string {
-  if (v === undefined || v === null) return '—';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(2);
-  return JSON.stringify(v);
-}
+import { changeLine, DETAIL_GROUPS, type DetailEventKind } from './detail-groups.js';
+import type { ChangeEvent, EventKind } from './events.js';
+import { show } from './show.js';
 
 /** The entity's readable name: channel name, session title, member name, or its id. */
 export function entityName(e: ChangeEvent): string {
@@ -28,40 +24,57 @@ export function entityName(e: ChangeEvent): string {
   }
 }
 
+type Line = (e: ChangeEvent, name: string) => string;
+
+const added: Line = (e, name) =>
+  `${e.entity.kind} ${name} added${e.to !== undefined ? ` (${show(e.to)})` : ''}`;
+const removed: Line = (e, name) => `${e.entity.kind} ${name} removed`;
+
+/** The detail groups' lines, from their rows. */
+function detailLines(): Record<DetailEventKind, Line> {
+  const out = {} as Record<DetailEventKind, Line>;
+  for (const row of Object.values(DETAIL_GROUPS)) Object.assign(out, row.describe);
+  return out;
+}
+
+/** The line of each kind. */
+const LINES = {
+  'org.changed': changeLine,
+  'member.added': added,
+  'member.added_bulk': changeLine,
+  'member.removed': removed,
+  'member.role_changed': changeLine,
+  'member.changed': changeLine,
+  'subscription.plan_changed': changeLine,
+  'subscription.limit_changed': changeLine,
+  'subscription.usage_changed': changeLine,
+  'subscription.funding_changed': changeLine,
+  'wallet.balance_changed': changeLine,
+  'channel.added': added,
+  'channel.added_bulk': changeLine,
+  'channel.removed': removed,
+  'channel.status_changed': changeLine,
+  'channel.visibility_changed': changeLine,
+  'channel.renamed': changeLine,
+  'session.added': added,
+  'session.added_bulk': changeLine,
+  'session.removed': removed,
+  'session.status_changed': changeLine,
+  'session.started': (_e, name) => `session ${name} went live`,
+  'session.ended': (e, name) => `session ${name} ended (${show(e.to)})`,
+  'session.renamed': changeLine,
+  'session.rescheduled': changeLine,
+  ...detailLines(),
+  'upstream.unreachable': (e) =>
+    `upstream unreachable (${e.labels['error'] ?? e.labels['reason'] ?? 'no answer'})`,
+  'upstream.auth_failed': (e) => `token refused (${e.labels['error'] ?? 'auth'})`,
+  'upstream.recovered': () => 'upstream recovered',
+  'upstream.schema_drift': (e) => `schema drift: ${e.field ?? ''}: ${show(e.to)}`,
+} satisfies Record<EventKind, Line>;
+
 /** A one-line description of an event, e.g. `channel Morning Show: offline → live`. */
 export function describeEvent(e: ChangeEvent): string {
-  const name = entityName(e);
-  const change = `${show(e.from)} → ${show(e.to)}`;
-  switch (e.kind) {
-    case 'channel.added':
-    case 'member.added':
-    case 'session.added':
-      return `${e.entity.kind} ${name} added${e.to !== undefined ? ` (${show(e.to)})` : ''}`;
-    case 'channel.removed':
-    case 'member.removed':
-    case 'session.removed':
-      return `${e.entity.kind} ${name} removed`;
-    case 'session.started':
-      return `session ${name} went live`;
-    case 'session.ended':
-      return `session ${name} ended (${show(e.to)})`;
-    case 'session.question_added':
-      return `question in ${name}: ${show(e.to)}`;
-    case 'session.announcement_added':
-      return `announcement in ${name}: ${show(e.to)}`;
-    case 'session.speaker_joined':
-      return `speaker ${show(e.to)} joined ${name}`;
-    case 'session.speaker_left':
-      return `speaker ${show(e.from)} left ${name}`;
-    case 'upstream.unreachable':
-      return `upstream unreachable (${e.labels['error'] ?? e.labels['reason'] ?? 'no answer'})`;
-    case 'upstream.auth_failed':
-      return `token refused (${e.labels['error'] ?? 'auth'})`;
-    case 'upstream.recovered':
-      return 'upstream recovered';
-    case 'upstream.schema_drift':
-      return `schema drift: ${e.field ?? ''}: ${show(e.to)}`;
-    default:
-      return `${e.entity.kind} ${name}: ${e.field ? `${e.field} ` : ''}${change}`;
-  }
+  // An event read back from a log of another build may carry a kind this one does not know.
+  const line: Line = (LINES as Partial<Record<string, Line>>)[e.kind] ?? changeLine;
+  return line(e, entityName(e));
 }

@@ -3,6 +3,8 @@
  * upstream. They feed the event log, the alert rules and the JSON API.
  */
 
+import { DETAIL_EVENT_KINDS } from './detail-groups.js';
+
 /** Every kind of change event tally emits. */
 export const EVENT_KINDS = [
   'org.changed',
@@ -30,12 +32,8 @@ export const EVENT_KINDS = [
   'session.ended',
   'session.renamed',
   'session.rescheduled',
-  'session.question_added',
-  'session.announcement_added',
-  'session.reactions_changed',
-  'session.speaker_joined',
-  'session.speaker_left',
-  'session.ai_status_changed',
+  // The detail groups' kinds (question_added … ai_status_changed), one row each.
+  ...DETAIL_EVENT_KINDS,
   'upstream.unreachable',
   'upstream.auth_failed',
   'upstream.recovered',

@@ -105,18 +105,31 @@ export interface DetailItem {
   at?: number;
 }
 
+/** A group of items: the count as reported by the API (may exceed `items.length` when only a page is embedded). */
+export interface ItemGroup {
+  count: number;
+  items: DetailItem[];
+}
+
+/**
+ * The sub-resources of a session detail, by name. Each has its row in the detail-group
+ * table (`DETAIL_GROUPS`, src/snapshot/detail-groups.ts), which the compiler asks for
+ * once the name is here (docs/architecture.md, "Add a session detail group").
+ */
+export interface DetailGroups {
+  questions: ItemGroup;
+  announcements: ItemGroup;
+  reactions: { count: number; byKind: Record<string, number> };
+  speakers: ItemGroup;
+  ai: { status?: string; enabled?: boolean };
+}
+
 /** Detail of one session with its sub-resources (`GET /v1/{org}/sessions/{id}`). */
-export interface SessionDetail {
+export interface SessionDetail extends DetailGroups {
   id: string;
   channelId?: string;
   title?: string;
   status?: string;
-  /** Count as reported by the API (may exceed `items.length` when only a page is embedded). */
-  questions: { count: number; items: DetailItem[] };
-  announcements: { count: number; items: DetailItem[] };
-  reactions: { count: number; byKind: Record<string, number> };
-  speakers: { count: number; items: DetailItem[] };
-  ai: { status?: string; enabled?: boolean };
   /**
    * Sub-resources that could not be read (in the detail, behind its links, on request or
    * on their own paths): their values above are placeholders, unknown rather than 0, so
@@ -126,17 +139,8 @@ export interface SessionDetail {
   unread?: SubResource[];
 }
 
-/** The sub-resources of a session detail. */
-export type SubResource = 'questions' | 'announcements' | 'reactions' | 'speakers' | 'ai';
-
-/** Every {@link SubResource}, in the order tally reads them. */
-export const SUB_RESOURCES: readonly SubResource[] = [
-  'questions',
-  'announcements',
-  'reactions',
-  'speakers',
-  'ai',
-];
+/** The sub-resources of a session detail (in the order tally reads them: `SUB_RESOURCES`, detail-groups.ts). */
+export type SubResource = keyof DetailGroups;
 
 /** Whether sub-resource `name` of `d` was read (not `unread`). */
 export function subResourceRead(d: SessionDetail, name: SubResource): boolean {
@@ -174,10 +178,21 @@ export type SessionsPart<L extends Sessions = Sessions> = Part<L> & {
   changedAt?: number;
 };
 
+/**
+ * The version of this model. Bumped on a change an older stored snapshot cannot be read
+ * as (a field renamed or retyped), with the step that upgrades the older one in
+ * src/snapshot/upgrade.ts. A detail group added later needs no bump: a stored detail
+ * without it is upgraded to have it unread (docs/state.md, "Model versions").
+ */
+export const MODEL_VERSION = 1;
+
 /** Everything tally knows about one organization at one moment, part by part. */
 export interface OrgSnapshot {
-  /** Snapshot format version, bumped on incompatible changes to this model. */
-  version: 1;
+  /**
+   * The model version this snapshot was written in ({@link MODEL_VERSION}); a stored one
+   * of an older version is upgraded as it is loaded (src/snapshot/upgrade.ts).
+   */
+  version: typeof MODEL_VERSION;
   org: string;
   /** When this snapshot was assembled. Each part has its own fetch time. */
   takenAt: number;
@@ -193,7 +208,7 @@ export interface OrgSnapshot {
 
 /** Creates an empty snapshot of an organization: nothing fetched yet. */
 export function emptySnapshot(org: string, takenAt: number): OrgSnapshot {
-  return { version: 1, org, takenAt, sessions: {}, details: {} };
+  return { version: MODEL_VERSION, org, takenAt, sessions: {}, details: {} };
 }
 
 /** Returns the value of a part only when it was fetched completely. */

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { OrgSnapshot } from '../snapshot/model.js';
+import { MODEL_VERSION, type OrgSnapshot } from '../snapshot/model.js';
+import { readableVersion, upgradeSnapshot } from '../snapshot/upgrade.js';
 import { holdable, SessionList } from '../snapshot/session-list.js';
 import { constants } from 'node:fs';
 import { nodeFs, removeTempFiles, type StoreFileHandle, type StoreFs, writeFileAtomic } from './atomic.js';
@@ -127,7 +128,11 @@ export class SnapshotStore {
     // In turn with saves, and the next save writes the file whole: a load may set files aside.
     return files.serial.run(async () => {
       files.written = undefined;
-      return this.read(org, files);
+      const stored = await this.read(org, files);
+      // The file and its journal were written by one build, in one model version: upgraded
+      // together, once whole (src/snapshot/upgrade.ts; docs/state.md, "Model versions").
+      if (stored !== undefined) upgradeSnapshot(stored.snapshot);
+      return stored;
     });
   }
 
@@ -322,14 +327,18 @@ export function holdSessionList(keys: readonly string[], value: unknown): unknow
 }
 
 /**
- * A shallow structural check: enough to refuse a file from another model version or a
+ * A shallow structural check: enough to refuse a file from a newer model version or a
  * hand-edited one, without re-validating every part (they were valid when written).
  */
 export function validateSnapshot(value: unknown): OrgSnapshot {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
   const s = value as Record<string, unknown>;
-  if (s['version'] !== 1)
-    throw new Error(`unsupported snapshot model version ${JSON.stringify(s['version'])}`);
+  // An older model version is upgraded once the journal is applied (`loadWithEnvelope`);
+  // a newer one is refused, so the file is set aside and the next poll is a baseline.
+  if (!readableVersion(s['version']))
+    throw new Error(
+      `unsupported snapshot model version ${JSON.stringify(s['version'])} (this tally reads 1 to ${MODEL_VERSION})`,
+    );
   if (typeof s['org'] !== 'string') throw new Error('org is not a string');
   if (typeof s['takenAt'] !== 'number') throw new Error('takenAt is not a number');
   for (const key of ['sessions', 'details']) {

@@ -1,5 +1,6 @@
 /** Normalizes the detail of one session with its sub-resources (`GET /v1/{org}/sessions/{id}`). */
-import type { SessionDetail, SubResource } from '../../snapshot/model.js';
+import { rowOf, SUB_RESOURCES } from '../../snapshot/detail-groups.js';
+import type { DetailGroups, SessionDetail, SubResource } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, getPath, isRecord, type JsonRecord } from './json.js';
 import { readSessionCore } from './normalize-session.js';
@@ -40,16 +41,41 @@ const DETAIL_FIELDS = [
   'detail.aiEnabled',
 ] as const satisfies readonly FieldKey[];
 
+/**
+ * How each detail group is read from a detail record; undefined when the record does not
+ * hold it (then it is unread, its row's placeholder: src/snapshot/detail-groups.ts).
+ */
+const READERS: {
+  readonly [G in SubResource]: (ctx: ReadContext, r: JsonRecord) => DetailGroups[G] | undefined;
+} = {
+  questions: (ctx, r) => readItems(ctx, r, ITEMS.questions),
+  announcements: (ctx, r) => readItems(ctx, r, ITEMS.announcements),
+  reactions: readReactions,
+  speakers: (ctx, r) => readItems(ctx, r, ITEMS.speakers),
+  ai: (ctx, r) => readAi(ctx, r),
+};
+
 /** An empty detail of session `id`: what a record that cannot be read at all yields. */
 function emptyDetail(id: string): SessionDetail {
-  return {
-    id,
-    questions: { count: 0, items: [] },
-    announcements: { count: 0, items: [] },
-    reactions: { count: 0, byKind: {} },
-    speakers: { count: 0, items: [] },
-    ai: {},
-  };
+  const detail = { id } as SessionDetail;
+  for (const name of SUB_RESOURCES) setGroup(detail, name, rowOf(name).empty());
+  return detail;
+}
+
+function setGroup<G extends SubResource>(detail: DetailGroups, name: G, value: DetailGroups[G]): void {
+  detail[name] = value;
+}
+
+/** Reads group `name` into `detail`; its placeholder, and false, when the record does not hold it. */
+function readGroup<G extends SubResource>(
+  ctx: ReadContext,
+  record: JsonRecord,
+  detail: DetailGroups,
+  name: G,
+): boolean {
+  const read = READERS[name](ctx, record);
+  setGroup(detail, name, read ?? rowOf(name).empty());
+  return read !== undefined;
 }
 
 /** Normalizes a session detail; `id` is the one tally asked for (the path is authoritative). */
@@ -79,18 +105,7 @@ export function normalizeSessionDetail(
   if (core.title !== undefined) detail.title = core.title;
   if (core.status !== undefined) detail.status = core.status;
 
-  const unread: SubResource[] = [];
-  const group = <G>(name: SubResource, g: G | undefined, empty: G): G => {
-    if (g !== undefined) return g;
-    unread.push(name);
-    return empty;
-  };
-  const none = () => ({ count: 0, items: [] });
-  detail.questions = group('questions', readItems(ctx, record, ITEMS.questions), none());
-  detail.announcements = group('announcements', readItems(ctx, record, ITEMS.announcements), none());
-  detail.reactions = group('reactions', readReactions(ctx, record), { count: 0, byKind: {} });
-  detail.speakers = group('speakers', readItems(ctx, record, ITEMS.speakers), none());
-  detail.ai = group('ai', readAi(ctx, record), {});
+  const unread = SUB_RESOURCES.filter((name) => !readGroup(ctx, record, detail, name));
   // Not in the detail: unknown, not 0; the client looks behind links, on request and on
   // the sub-resource's own path (upstream/sub-resource-reader.ts), and reports what it
   // cannot read there either.
