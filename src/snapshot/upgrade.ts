@@ -8,9 +8,11 @@
  * as unread: a group added after the detail was stored is unknown there, so its first
  * read is a baseline and never news (docs/upstream-shapes.md, "Session detail"). A
  * snapshot of a newer version than this build's is refused; the store sets it aside and
- * the next poll is a silent baseline.
+ * the next poll is a silent baseline. Limits and usage are given this build's limit names
+ * (limit-names.ts), so a stored `max_channels` is not read as a limit removed.
  */
 import { rowOf, SUB_RESOURCES } from './detail-groups.js';
+import { withLimitNames } from './limit-names.js';
 import {
   type DetailGroups,
   MODEL_VERSION,
@@ -45,6 +47,15 @@ export function upgradeSnapshot(snapshot: OrgSnapshot): OrgSnapshot {
   }
   for (let v = from; v < MODEL_VERSION; v++) STEPS[v - 1]!(raw);
   raw['version'] = MODEL_VERSION;
+  // Limit names as this build reads them (limit-names.ts): idempotent, so every load.
+  const sub = snapshot.subscription;
+  if (sub !== undefined && sub.state !== 'failed') {
+    sub.value = {
+      ...sub.value,
+      limits: withLimitNames(sub.value.limits),
+      usage: withLimitNames(sub.value.usage),
+    };
+  }
   for (const part of Object.values(snapshot.details)) {
     if (part.state !== 'failed') part.value = withEveryGroup(part.value);
   }

@@ -4,6 +4,7 @@ import { DriftLog, type Normalized } from './drift.js';
 import { readFunding } from './funding.js';
 import type { FieldKey } from './fields.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord } from './json.js';
+import { withLimitNames } from '../../snapshot/limit-names.js';
 import { readLimits } from './limits.js';
 import type { ShapeOptions } from './options.js';
 import { asAny, asText, hasAnyField, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
@@ -52,9 +53,13 @@ export function normalizeSubscription(
     findNamed(ctx, record, USAGE_NAME, 'subscription.usage');
   const fromUsage =
     usageRaw === undefined ? undefined : readLimits(usageRaw, 'subscription.usage', opts, drift);
-  sub.limits = Object.fromEntries(fromLimits?.limits ?? []);
+  // One name per limit, so that a limit and its usage pair up (snapshot/limit-names.ts).
+  sub.limits = withLimitNames(Object.fromEntries(fromLimits?.limits ?? []));
   // Usage given on its own wins over usage given inside the limits.
-  sub.usage = Object.fromEntries([...(fromLimits?.usage ?? []), ...(fromUsage?.usage ?? [])]);
+  sub.usage = {
+    ...withLimitNames(Object.fromEntries(fromLimits?.usage ?? [])),
+    ...withLimitNames(Object.fromEntries(fromUsage?.usage ?? [])),
+  };
 
   sub.funding = readFunding(ctx, record);
   return { value: sub, drift: drift.issues };
