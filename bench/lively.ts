@@ -100,6 +100,8 @@ interface LivelyResult {
     | undefined;
   stalest: StalestResult;
   cpuShare: number;
+  /** What tally says its reads were for (`planner.spent_last_minute`), the mean over the samples. */
+  spentPerMinute: Record<string, number>;
 }
 
 /** The kind of a judged change, splitting cancellations from other ends. */
@@ -173,21 +175,38 @@ async function runCase(c: Case, log: (s: string) => void): Promise<LivelyResult>
     const child = await startTallyChild({ config, origin: clock.origin, factor: c.factor, mode: 'tally' });
     const startedAt = clock.now();
     const samples: ChildSample[] = [];
+    const spent: Record<string, number>[] = [];
     const endAt = startedAt + c.durationMs;
     while (clock.now() < endAt) {
       await clock.sleep(Math.min(30_000, endAt - clock.now()));
       samples.push(await child.sample());
+      spent.push(await spentLastMinute(child.url));
     }
     const end = clock.now();
     const changes = sim.changes(seq0);
     const requests = sim.requests().filter((r) => r.at >= startedAt && r.origin === 'main');
     const view = sim.view('demo');
     await child.stop();
-    const result = analyse({ c, startedAt, end, changes, events: child.events, requests, samples, view });
+    const result = analyse({
+      c,
+      startedAt,
+      end,
+      changes,
+      events: child.events,
+      requests,
+      samples,
+      view,
+      spent,
+    });
     log(
       `  ${c.cold ? 'cold  ' : 'steady'} ${String(c.channels).padStart(5)} channels: ` +
         KINDS.map((k) => `${k} p95 ${sec(result.kinds[k].detect.p95)} s`).join(', ') +
         `; ${result.requests.status429} × 429`,
+    );
+    log(
+      `    spent a minute: ${Object.entries(result.spentPerMinute)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
     );
     return result;
   } finally {
@@ -205,6 +224,7 @@ function analyse(r: {
   requests: RequestLogEntry[];
   samples: ChildSample[];
   view: { channels: unknown[]; sessions: Record<string, unknown[]> };
+  spent: Record<string, number>[];
 }): LivelyResult {
   const reads = sessionReads(r.requests);
   const channelOf = new Map<string, string>();
@@ -276,7 +296,28 @@ function analyse(r: {
       fromFirstRead: r.c.cold,
     }),
     cpuShare: cpu / ((r.end - r.startedAt) / r.c.factor / 1000),
+    spentPerMinute: meanOf(r.spent),
   };
+}
+
+/** tally's own account of what its reads of the last minute were for (docs/polling.md, "Explainable"). */
+async function spentLastMinute(url: string | undefined): Promise<Record<string, number>> {
+  if (url === undefined) return {};
+  const res = await fetch(`${url}/api/v1/status`);
+  const body = (await res.json()) as {
+    orgs?: { planner?: { spent_last_minute?: Record<string, number> } }[];
+  };
+  const out: Record<string, number> = {};
+  for (const org of body.orgs ?? [])
+    for (const [k, v] of Object.entries(org.planner?.spent_last_minute ?? {})) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+function meanOf(list: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of list) for (const [k, v] of Object.entries(m)) out[k] = (out[k] ?? 0) + v / list.length;
+  for (const k of Object.keys(out)) out[k] = Math.round(out[k]! * 10) / 10;
+  return out;
 }
 
 function cases(opts: BenchOptions): Case[] {
