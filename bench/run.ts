@@ -10,6 +10,7 @@
  *   npm run bench -- heap               # where the heap goes (bench/heap.ts)
  *   BENCH_AB='{"name":{"flags":[…]}}' npm run bench -- footprint-ab   # RSS of node flags, interleaved
  *   npm run bench -- alloc              # what is allocated, by where (bench/alloc.ts)
+ *   npm run bench -- lively --channels 100   # the lively world on time, cold and steady (bench/lively.ts)
  *   npm run bench -- alert-quality      # incidents alerted, how soon, routine paged (bench/alert-quality.ts)
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ import { allocBench } from './alloc.js';
 import { footprintBench } from './footprint.js';
 import { footprintAbBench } from './footprint-ab.js';
 import { heapBench } from './heap.js';
+import { livelyBench } from './lively.js';
 import { statusPageBench } from './status-page.js';
 import {
   latencyBench,
@@ -60,6 +62,7 @@ const BENCHES: Bench[] = [
   latencyTunedBench,
   latencyHintsBench,
   latencyColdBench,
+  livelyBench,
   statusPageBench,
   footprintBench,
   footprintAbBench,

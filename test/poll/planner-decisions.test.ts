@@ -757,6 +757,47 @@ describe('the channel list interval follows what the list costs', () => {
     expect(reserves.at(-1)).toBe(10 * 2 + 10);
   });
 
+  it('a cheap list is read at channels_min while hot reads are stretched, and they yield to the sweep', async () => {
+    // The lively world's shape: 85 of 100 channels live, a live session each, so the hot
+    // reads ask 85 × 2 + 85 = 255 a minute of the 194 the room has.
+    const channels = Array.from({ length: 100 }, (_, i) => ({
+      id: `ch-${String(i).padStart(3, '0')}`,
+      status: i < 85 ? 'live' : 'idle',
+    }));
+    const lists: number[] = [];
+    const inner = org(channels, [], (ch) =>
+      Number(ch.slice(3)) < 85
+        ? [{ id: `s-${ch}`, channelId: ch, status: 'live', scheduledAt: START, startedAt: START } as Session]
+        : [],
+    );
+    const fetcher: Fetcher = {
+      ...inner,
+      fetchChannels: async (a, o) => {
+        lists.push(Date.now());
+        return inner.fetchChannels(a, o);
+      },
+    };
+    const p = pollerOf(fetcher, {
+      capacity: () => 240,
+      intervals: { channels: 30_000, channels_min: 15_000 },
+    });
+    p.start();
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    const plan = p.plan();
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    expect(plan.listAtMin).toBe(true);
+    expect(plan.intervals.channels).toBe(15_000);
+    // 3 minutes at 15 s, not at 30 s (7).
+    expect(lists.length).toBeGreaterThanOrEqual(11);
+    for (let i = 1; i < lists.length; i++) expect(lists[i]! - lists[i - 1]!).toBeGreaterThanOrEqual(15_000);
+    // Stretched past fitting (255 / 189.9 = 1.34) until the hot interval meets the sweep's bound.
+    expect(plan.hotStretch).toBeGreaterThan(2);
+    expect(plan.notes.join()).toContain('so that the sweep reads every channel as often');
+    expect(plan.sweepReadsPerMinute).toBeGreaterThan(90);
+  });
+
   it('under a short budget that moves a little every minute, the other reads keep their schedule', async () => {
     const t0 = Date.now();
     const { reads, stop } = start(5000, () => 120 + (Date.now() - t0) / 60_000);

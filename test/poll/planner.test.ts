@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  hotAgainstSweep,
   nextToSweep,
   type OrgLoad,
   type PlanIntervals,
@@ -89,12 +90,54 @@ describe('plan', () => {
     });
     // room 240·0.9·0.9 = 174.96; fixed 0.1 + 0.2 + 0.2 + 20 = 20.5; hot 200 + 100 = 300
     const room = 240 * 0.9 * 0.9;
+    const fit = 300 / (room - 20.5);
     expect(p.stretch).toBe(1);
     expect(p.intervals.channels).toBe(30_000);
-    expect(p.hotStretch).toBeCloseTo(300 / (room - 20.5), 5);
+    // Fitted, the hot reads would read 100 channels every 52 s and leave the sweep a round
+    // of 1000 channels in over an hour: they are stretched on until the two meet.
+    const usable = 240 * 0.9;
+    const sweepAtHotPace = (1000 * 60_000) / (ROUND_SHARE * 30_000 * fit);
+    const further = (room - 20.5 + sweepAtHotPace) / (usable - 20.5);
+    expect(p.hotStretch).toBeCloseTo(fit * further, 5);
     expect(p.intervals.live_sessions).toBe(Math.ceil(30_000 * p.hotStretch));
-    expect(p.perMinute.fixed + p.perMinute.hot).toBeCloseTo(room, 5);
+    expect(p.intervals.live_detail).toBe(Math.ceil(60_000 * p.hotStretch));
+    expect(p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep).toBeCloseTo(usable, 5);
+    expect(p.sweepBoundMs / p.intervals.live_sessions).toBeCloseTo(1, 3);
     expect(p.notes[0]).toContain('channel list kept');
+    expect(p.notes[1]).toContain('so that the sweep reads every channel as often');
+  });
+
+  it('the lively world at 100 channels: the list at channels_min, hot reads and the sweep meet at one pace', () => {
+    // 85 of 100 channels hot (live, or a start at hand), 60 details owed: 170 + 60 = 230 a
+    // minute of hot reads, more than the 194 the room has.
+    const p = plan({
+      budgetPerMinute: 240,
+      intervals: { ...iv, channels_min: 15_000 },
+      orgs: [org({ hotChannels: 85, liveSessions: 60 })],
+    });
+    // The list costs 4 of 240 a minute at 15 s: read so although the hot reads are stretched.
+    expect(p.listAtMin).toBe(true);
+    expect(p.intervals.channels).toBe(15_000);
+    expect(p.stretch).toBe(1);
+    // One stretch for sessions and details; the sweep's bound is the hot channels' interval.
+    expect(p.hotStretch).toBeGreaterThan(230 / (240 * 0.81 - 4.5));
+    expect(p.sweepBoundMs).toBeGreaterThanOrEqual(p.intervals.live_sessions - 1);
+    expect(p.sweepBoundMs).toBeLessThanOrEqual(p.intervals.live_sessions + 1);
+    // Every channel within 90 s, where the hot reads given 90 % of the room left 6.6 minutes.
+    expect(p.sweepBoundMs).toBeLessThan(90_000);
+    expect(p.sweepReadsPerMinute).toBeGreaterThan(95);
+    expect(p.perMinute.fixed + p.perMinute.hot + p.perMinute.sweep).toBeCloseTo(240 * 0.9, 5);
+  });
+
+  it('hot reads that fit are not stretched, however long the sweep takes', () => {
+    const p = plan({
+      budgetPerMinute: 240,
+      intervals: iv,
+      orgs: [org({ channels: 5000, channelPages: 50, hotChannels: 20, liveSessions: 20 })],
+    });
+    expect(p.hotStretch).toBe(1);
+    expect(p.intervals.live_sessions).toBe(30_000);
+    expect(p.sweepBoundMs).toBeGreaterThan(60 * 60_000);
   });
 
   it('stretches the fixed reads too when they do not fit beside a quarter of the room for hot reads', () => {
@@ -166,5 +209,25 @@ describe('nextToSweep', () => {
     ];
     expect(nextToSweep(entries, 3).map((e) => `${e.org}/${e.channelId}`)).toEqual(['a/2', 'a/3', 'a/1']);
     expect(nextToSweep(entries, 0)).toEqual([]);
+  });
+});
+
+describe('hotAgainstSweep', () => {
+  it('is 1 while the sweep reads every channel within the hot interval', () => {
+    // 100 channels within 30 s take 100 / 0.7 reads every half minute: 285.7 a minute.
+    expect(hotAgainstSweep({ hot: 50, room: 400, sweepNeed: 100, hotIntervalMs: 30_000 })).toBe(1);
+    expect(hotAgainstSweep({ hot: 0, room: 100, sweepNeed: 100, hotIntervalMs: 30_000 })).toBe(1);
+    expect(hotAgainstSweep({ hot: 50, room: 100, sweepNeed: 0, hotIntervalMs: 30_000 })).toBe(1);
+  });
+
+  it('splits the room where the stretched hot interval meets the sweep round', () => {
+    const o = { hot: 150, room: 200, sweepNeed: 100, hotIntervalMs: 40_000 };
+    const k = hotAgainstSweep(o);
+    expect(k).toBeGreaterThan(1);
+    const hot = o.hot / k;
+    const sweep = o.room - hot;
+    // the sweep's round at ROUND_SHARE of its rate, in ms, against the hot interval stretched by k
+    const round = (o.sweepNeed / (ROUND_SHARE * sweep)) * 60_000;
+    expect(round).toBeCloseTo(o.hotIntervalMs * k, 3);
   });
 });
