@@ -146,7 +146,12 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       not: ['channel', ...OTHERS],
     },
   ],
-  'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
+  // A status; else the outcome of a record that names no status (a meeting's outcome:
+  // scheduled, completed, canceled), a word of the status vocabulary all the same.
+  'session.status': [
+    { all: [STATUS], value: 'status', not: OTHER_STATES },
+    { all: [['outcome', 'disposition']], value: 'status', not: OTHER_STATES, weight: 0.8 },
+  ],
   // A planned start; a lone planned word (`scheduled_ts`, `due_at`); a lone `start` /
   // `begins` when the record names no planned time; its creation (a run queued) when
   // nothing else is there.

@@ -34,16 +34,37 @@ export function hasConcepts(key: FieldKey): boolean {
   return CONCEPTS[key] !== undefined;
 }
 
+/**
+ * A key whose meaning follows leading words the concept does not know — a vendor prefix
+ * (`hs_`, `x_`, `sf`: a first word of at most three letters) and then the record's own type
+ * name (`meeting`, `call`, `session`, `event`) — reads as the rest at this share of its
+ * confidence: `hs_meeting_outcome` is an outcome, yet a key saying the same without the
+ * prefix wins over it.
+ */
+export const PREFIXED_WEIGHT = 0.9;
+
+/** How many leading words of `meaningful` are a vendor prefix and type names the concept does not know. */
+function leadingOthers(meaningful: readonly string[], known: ReadonlySet<string>): number {
+  let i = 0;
+  const first = meaningful[0] ?? '';
+  if (meaningful.length > 1 && /^[a-z]{1,3}$/.test(first) && !known.has(first)) i = 1;
+  while (i < meaningful.length - 1 && SELF_WORDS.has(meaningful[i]!) && !known.has(meaningful[i]!)) i += 1;
+  return i;
+}
+
 /** How well the words of a key say a concept: the share of its meaningful words the concept knows, or 0. */
 export function conceptScore(words: readonly string[], concept: Concept): number {
-  const meaningful = words.filter((w) => !FILLER_WORDS.has(w));
-  if (meaningful.length === 0) return 0;
-  if (concept.not?.some((w) => meaningful.includes(w))) return 0;
-  if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
+  const all = words.filter((w) => !FILLER_WORDS.has(w));
+  if (all.length === 0) return 0;
+  if (concept.not?.some((w) => all.includes(w))) return 0;
   const known = new Set(concept.all.flat());
+  const lead = leadingOthers(all, known);
+  const meaningful = all.slice(lead);
+  if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
   const matched = meaningful.filter((w) => known.has(w)).length;
   if (concept.alone === true && matched !== meaningful.filter((w) => !SELF_WORDS.has(w)).length) return 0;
-  return (matched / meaningful.length) * (concept.weight ?? 1);
+  const prefixed = lead > 0 ? PREFIXED_WEIGHT : 1;
+  return (matched / meaningful.length) * (concept.weight ?? 1) * prefixed;
 }
 
 /** Whether a value looks like what a concept expects. */

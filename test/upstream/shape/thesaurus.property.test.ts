@@ -105,6 +105,42 @@ const timeValue = fc.tuple(time, fc.constantFrom('iso', 'seconds', 'millis')).ma
   raw: as === 'iso' ? new Date(ms).toISOString() : as === 'seconds' ? ms / 1000 : ms,
 }));
 
+/** Vendor prefixes of property names (`hs_`, `sf_` …) and the names of a record's own type. */
+const VENDORS = ['hs', 'sf', 'x', 'zd', 'ms', 'gh', 'ext'];
+const TYPES = ['meeting', 'call', 'session', 'event'];
+/** Short words that mean something to a reader (fillers, ids, other processes): no vendor prefix. */
+const SHORT_MEANINGFUL = new Set([
+  'at',
+  'on',
+  'is',
+  'the',
+  'of',
+  'ts',
+  'utc',
+  'iso',
+  'id',
+  'uid',
+  'sid',
+  'key',
+]);
+const vendor = fc.oneof(
+  fc.constantFrom(...VENDORS),
+  fc
+    .stringMatching(/^[a-z]{2,3}$/)
+    .filter(
+      (w) => !SHORT_MEANINGFUL.has(w) && ![...MEANINGFUL, 'ai', 'air', 'run', 'due', 'end', 'to'].includes(w),
+    ),
+);
+/** Words in front of a key's meaning: a vendor prefix, the record's type, both, or neither. */
+const lead = fc
+  .tuple(fc.option(vendor, { nil: undefined }), fc.option(fc.constantFrom(...TYPES), { nil: undefined }))
+  .map(([v, t]) => [v, t].filter((w): w is string => w !== undefined));
+/** A key of leading words and one word of each group, in any casing. */
+const leadKeyOf = (groups: readonly (readonly string[])[]) =>
+  fc
+    .tuple(lead, fc.tuple(...groups.map((g) => fc.constantFrom(...g))), casing)
+    .map(([l, words, c]) => c([...l, ...words]));
+
 const aliasesOf = (field: keyof typeof FIELD_ALIASES) =>
   new Set((FIELD_ALIASES[field] as readonly string[]).map((p) => looseKey(p)));
 const scheduledAliases = aliasesOf('session.scheduledAt');
@@ -200,6 +236,85 @@ describe('servers tally has never seen', () => {
             problem: expect.stringMatching(/^ambiguous: keys /),
           }),
         );
+      }),
+      RUNS,
+    );
+  });
+
+  it('reads keys behind a vendor prefix and the record type (`hs_meeting_outcome`), confirmed by values', () => {
+    const arb = fc.record({
+      plannedKey: leadKeyOf([PLANNED, START]),
+      endKey: leadKeyOf([ACTUAL, ENDED]),
+      statusKey: leadKeyOf([[...STATUS_KEYS, 'outcome']]),
+      status: fc.constantFrom(...STATUS_WORDS),
+      planned: timeValue,
+      ended: timeValue,
+      noise: fc.dictionary(randomWord, fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 4 }),
+    });
+    fc.assert(
+      fc.property(arb, (a) => {
+        const raw = {
+          ...a.noise,
+          id: 's1',
+          [a.statusKey]: a.status,
+          [a.plannedKey]: a.planned.raw,
+          [a.endKey]: a.ended.raw,
+        };
+        const { value, drift } = normalizeSession(raw, 'c1', {});
+        expect(value?.status).toBe(a.status.toLowerCase());
+        expect(value?.scheduledAt).toBe(a.planned.ms);
+        expect(value?.endedAt).toBe(a.ended.ms);
+        expect(drift.filter((d) => d.field.startsWith('session.'))).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('a prefixed key whose value is no time or status word is not read', () => {
+    const arb = fc.tuple(
+      leadKeyOf([PLANNED, START]),
+      leadKeyOf([STATUS_KEYS]),
+      fc.constantFrom('soon', 'n/a', 'tbd'),
+    );
+    fc.assert(
+      fc.property(arb, ([plannedKey, statusKey, word]) => {
+        const { value } = normalizeSession(
+          { id: 's1', [plannedKey]: word, [statusKey]: 'rehearsal-x' },
+          'c1',
+          {},
+        );
+        expect(value?.scheduledAt).toBeUndefined();
+        expect(value?.status).not.toBe(word);
+      }),
+      RUNS,
+    );
+  });
+
+  it('two prefixed keys saying "planned start" alike: drift, neither guessed; the bare key beats a prefixed one', () => {
+    const arb = fc
+      .tuple(vendor, vendor, fc.constantFrom(...TYPES), keyOf(PLANNED, START), timeValue, timeValue)
+      .filter(([v1, v2, , key]) => v1 !== v2 && !scheduledAliases.has(looseKey(key.replace(/^@/, ''))));
+    fc.assert(
+      fc.property(arb, ([v1, v2, type, key, t1, t2]) => {
+        const bare = key.replace(/^@/, '');
+        const twin = normalizeSession(
+          { id: 's1', [`${v1}_${type}_${bare}`]: t1.raw, [`${v2}_${type}_${bare}`]: t2.raw },
+          'c1',
+          {},
+        );
+        expect(twin.value?.scheduledAt).toBeUndefined();
+        expect(twin.drift).toContainEqual(
+          expect.objectContaining({
+            field: 'session.scheduledAt',
+            problem: expect.stringMatching(/^ambiguous/),
+          }),
+        );
+        const plain = normalizeSession(
+          { id: 's1', [`${v1}_${type}_${bare}`]: t1.raw, [bare]: t2.raw },
+          'c1',
+          {},
+        );
+        expect(plain.value?.scheduledAt).toBe(t2.ms);
       }),
       RUNS,
     );
