@@ -24,6 +24,7 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'draft',
     'not started',
     'starting soon',
+    'rescheduled',
   ],
   live: [
     'live',
@@ -66,6 +67,8 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'interrupted',
     'timed out',
     'timeout',
+    // A meeting that did not take place as planned (a CRM's meeting outcome).
+    'no show',
   ],
 };
 

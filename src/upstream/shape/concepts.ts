@@ -16,6 +16,8 @@ export type ValueKind =
   | 'status'
   | 'id'
   | 'text'
+  /** A text that is not only the kind of a record (`organization`, `accounts`). */
+  | 'edition'
   | 'email'
   | 'bool'
   | 'list';
@@ -126,6 +128,8 @@ const OTHER_STATES = [
 
 /** A lone start (`startTime`, `begins`): planned or actual by what else the record names. */
 const LONE_START = ['start', 'starts', 'begin', 'begins'];
+/** A key naming a lone start, fillers, a vendor prefix and the record's type aside (`hs_meeting_start_time`). */
+export const LONE_START_CONCEPT: Concept = { all: [LONE_START], value: 'time', alone: true };
 
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
@@ -238,8 +242,11 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   ],
   'funding.currency': [{ all: [['currency']], value: 'word', not: ['rate', 'exchange'] }],
 
-  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
-  // The type of an organization or account is its edition (`OrganizationType`, `accountType`).
+  // A unique name is an identifier (`unique_name` beside `friendly_name`), not a display name.
+  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', 'unique', ...OTHERS] }],
+  // The type of an organization or account is its edition (`OrganizationType`, `accountType`);
+  // so is the lone `type` of the org record (a Twilio account's `Trial` / `Full`), unless its
+  // value only names the kind of record (JSON:API's `type: "organizations"`).
   'org.plan': [
     { all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] },
     {
@@ -249,6 +256,7 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       ],
       value: 'text',
     },
+    { ...lone(['type'], 'edition'), weight: 0.5 },
   ],
   // The AI funding object (`ai_credits: { type, balance }`), or the word of its source.
   'subscription.funding': [{ all: [FUNDING], value: 'list', not: ['set', 'money', ...COUNT] }],

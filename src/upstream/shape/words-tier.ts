@@ -16,6 +16,12 @@ import { isOwnIdKey, splitWords } from './words.js';
 /** Keys of a record looked at, and of each object inside it: a record of endless keys costs a bounded scan. */
 const MAX_KEYS = 200;
 const MAX_INNER_KEYS = 50;
+/** Words naming a kind of record, not an edition of it (`type: "organizations"`). */
+const RECORD_KINDS: ReadonlySet<string> = new Set(
+  ['organization', 'organisation', 'org', 'account', 'workspace', 'tenant', 'team', 'company'].flatMap(
+    (w) => [w, `${w}s`],
+  ),
+);
 /** Epoch numbers below this (early 1973 in seconds) are not taken for times by their key's words. */
 const MIN_EPOCH = 1e8;
 
@@ -92,6 +98,8 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
       );
     case 'text':
       return typeof v === 'string' && v.trim() !== '';
+    case 'edition':
+      return typeof v === 'string' && v.trim() !== '' && !splitWords(v).every((w) => RECORD_KINDS.has(w));
     case 'email':
       return typeof v === 'string' && /^[^\s@]+@[^\s@]+$/.test(v.trim());
     case 'bool':
