@@ -148,6 +148,30 @@ const STYLES: Style[] = [
     },
   },
   {
+    // Twilio's newer (v1/v2 domain) APIs: the paging under `meta`, `next_page_url` absolute
+    // and null on the last page, `key` naming the list:
+    // https://www.twilio.com/docs/conversations/api/conversation-resource
+    name: 'meta.next_page_url (Twilio Conversations)',
+    handler: (req, res, origin) => {
+      const page = int(q(req).get('Page'), 0);
+      const from = untoken(q(req).get('PageToken'));
+      const url = (p: number, t?: string) =>
+        `${origin}/v1/acme/channels?PageSize=${SIZE}&Page=${p}${t === undefined ? '' : `&PageToken=${t}`}`;
+      json(res, 200, {
+        conversations: slice(from),
+        meta: {
+          page,
+          page_size: SIZE,
+          first_page_url: url(0),
+          previous_page_url: page > 0 ? url(page - 1) : null,
+          url: url(page),
+          next_page_url: more(from) ? url(page + 1, token(from + SIZE)) : null,
+          key: 'conversations',
+        },
+      });
+    },
+  },
+  {
     // Zendesk offset pagination: next_page as a URL, null on the last page:
     // https://developer.zendesk.com/api-reference/introduction/pagination/
     name: 'next_page URL (Zendesk)',
