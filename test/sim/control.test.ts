@@ -176,7 +176,8 @@ describe('simulator control surface', () => {
     expect(sub).toMatchObject({
       plan: 'enterprise',
       limits: { channels: null },
-      ai_funding: { mode: 'wallet', wallet: { balance: 12.35 } },
+      // Written as a decimal string (major units, unambiguous); the truth keeps the number.
+      ai_funding: { mode: 'wallet', wallet: { balance: '12.35', currency: expect.any(String) } },
     });
     expect((await data('/v1/demo')).plan).toBe('enterprise');
     await post('funding', { mode: 'byok', provider: 'anthropic', keyStatus: 'invalid' });
