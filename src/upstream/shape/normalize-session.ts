@@ -6,7 +6,7 @@ import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } 
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
 import { LONE_START_CONCEPT } from './concepts.js';
-import { conceptScore } from './words-tier.js';
+import { conceptScore, vendorPrefixes } from './words-tier.js';
 import { splitWords } from './words.js';
 import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
@@ -53,8 +53,9 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
 function loneStartOfBegun(ctx: ReadContext, raw: JsonRecord, core: SessionCore): number | undefined {
   const cls = core.status === undefined ? 'unknown' : statusClass(core.status);
   if (core.scheduledAt === undefined || (cls !== 'live' && cls !== 'ended')) return undefined;
+  const prefixes = vendorPrefixes(raw);
   for (const [key, v] of Object.entries(raw)) {
-    if (conceptScore(splitWords(key), LONE_START_CONCEPT) === 0) continue;
+    if (conceptScore(splitWords(key), LONE_START_CONCEPT, prefixes) === 0) continue;
     const t = asTime(v);
     if (t === 'skip' || !('ok' in t) || t.ok !== core.scheduledAt) continue;
     ctx.opts.trace?.field(ctx.drift.endpoint, 'session.startedAt', key, 'the lone start of a session begun', {

@@ -41,30 +41,68 @@ export function hasConcepts(key: FieldKey): boolean {
 }
 
 /**
- * A key whose meaning follows leading words the concept does not know — a vendor prefix
- * (`hs_`, `x_`, `sf`: a first word of at most three letters) and then the record's own type
- * name (`meeting`, `call`, `session`, `event`) — reads as the rest at this share of its
- * confidence: `hs_meeting_outcome` is an outcome, yet a key saying the same without the
- * prefix wins over it.
+ * A key whose meaning follows leading words the concept does not know — the record's vendor
+ * prefix (`hs_`, `sf_`, `x_`: a first word of at most three letters that several keys of the
+ * record share, see {@link vendorPrefixes}) and then the record's own type name (`meeting`,
+ * `call`, `session`, `event`) — reads as the rest at this share of its confidence:
+ * `hs_meeting_outcome` is an outcome, yet a key saying the same without them wins.
  */
 export const PREFIXED_WEIGHT = 0.9;
 
+/** Keys of a record that must share a short first word for it to be the record's vendor prefix. */
+const PREFIX_KEYS = 3;
+/** Words naming another process (`ai_started_at`) are never a vendor prefix. */
+const NEVER_PREFIX: ReadonlySet<string> = new Set(['ai', 'key', 'id', 'is', 'no', 'not', 'non']);
+
+/**
+ * The vendor prefixes of a record: short first words (at most three letters) that at least
+ * three of its keys begin with, before other words (`hs_object_id`, `hs_meeting_title`,
+ * `hs_timestamp`). One key's first word is no convention of the record.
+ */
+export function vendorPrefixes(record: JsonRecord): ReadonlySet<string> {
+  const counts = new Map<string, number>();
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    if (++n > MAX_KEYS) break;
+    const words = splitWords(k);
+    const first = words[0];
+    if (words.length < 2 || first === undefined || !/^[a-z]{1,3}$/.test(first) || NEVER_PREFIX.has(first))
+      continue;
+    counts.set(first, (counts.get(first) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, c]) => c >= PREFIX_KEYS).map(([w]) => w));
+}
+
 /** How many leading words of `meaningful` are a vendor prefix and type names the concept does not know. */
-function leadingOthers(meaningful: readonly string[], known: ReadonlySet<string>): number {
+function leadingOthers(
+  meaningful: readonly string[],
+  known: ReadonlySet<string>,
+  prefixes: ReadonlySet<string>,
+): number {
   let i = 0;
   const first = meaningful[0] ?? '';
-  if (meaningful.length > 1 && /^[a-z]{1,3}$/.test(first) && !known.has(first)) i = 1;
+  if (meaningful.length > 1 && prefixes.has(first) && !known.has(first)) i = 1;
   while (i < meaningful.length - 1 && SELF_WORDS.has(meaningful[i]!) && !known.has(meaningful[i]!)) i += 1;
   return i;
 }
 
-/** How well the words of a key say a concept: the share of its meaningful words the concept knows, or 0. */
-export function conceptScore(words: readonly string[], concept: Concept): number {
+const NO_PREFIXES: ReadonlySet<string> = new Set();
+
+/**
+ * How well the words of a key say a concept: the share of its meaningful words the concept
+ * knows, or 0; `prefixes` are the vendor prefixes of the key's record.
+ */
+export function conceptScore(
+  words: readonly string[],
+  concept: Concept,
+  prefixes: ReadonlySet<string> = NO_PREFIXES,
+): number {
   const all = words.filter((w) => !FILLER_WORDS.has(w));
   if (all.length === 0) return 0;
   if (concept.not?.some((w) => all.includes(w))) return 0;
   const known = new Set(concept.all.flat());
-  const lead = leadingOthers(all, known);
+  const lead = leadingOthers(all, known, prefixes);
   const meaningful = all.slice(lead);
   if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
   const matched = meaningful.filter((w) => known.has(w)).length;
@@ -127,12 +165,12 @@ interface KeyWords {
  * How well a key says a concept. A key inside an object counts only when the object's own
  * name is part of the concept (`slot.from` is a planned start; `role.name` is no member's name).
  */
-function keyScore(k: KeyWords, concept: Concept): number {
+function keyScore(k: KeyWords, concept: Concept, prefixes: ReadonlySet<string>): number {
   if (k.outer !== undefined) {
     const known = new Set(concept.all.flat());
     if (!k.outer.every((w) => FILLER_WORDS.has(w) || known.has(w))) return 0;
   }
-  return conceptScore(k.words, concept);
+  return conceptScore(k.words, concept, prefixes);
 }
 
 /** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
@@ -148,22 +186,28 @@ const FIT_PATH_MAX = 128;
 const fitMemo = new Map<FieldKey, Map<string, KeyFit>>();
 let fitCount = 0;
 
-/** The fit of key `inner` (of the object under `outer`, when given) to field `key`. */
+/**
+ * The fit of key `inner` (of the object under `outer`, when given) to field `key`, with the
+ * vendor prefixes of its record (remembered apart from the same key in a record without).
+ */
 function fitOf(
   key: FieldKey,
   concepts: readonly Concept[],
   path: string,
+  prefixes: ReadonlySet<string>,
   outer?: string,
   inner?: string,
 ): KeyFit {
-  let byPath = fitMemo.get(key);
-  const known = byPath?.get(path);
-  if (known !== undefined) return known;
   const outerWords = outer === undefined ? undefined : splitWords(outer);
   const words = outerWords === undefined ? splitWords(path) : [...outerWords, ...splitWords(inner ?? '')];
+  const own = prefixes.has(words[0] ?? '') ? prefixes : NO_PREFIXES;
+  const memoKey = own === NO_PREFIXES ? path : `${path}\u0000prefixed`;
+  let byPath = fitMemo.get(key);
+  const known = byPath?.get(memoKey);
+  if (known !== undefined) return known;
   const k = outerWords === undefined ? { words } : { words, outer: outerWords };
   const fits = concepts
-    .map((c) => ({ score: keyScore(k, c), kind: c.value, beside: c.beside }))
+    .map((c) => ({ score: keyScore(k, c, own), kind: c.value, beside: c.beside }))
     .filter((f) => f.score > 0)
     .sort((x, y) => y.score - x.score);
   const fit = fits.length === 0 ? NO_FIT : fits;
@@ -174,7 +218,7 @@ function fitOf(
     }
     byPath = fitMemo.get(key) ?? new Map<string, KeyFit>();
     fitMemo.set(key, byPath);
-    byPath.set(path, fit);
+    byPath.set(memoKey, fit);
     fitCount += 1;
   }
   return fit;
@@ -200,6 +244,7 @@ function besideHolds(record: JsonRecord, path: string, beside: Concept['beside']
 export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
   const concepts = CONCEPTS[key];
   if (concepts === undefined) return undefined;
+  const prefixes = vendorPrefixes(record);
   let best: WordsMatch[] = [];
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
@@ -215,14 +260,14 @@ export function findByWords(record: JsonRecord, key: FieldKey): WordsResult {
     if (!Object.hasOwn(record, k)) continue;
     if (++n > MAX_KEYS) break;
     const v = record[k];
-    consider(fitOf(key, concepts, k), k, v);
+    consider(fitOf(key, concepts, k, prefixes), k, v);
     if (!isRecord(v)) continue;
     let m = 0;
     for (const k2 in v) {
       if (!Object.hasOwn(v, k2)) continue;
       if (++m > MAX_INNER_KEYS) break;
       const path = `${k}.${k2}`;
-      consider(fitOf(key, concepts, path, k, k2), path, v[k2]);
+      consider(fitOf(key, concepts, path, prefixes, k, k2), path, v[k2]);
     }
   }
   if (best.length === 0) return undefined;

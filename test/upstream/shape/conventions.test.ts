@@ -96,8 +96,15 @@ describe('session times by their words', () => {
     ],
     [
       'a meeting completed began at its start',
-      { properties: { hs_meeting_outcome: 'COMPLETED', hs_meeting_start_time: iso(T) } },
+      {
+        properties: { hs_meeting_title: 'Q', hs_meeting_outcome: 'COMPLETED', hs_meeting_start_time: iso(T) },
+      },
       { status: 'completed', scheduledAt: T, startedAt: T },
+    ],
+    [
+      'one key with a short first word: no vendor prefix, no lone start',
+      { status: 'live', ab_start: iso(T) },
+      { status: 'live' },
     ],
     [
       'a planned start under a planned word makes no actual start',

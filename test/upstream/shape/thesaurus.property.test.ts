@@ -128,18 +128,22 @@ const vendor = fc.oneof(
   fc
     .stringMatching(/^[a-z]{2,3}$/)
     .filter(
-      (w) => !SHORT_MEANINGFUL.has(w) && ![...MEANINGFUL, 'ai', 'air', 'run', 'due', 'end', 'to'].includes(w),
+      (w) =>
+        !SHORT_MEANINGFUL.has(w) &&
+        ![...MEANINGFUL, 'ai', 'air', 'run', 'due', 'end', 'to', 'no', 'not', 'non'].includes(w),
     ),
 );
-/** Words in front of a key's meaning: a vendor prefix, the record's type, both, or neither. */
-const lead = fc
-  .tuple(fc.option(vendor, { nil: undefined }), fc.option(fc.constantFrom(...TYPES), { nil: undefined }))
-  .map(([v, t]) => [v, t].filter((w): w is string => w !== undefined));
-/** A key of leading words and one word of each group, in any casing. */
-const leadKeyOf = (groups: readonly (readonly string[])[]) =>
+/** A key of the record's vendor prefix (when it has one), maybe its type name, and one word of each group, in any casing. */
+const leadKeyOf = (vendor: string | undefined, groups: readonly (readonly string[])[]) =>
   fc
-    .tuple(lead, fc.tuple(...groups.map((g) => fc.constantFrom(...g))), casing)
-    .map(([l, words, c]) => c([...l, ...words]));
+    .tuple(
+      fc.option(fc.constantFrom(...TYPES), { nil: undefined }),
+      fc.tuple(...groups.map((g) => fc.constantFrom(...g))),
+      casing,
+    )
+    .map(([t, words, c]) =>
+      c([...(vendor === undefined ? [] : [vendor]), ...(t === undefined ? [] : [t]), ...words]),
+    );
 
 const aliasesOf = (field: keyof typeof FIELD_ALIASES) =>
   new Set((FIELD_ALIASES[field] as readonly string[]).map((p) => looseKey(p)));
@@ -241,16 +245,18 @@ describe('servers tally has never seen', () => {
     );
   });
 
-  it('reads keys behind a vendor prefix and the record type (`hs_meeting_outcome`), confirmed by values', () => {
-    const arb = fc.record({
-      plannedKey: leadKeyOf([PLANNED, START]),
-      endKey: leadKeyOf([ACTUAL, ENDED]),
-      statusKey: leadKeyOf([[...STATUS_KEYS, 'outcome']]),
-      status: fc.constantFrom(...STATUS_WORDS),
-      planned: timeValue,
-      ended: timeValue,
-      noise: fc.dictionary(randomWord, fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 4 }),
-    });
+  it('reads keys behind the vendor prefix of the record and its type (`hs_meeting_outcome`), confirmed by values', () => {
+    const arb = fc.option(vendor, { nil: undefined }).chain((v) =>
+      fc.record({
+        plannedKey: leadKeyOf(v, [PLANNED, START]),
+        endKey: leadKeyOf(v, [ACTUAL, ENDED]),
+        statusKey: leadKeyOf(v, [[...STATUS_KEYS, 'outcome']]),
+        status: fc.constantFrom(...STATUS_WORDS),
+        planned: timeValue,
+        ended: timeValue,
+        noise: fc.dictionary(randomWord, fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 4 }),
+      }),
+    );
     fc.assert(
       fc.property(arb, (a) => {
         const raw = {
@@ -270,12 +276,32 @@ describe('servers tally has never seen', () => {
     );
   });
 
-  it('a prefixed key whose value is no time or status word is not read', () => {
-    const arb = fc.tuple(
-      leadKeyOf([PLANNED, START]),
-      leadKeyOf([STATUS_KEYS]),
-      fc.constantFrom('soon', 'n/a', 'tbd'),
+  it("a short first word of one key is no vendor prefix; shared by the record's keys, it is", () => {
+    fc.assert(
+      fc.property(vendor, fc.constantFrom(...START), timeValue, (v, start, t) => {
+        const lone = normalizeSession({ id: 's1', [`${v}_${start}`]: t.raw }, 'c1', {});
+        expect(lone.value?.scheduledAt).toBeUndefined();
+        const shared = normalizeSession(
+          { id: 's1', [`${v}_${start}`]: t.raw, [`${v}_title`]: 'T', [`${v}_owner`]: 'o' },
+          'c1',
+          {},
+        );
+        expect(shared.value?.scheduledAt).toBe(t.ms);
+      }),
+      RUNS,
     );
+  });
+
+  it('a prefixed key whose value is no time or status word is not read', () => {
+    const arb = fc
+      .option(vendor, { nil: undefined })
+      .chain((v) =>
+        fc.tuple(
+          leadKeyOf(v, [PLANNED, START]),
+          leadKeyOf(v, [STATUS_KEYS]),
+          fc.constantFrom('soon', 'n/a', 'tbd'),
+        ),
+      );
     fc.assert(
       fc.property(arb, ([plannedKey, statusKey, word]) => {
         const { value } = normalizeSession(
@@ -292,13 +318,20 @@ describe('servers tally has never seen', () => {
 
   it('two prefixed keys saying "planned start" alike: drift, neither guessed; the bare key beats a prefixed one', () => {
     const arb = fc
-      .tuple(vendor, vendor, fc.constantFrom(...TYPES), keyOf(PLANNED, START), timeValue, timeValue)
-      .filter(([v1, v2, , key]) => v1 !== v2 && !scheduledAliases.has(looseKey(key.replace(/^@/, ''))));
+      .tuple(
+        vendor,
+        fc.shuffledSubarray(TYPES, { minLength: 2, maxLength: 2 }),
+        keyOf(PLANNED, START),
+        timeValue,
+        timeValue,
+      )
+      .filter(([, , key]) => !scheduledAliases.has(looseKey(key.replace(/^@/, ''))));
     fc.assert(
-      fc.property(arb, ([v1, v2, type, key, t1, t2]) => {
+      fc.property(arb, ([v, [t1, t2], key, a, b]) => {
         const bare = key.replace(/^@/, '');
+        const own = { [`${v}_title`]: 'T', [`${v}_owner`]: 'o' };
         const twin = normalizeSession(
-          { id: 's1', [`${v1}_${type}_${bare}`]: t1.raw, [`${v2}_${type}_${bare}`]: t2.raw },
+          { id: 's1', ...own, [`${v}_${t1}_${bare}`]: a.raw, [`${v}_${t2}_${bare}`]: b.raw },
           'c1',
           {},
         );
@@ -310,11 +343,11 @@ describe('servers tally has never seen', () => {
           }),
         );
         const plain = normalizeSession(
-          { id: 's1', [`${v1}_${type}_${bare}`]: t1.raw, [bare]: t2.raw },
+          { id: 's1', ...own, [`${v}_${t1}_${bare}`]: a.raw, [bare]: b.raw },
           'c1',
           {},
         );
-        expect(plain.value?.scheduledAt).toBe(t2.ms);
+        expect(plain.value?.scheduledAt).toBe(b.ms);
       }),
       RUNS,
     );
