@@ -47,7 +47,10 @@ const canonical: Dialect = {
   ids: 'string',
   times: 'iso',
   words: {},
-  money: 'major',
+  // A decimal string is major units whatever its digits: a whole balance (`"120.00"`) can
+  // never be taken for minor units, as an integer beside a currency code is
+  // (docs/upstream-shapes.md, "Subscription").
+  money: 'decimal_string',
   errors: 'json',
   strict: false,
   filters: true,
@@ -231,7 +234,12 @@ function money(d: Dialect, funding: Record<string, unknown>): Record<string, unk
 
 /** One canonical object (snake case, as serialize.ts builds it) in the dialect's shape. */
 export function applyDialect(d: Dialect, obj: Record<string, unknown>): Record<string, unknown> {
-  if (d === canonical) return obj;
+  if (d === canonical) {
+    const f = obj['ai_funding'];
+    return f !== null && typeof f === 'object'
+      ? { ...obj, ai_funding: money(d, f as Record<string, unknown>) }
+      : obj;
+  }
   if (d.style.envelope === 'hal' && Array.isArray(obj['questions'])) return embedded(d, obj);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {

@@ -29,6 +29,7 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'tentative',
     'testing',
     'postponed',
+    'rescheduled',
   ],
   live: [
     'live',
@@ -71,6 +72,8 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'interrupted',
     'timed out',
     'timeout',
+    // A meeting that did not take place as planned (a CRM's meeting outcome).
+    'no show',
   ],
 };
 

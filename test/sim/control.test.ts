@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Change, type Simulator, startSimulator, type TriggerResult } from '../../src/sim/index.js';
+import { normalizeSubscription, readObject } from '../../src/upstream/shape/index.js';
 import { control, get, ManualClock, type Loose } from './helpers.js';
 
 type Body = Record<string, Loose>;
@@ -176,7 +177,8 @@ describe('simulator control surface', () => {
     expect(sub).toMatchObject({
       plan: 'enterprise',
       limits: { channels: null },
-      ai_funding: { mode: 'wallet', wallet: { balance: 12.35 } },
+      // Written as a decimal string (major units, unambiguous); the truth keeps the number.
+      ai_funding: { mode: 'wallet', wallet: { balance: '12.35', currency: expect.any(String) } },
     });
     expect((await data('/v1/demo')).plan).toBe('enterprise');
     await post('funding', { mode: 'byok', provider: 'anthropic', keyStatus: 'invalid' });
@@ -190,6 +192,17 @@ describe('simulator control surface', () => {
     });
     await truthHas({ field: 'wallet.balance', to: 12.35 });
     await truthHas({ field: 'plan', to: 'enterprise' });
+  });
+
+  it('a whole wallet balance is written so that tally reads major units, not minor', async () => {
+    await post('funding', { mode: 'wallet' });
+    await post('wallet-balance', { balance: 120 });
+    const body = await (await get(sim, '/v1/demo/subscription')).json();
+    const read = normalizeSubscription(readObject('subscription', body, {}), {});
+    expect(read.value.funding).toMatchObject({ mode: 'wallet', balance: 120 });
+    expect(read.value.funding).toEqual(
+      expect.objectContaining({ currency: expect.stringMatching(/^[A-Z]{3}$/) }),
+    );
   });
 
   it('renames the org and changes its settings', async () => {

@@ -144,7 +144,7 @@ describe('simulated world evolution', () => {
     const sub = objectOf(await (await get(s, '/v1/demo/subscription')).json()) as Loose;
     if (funding !== undefined) expect(sub.ai_funding.mode).toBe(funding.to);
     if (wallet !== undefined && sub.ai_funding.mode === 'wallet')
-      expect(sub.ai_funding.wallet.balance).toBe(wallet.to);
+      expect(Number(sub.ai_funding.wallet.balance)).toBe(wallet.to);
   });
 
   it('keeps a realistic time window: history in the past, live sessions now, scheduled ones ahead', async () => {

@@ -28,6 +28,17 @@ const combos = ENVELOPE_STYLES.flatMap((envelope) =>
   ),
 );
 
+/** The world's subscription as the wire writes it: a wallet balance as a decimal string (major units). */
+function asWritten(sub: unknown): unknown {
+  const f = (sub as { ai_funding?: { wallet?: { balance: number; currency: string } } }).ai_funding;
+  if (f?.wallet === undefined) return sub;
+  const exp = ({ JPY: 0, KWD: 3 } as Record<string, number>)[f.wallet.currency] ?? 2;
+  return {
+    ...(sub as object),
+    ai_funding: { ...f, wallet: { ...f.wallet, balance: f.wallet.balance.toFixed(exp) } },
+  };
+}
+
 describe('simulator response styles', () => {
   const clock = new ManualClock();
   let sim: Simulator;
@@ -81,7 +92,7 @@ describe('simulator response styles', () => {
         else expect(Object.keys(body)).not.toContain('data');
       }
       expect(objectOf(org)).toEqual(conv(view.organization));
-      expect(objectOf(sub)).toEqual(conv(view.subscription));
+      expect(objectOf(sub)).toEqual(conv(asWritten(view.subscription)));
       expect(objectOf(detail)).toEqual(conv(sim.sessionDetail('demo', sid)));
       if (style.fieldCase === 'camel') expect(objectOf(sub)).toHaveProperty('aiFunding');
     },

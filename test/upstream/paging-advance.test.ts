@@ -33,7 +33,8 @@ describe('pageKey', () => {
 describe('cursorParamNames', () => {
   it.each<[string, string[]]>([
     ['next_page_token', ['page_token', 'pageToken', 'next_page_token', 'nextPageToken']],
-    ['next_token', ['token', 'next_token', 'nextToken']],
+    ['next_token', ['token', 'next_token', 'nextToken', 'pagination_token']],
+    ['meta.next_token', ['token', 'next_token', 'nextToken', 'pagination_token']],
     ['continuation_token', ['continuation_token', 'continuationToken']],
     ['meta.next_page_cursor', ['page_cursor', 'pageCursor', 'next_page_cursor', 'nextPageCursor']],
     ['next_cursor', ['next_cursor', 'nextCursor', 'start_cursor']],

@@ -148,6 +148,60 @@ const STYLES: Style[] = [
     },
   },
   {
+    // Twilio's newer (v1/v2 domain) APIs: the paging under `meta`, `next_page_url` absolute
+    // and null on the last page, `key` naming the list:
+    // https://www.twilio.com/docs/conversations/api/conversation-resource
+    name: 'meta.next_page_url (Twilio Conversations)',
+    handler: (req, res, origin) => {
+      const page = int(q(req).get('Page'), 0);
+      const from = untoken(q(req).get('PageToken'));
+      const url = (p: number, t?: string) =>
+        `${origin}/v1/acme/channels?PageSize=${SIZE}&Page=${p}${t === undefined ? '' : `&PageToken=${t}`}`;
+      json(res, 200, {
+        conversations: slice(from),
+        meta: {
+          page,
+          page_size: SIZE,
+          first_page_url: url(0),
+          previous_page_url: page > 0 ? url(page - 1) : null,
+          url: url(page),
+          next_page_url: more(from) ? url(page + 1, token(from + SIZE)) : null,
+          key: 'conversations',
+        },
+      });
+    },
+  },
+  {
+    // X API v2: `meta.next_token` (absent on the last page), taken back as
+    // `pagination_token`; an unknown query parameter is refused, naming those it takes:
+    // https://docs.x.com/x-api/fundamentals/pagination
+    name: 'meta.next_token → pagination_token (X API v2)',
+    handler: (req, res) => {
+      const known = ['max_results', 'pagination_token'];
+      const unknown = [...q(req).keys()].filter((k) => !known.includes(k));
+      if (unknown.length > 0) {
+        json(res, 400, {
+          errors: [
+            {
+              parameters: { [unknown[0]!]: [q(req).get(unknown[0]!)] },
+              message: `The query parameter [${unknown[0]}] is not one of [${known.join(',')}]`,
+            },
+          ],
+          title: 'Invalid Request',
+          detail: 'One or more parameters to your request was invalid.',
+          type: 'https://api.twitter.com/2/problems/invalid-request',
+        });
+        return;
+      }
+      const from = untoken(q(req).get('pagination_token'));
+      const rows = slice(from);
+      json(res, 200, {
+        data: rows,
+        meta: { result_count: rows.length, ...(more(from) ? { next_token: token(from + SIZE) } : {}) },
+      });
+    },
+  },
+  {
     // Zendesk offset pagination: next_page as a URL, null on the last page:
     // https://developer.zendesk.com/api-reference/introduction/pagination/
     name: 'next_page URL (Zendesk)',

@@ -5,9 +5,14 @@
  *   value a string and property names in HubSpot's lower-case internal style; lists
  *   `{results, paging: {next: {after, link}}}`, `limit` ≤ 100, `after`; associations only
  *   when asked with `associations=`.
- * - https://developers.hubspot.com/docs/api/crm/meetings — `hs_timestamp`,
- *   `hs_meeting_start_time`, `hs_meeting_end_time`, `hs_meeting_outcome` (SCHEDULED,
- *   COMPLETED, CANCELED …), `hs_meeting_title`.
+ * - https://developers.hubspot.com/docs/api/crm/meetings — a meeting's properties:
+ *   `hs_timestamp` (when the meeting occurred; it defaults to, and should match,
+ *   `hs_meeting_start_time`), `hs_meeting_start_time` and `hs_meeting_end_time` (when the
+ *   meeting starts and ends: its calendar times), `hs_meeting_outcome` (scheduled,
+ *   completed, rescheduled, no show, canceled: SCHEDULED, COMPLETED, RESCHEDULED, NO_SHOW,
+ *   CANCELED), `hs_meeting_title`. A meeting has no outcome for "under way" and no
+ *   property for when it actually began: a session on air is a SCHEDULED meeting, one
+ *   that failed did not take place as planned (NO_SHOW), and its times are the planned ones.
  * - https://developers.hubspot.com/docs/api/crm/owners — owners `{id, email, firstName,
  *   lastName, userId, createdAt, archived}`.
  * - https://developers.hubspot.com/docs/api/error-handling and
@@ -44,11 +49,12 @@ import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState, SubName }
 
 const BASE = 51_000;
 const CHANNEL = { live: 'broadcasting', idle: 'standby', offline: 'offline' } as const;
+/** The documented outcomes only (https://developers.hubspot.com/docs/api/crm/meetings). */
 const OUTCOME: Record<SessionStatus, string> = {
   scheduled: 'SCHEDULED',
-  live: 'IN_PROGRESS',
+  live: 'SCHEDULED',
   ended: 'COMPLETED',
-  failed: 'FAILED',
+  failed: 'NO_SHOW',
   cancelled: 'CANCELED',
 };
 const SUBS: readonly Exclude<SubName, 'reactions'>[] = ['questions', 'announcements', 'speakers'];
@@ -81,8 +87,13 @@ function page<T>(req: DialectRequest, items: readonly T[], show: (t: T) => unkno
   };
 }
 
-function object(id: string, created: number | null, properties: Record<string, string | null>) {
-  return { id, properties, createdAt: iso(created), updatedAt: iso(created), archived: false };
+function object(
+  id: string,
+  created: number | null,
+  properties: Record<string, string | null>,
+  updated: number | null = created,
+) {
+  return { id, properties, createdAt: iso(created), updatedAt: iso(updated), archived: false };
 }
 
 function render(req: DialectRequest): Rendered {
@@ -110,17 +121,25 @@ function render(req: DialectRequest): Rendered {
       hs_visibility: c.visibility,
       createdate: iso(real(world, c.createdAt)),
     });
+  // Logged with its channel (never in the future), last updated when its outcome was set
+  // at its end; its times are the calendar's.
   const session = (s: SimSession) => {
     const t = times(world, s);
-    return object(hsId(s.id), t.scheduled, {
-      hs_object_id: hsId(s.id),
-      hs_meeting_title: s.title,
-      hs_channel_id: hsId(s.channel.id),
-      hs_meeting_outcome: OUTCOME[s.status],
-      hs_timestamp: iso(t.scheduled),
-      hs_meeting_start_time: iso(t.started),
-      hs_meeting_end_time: iso(t.ended),
-    });
+    const logged = real(world, s.channel.createdAt);
+    return object(
+      hsId(s.id),
+      logged,
+      {
+        hs_object_id: hsId(s.id),
+        hs_meeting_title: s.title,
+        hs_channel_id: hsId(s.channel.id),
+        hs_meeting_outcome: OUTCOME[s.status],
+        hs_timestamp: iso(t.scheduled),
+        hs_meeting_start_time: iso(t.scheduled),
+        hs_meeting_end_time: iso(real(world, s.scheduledEndAt)),
+      },
+      t.ended ?? logged,
+    );
   };
   const item = ({ id, at, ...rest }: SubItem) =>
     object(String(id), at ?? null, Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, String(v)])));
@@ -244,8 +263,9 @@ export const hubspot: FaithfulDialect = {
     rateLimits: '`X-HubSpot-RateLimit-*`; 429 `errorType: "RATE_LIMIT"`, no Retry-After',
     money: '`properties.amount: "12.34"` beside `deal_currency_code` (decimal string)',
     times:
-      'ISO 8601 strings inside `properties` (`hs_timestamp`, `hs_meeting_start_time`, `hs_meeting_end_time`)',
-    casing: 'lower-case internal property names (`hs_meeting_outcome`); camelCase envelope',
+      'ISO 8601 strings inside `properties`: the calendar times `hs_meeting_start_time` (= `hs_timestamp`), `hs_meeting_end_time`; no actual start or end',
+    casing:
+      'lower-case internal property names (`hs_meeting_outcome`: SCHEDULED, COMPLETED, NO_SHOW, CANCELED; none for "under way"); camelCase envelope',
     ids: 'numeric strings (`"51006"`)',
     subResources: '`associations=questions` → `associations.questions.results[{id, type}]`; own paths',
   },

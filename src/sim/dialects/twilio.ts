@@ -13,6 +13,13 @@
  * - https://www.twilio.com/docs/usage/api/usage-record — money as decimal strings beside
  *   a currency (`price`, `price_unit`).
  * - https://www.twilio.com/docs/api/errors/20429 — 429 Too Many Requests, no Retry-After.
+ * - https://www.twilio.com/docs/iam/api/account — an account: `sid`, `friendly_name`,
+ *   `type` (its edition: Trial, Full), `status`, `date_created`.
+ * A call has no planned time: `date_created` is when it was created (queued), `start_time`
+ * is empty until it is placed and `end_time` until it completes. A session is written as a
+ * call created at its planned time (a session planned ahead is listed all the same, where
+ * Twilio lists a call only once created), so a call placed says when it began, never when
+ * it was planned for.
  */
 import {
   PLAN_LIMITS,
@@ -156,7 +163,6 @@ function render(req: DialectRequest): Rendered {
       return one({
         sid: sid('AC', org.slug),
         friendly_name: org.name,
-        unique_name: org.slug,
         type: org.plan,
         settings: { ...org.settings },
         date_created: date(real(world, org.createdAt)),
@@ -253,6 +259,7 @@ export const twilio: FaithfulDialect = {
     'https://www.twilio.com/docs/conversations/api/conversation-resource',
     'https://www.twilio.com/docs/usage/api/usage-record',
     'https://www.twilio.com/docs/api/errors/20429',
+    'https://www.twilio.com/docs/iam/api/account',
   ],
   facets: {
     envelope: '`{<resource>: [...], page, page_size, uri, first_page_uri, next_page_uri, …}`',
@@ -261,7 +268,8 @@ export const twilio: FaithfulDialect = {
     errors: '`{code: 20404, message, more_info, status}`',
     rateLimits: '429 code 20429, no Retry-After',
     money: '`ai_funding: {type, balance: "12.34", currency}` (decimal string)',
-    times: 'RFC 2822 (`Mon, 07 Jan 2030 09:00:00 +0000`): `date_created`, `start_time`, `end_time`',
+    times:
+      'RFC 2822 (`Mon, 07 Jan 2030 09:00:00 +0000`): `date_created` (queued at the planned time), `start_time` (empty until placed), `end_time`; no planned time',
     casing: 'snake_case bodies, PascalCase query parameters',
     ids: 'SIDs (`CH` / `CA` / `MB` + 32 hex)',
     subResources: '`subresource_uris` (relative `.json` paths)',

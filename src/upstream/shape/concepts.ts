@@ -16,6 +16,8 @@ export type ValueKind =
   | 'status'
   | 'id'
   | 'text'
+  /** A text that is not only the kind of a record (`organization`, `accounts`). */
+  | 'edition'
   | 'email'
   | 'bool'
   | 'list';
@@ -138,6 +140,8 @@ const LONE_START = ['start', 'starts', 'begin', 'begins'];
 const RANGE_FROM = ['from', 'since'];
 const RANGE_TO = ['end', 'to'];
 const NO_PLANNED_BESIDE = { words: BESIDE_PLANNED, present: false } as const;
+/** A key naming a lone start, fillers, a vendor prefix and the record's type aside (`hs_meeting_start_time`). */
+export const LONE_START_CONCEPT: Concept = { all: [LONE_START], value: 'time', alone: true };
 
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {
@@ -159,7 +163,12 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       not: ['channel', 'html', 'markdown', ...OTHERS],
     },
   ],
-  'session.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
+  // A status; else the outcome of a record that names no status (a meeting's outcome:
+  // scheduled, completed, canceled), a word of the status vocabulary all the same.
+  'session.status': [
+    { all: [STATUS], value: 'status', not: OTHER_STATES },
+    { all: [['outcome', 'disposition']], value: 'status', not: OTHER_STATES, weight: 0.8 },
+  ],
   // A planned start; a lone planned word (`scheduled_ts`, `due_at`); a lone `start` /
   // `begins` when the record names no planned time; its creation (a run queued) when
   // nothing else is there.
@@ -248,8 +257,11 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
   ],
   'funding.currency': [{ all: [['currency']], value: 'word', not: ['rate', 'exchange'] }],
 
-  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', ...OTHERS] }],
-  // The type of an organization or account is its edition (`OrganizationType`, `accountType`).
+  // A unique name is an identifier (`unique_name` beside `friendly_name`), not a display name.
+  'org.name': [{ all: [['name', 'title', 'label']], value: 'text', not: ['plan', 'unique', ...OTHERS] }],
+  // The type of an organization or account is its edition (`OrganizationType`, `accountType`);
+  // so is the lone `type` of the org record (a Twilio account's `Trial` / `Full`), unless its
+  // value only names the kind of record (JSON:API's `type: "organizations"`).
   'org.plan': [
     { all: [['plan', 'tier', 'edition', 'sku', 'package']], value: 'text', not: ['id', 'key'] },
     {
@@ -259,6 +271,7 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
       ],
       value: 'text',
     },
+    { ...lone(['type'], 'edition'), weight: 0.5 },
   ],
   // The AI funding object (`ai_credits: { type, balance }`), or the word of its source.
   'subscription.funding': [{ all: [FUNDING], value: 'list', not: ['set', 'money', ...COUNT] }],

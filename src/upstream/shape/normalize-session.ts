@@ -6,6 +6,8 @@ import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } 
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
 import { plannedLength, statusFromFlags } from './session-hints.js';
+import { LONE_START_CONCEPT } from './concepts.js';
+import { conceptScore, vendorPrefixes } from './words-tier.js';
 import { splitWords } from './words.js';
 import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
 
@@ -63,7 +65,33 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
       });
     }
   }
+  const began = core.startedAt === undefined ? loneStartOfBegun(ctx, raw, core) : undefined;
+  if (began !== undefined) core.startedAt = began;
   return core;
+}
+
+/**
+ * A session under way or over whose one start is a lone `start` (no planned time beside
+ * it: read as the planned start) began then too: a Twilio call's `start_time`, empty until
+ * the call is placed, is when it began; a calendar meeting's start is when it began, as
+ * near as the record can say. A planned start under a planned word (`scheduled_at`) never
+ * makes an actual one.
+ */
+function loneStartOfBegun(ctx: ReadContext, raw: JsonRecord, core: SessionCore): number | undefined {
+  const cls = core.status === undefined ? 'unknown' : statusClass(core.status);
+  if (core.scheduledAt === undefined || (cls !== 'live' && cls !== 'ended')) return undefined;
+  const prefixes = vendorPrefixes(raw);
+  for (const [key, v] of Object.entries(raw)) {
+    if (conceptScore(splitWords(key), LONE_START_CONCEPT, prefixes) === 0) continue;
+    const t = asTime(v);
+    if (t === 'skip' || !('ok' in t) || t.ok !== core.scheduledAt) continue;
+    ctx.opts.trace?.field(ctx.drift.endpoint, 'session.startedAt', key, 'the lone start of a session begun', {
+      tier: 'words',
+      confidence: 0.5,
+    });
+    return t.ok;
+  }
+  return undefined;
 }
 
 /**

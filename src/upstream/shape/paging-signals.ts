@@ -94,6 +94,10 @@ export const CURSOR_KEYS = [
   'meta.next_page_cursor',
   'next_page_token',
   'next_token',
+  // X API v2 (`meta.next_token`, https://docs.x.com/x-api/fundamentals/pagination) and
+  // response metadata carrying a page token.
+  'meta.next_token',
+  'meta.next_page_token',
   'continuation_token',
   // HubSpot: `paging.next.after` beside `paging.next.link` (the link is followed when present),
   // https://developers.hubspot.com/docs/api/crm/understanding-the-crm
@@ -513,6 +517,9 @@ export function cursorParamNames(key: string, current: string): string[] {
   const names = mapped === undefined ? [base, camel(base), seg, camel(seg)] : [base];
   // Notion answers `next_cursor` and takes `start_cursor` (https://developers.notion.com/reference/intro#pagination).
   if (seg.endsWith('cursor') && seg !== 'cursor') names.push('start_cursor');
+  // The X API answers `meta.next_token` and takes `pagination_token`
+  // (https://docs.x.com/x-api/fundamentals/pagination).
+  if (seg === 'next_token') names.push('pagination_token');
   const out: string[] = [];
   for (const n of names) {
     if (n === '' || n === current || out.includes(n)) continue;

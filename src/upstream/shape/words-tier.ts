@@ -16,6 +16,12 @@ import { isOwnIdKey, splitWords } from './words.js';
 /** Keys of a record looked at, and of each object inside it: a record of endless keys costs a bounded scan. */
 const MAX_KEYS = 200;
 const MAX_INNER_KEYS = 50;
+/** Words naming a kind of record, not an edition of it (`type: "organizations"`). */
+const RECORD_KINDS: ReadonlySet<string> = new Set(
+  ['organization', 'organisation', 'org', 'account', 'workspace', 'tenant', 'team', 'company'].flatMap(
+    (w) => [w, `${w}s`],
+  ),
+);
 /** Epoch numbers below this (early 1973 in seconds) are not taken for times by their key's words. */
 const MIN_EPOCH = 1e8;
 
@@ -34,16 +40,75 @@ export function hasConcepts(key: FieldKey): boolean {
   return CONCEPTS[key] !== undefined;
 }
 
-/** How well the words of a key say a concept: the share of its meaningful words the concept knows, or 0. */
-export function conceptScore(words: readonly string[], concept: Concept): number {
-  const meaningful = words.filter((w) => !FILLER_WORDS.has(w));
-  if (meaningful.length === 0) return 0;
-  if (concept.not?.some((w) => meaningful.includes(w))) return 0;
-  if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
+/**
+ * A key whose meaning follows leading words the concept does not know — the record's vendor
+ * prefix (`hs_`, `sf_`, `x_`: a first word of at most three letters that several keys of the
+ * record share, see {@link vendorPrefixes}) and then the record's own type name (`meeting`,
+ * `call`, `session`, `event`) — reads as the rest at this share of its confidence:
+ * `hs_meeting_outcome` is an outcome, yet a key saying the same without them wins.
+ */
+export const PREFIXED_WEIGHT = 0.9;
+
+/** Keys of a record that must share a short first word for it to be the record's vendor prefix. */
+const PREFIX_KEYS = 3;
+/** Words naming another process (`ai_started_at`) are never a vendor prefix. */
+const NEVER_PREFIX: ReadonlySet<string> = new Set(['ai', 'key', 'id', 'is', 'no', 'not', 'non']);
+
+/**
+ * The vendor prefixes of a record: short first words (at most three letters) that at least
+ * three of its keys begin with, before other words (`hs_object_id`, `hs_meeting_title`,
+ * `hs_timestamp`). One key's first word is no convention of the record.
+ */
+export function vendorPrefixes(record: JsonRecord): ReadonlySet<string> {
+  const counts = new Map<string, number>();
+  let n = 0;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    if (++n > MAX_KEYS) break;
+    const words = splitWords(k);
+    const first = words[0];
+    if (words.length < 2 || first === undefined || !/^[a-z]{1,3}$/.test(first) || NEVER_PREFIX.has(first))
+      continue;
+    counts.set(first, (counts.get(first) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, c]) => c >= PREFIX_KEYS).map(([w]) => w));
+}
+
+/** How many leading words of `meaningful` are a vendor prefix and type names the concept does not know. */
+function leadingOthers(
+  meaningful: readonly string[],
+  known: ReadonlySet<string>,
+  prefixes: ReadonlySet<string>,
+): number {
+  let i = 0;
+  const first = meaningful[0] ?? '';
+  if (meaningful.length > 1 && prefixes.has(first) && !known.has(first)) i = 1;
+  while (i < meaningful.length - 1 && SELF_WORDS.has(meaningful[i]!) && !known.has(meaningful[i]!)) i += 1;
+  return i;
+}
+
+const NO_PREFIXES: ReadonlySet<string> = new Set();
+
+/**
+ * How well the words of a key say a concept: the share of its meaningful words the concept
+ * knows, or 0; `prefixes` are the vendor prefixes of the key's record.
+ */
+export function conceptScore(
+  words: readonly string[],
+  concept: Concept,
+  prefixes: ReadonlySet<string> = NO_PREFIXES,
+): number {
+  const all = words.filter((w) => !FILLER_WORDS.has(w));
+  if (all.length === 0) return 0;
+  if (concept.not?.some((w) => all.includes(w))) return 0;
   const known = new Set(concept.all.flat());
+  const lead = leadingOthers(all, known, prefixes);
+  const meaningful = all.slice(lead);
+  if (!concept.all.every((group) => group.some((w) => meaningful.includes(w)))) return 0;
   const matched = meaningful.filter((w) => known.has(w)).length;
   if (concept.alone === true && matched !== meaningful.filter((w) => !SELF_WORDS.has(w)).length) return 0;
-  return (matched / meaningful.length) * (concept.weight ?? 1);
+  const prefixed = lead > 0 ? PREFIXED_WEIGHT : 1;
+  return (matched / meaningful.length) * (concept.weight ?? 1) * prefixed;
 }
 
 /** Whether a value looks like what a concept expects. */
@@ -74,6 +139,8 @@ export function valueFits(kind: ValueKind, v: unknown, key: FieldKey): boolean {
       );
     case 'text':
       return (typeof v === 'string' && v.trim() !== '') || labelOf(v) !== undefined;
+    case 'edition':
+      return typeof v === 'string' && v.trim() !== '' && !splitWords(v).every((w) => RECORD_KINDS.has(w));
     case 'email':
       return typeof v === 'string' && /^[^\s@]+@[^\s@]+$/.test(v.trim());
     case 'bool':
@@ -107,15 +174,20 @@ interface KeyWords {
  * read where the concept knows it and passed over where not, unless it rules the concept
  * out (`host.name` is no title, `recording.status` no session status).
  */
-function keyScore(k: KeyWords, concept: Concept, ruledOut: ReadonlySet<string>): number {
-  if (k.outer === undefined) return conceptScore(k.inner, concept);
+function keyScore(
+  k: KeyWords,
+  concept: Concept,
+  ruledOut: ReadonlySet<string>,
+  prefixes: ReadonlySet<string>,
+): number {
+  if (k.outer === undefined) return conceptScore(k.inner, concept, prefixes);
   const known = new Set(concept.all.flat());
   if (k.outer.some((w) => ruledOut.has(w))) return 0;
   if (k.entity === true) {
     if (!k.outer.every((w) => FILLER_WORDS.has(w) || known.has(w))) return 0;
     return conceptScore([...k.outer, ...k.inner], concept);
   }
-  return conceptScore([...k.outer.filter((w) => known.has(w)), ...k.inner], concept);
+  return conceptScore([...k.outer.filter((w) => known.has(w)), ...k.inner], concept, prefixes);
 }
 
 /** A key's fit to a field by its words alone: each concept it says, best first, with its value kind. */
@@ -131,14 +203,20 @@ const FIT_PATH_MAX = 128;
 const fitMemo = new Map<FieldKey, Map<string, KeyFit>>();
 let fitCount = 0;
 
-/** The fit of key `inner` (of the object under `outer`, an entity or a part, when given) to field `key`. */
+/**
+ * The fit of key `inner` (of the object under `outer`, an entity or a part, when given) to
+ * field `key`, with the vendor prefixes of its record (remembered apart from the same key
+ * in a record without).
+ */
 function fitOf(
   key: FieldKey,
   concepts: readonly Concept[],
   path: string,
+  prefixes: ReadonlySet<string>,
   inside?: { outer: string; inner: string; entity: boolean },
 ): KeyFit {
-  const memoKey = inside?.entity === true ? `${path}\u0000` : path;
+  const own = prefixes.has(splitWords(inside?.outer ?? path)[0] ?? '') ? prefixes : NO_PREFIXES;
+  const memoKey = `${path}${inside?.entity === true ? '\u0000' : ''}${own === NO_PREFIXES ? '' : '\u0000prefixed'}`;
   let byPath = fitMemo.get(key);
   const known = byPath?.get(memoKey);
   if (known !== undefined) return known;
@@ -150,7 +228,7 @@ function fitOf(
   // holds no planned start, `start` no planned end).
   const ruledOut = new Set(concepts.flatMap((c) => c.not ?? []));
   const fits = concepts
-    .map((c) => ({ score: keyScore(k, c, ruledOut), kind: c.value, beside: c.beside }))
+    .map((c) => ({ score: keyScore(k, c, ruledOut, own), kind: c.value, beside: c.beside }))
     .filter((f) => f.score > 0)
     .sort((x, y) => y.score - x.score);
   const fit = fits.length === 0 ? NO_FIT : fits;
@@ -216,6 +294,7 @@ export function findByWords(record: JsonRecord, key: FieldKey, scope: WordsScope
   const concepts = CONCEPTS[key];
   if (concepts === undefined) return undefined;
   const parts = scope.parts ?? true;
+  const prefixes = vendorPrefixes(record);
   let best: WordsMatch[] = [];
   const consider = (fit: KeyFit, path: string, value: unknown): void => {
     if (fit.length === 0 || value === undefined || value === null) return;
@@ -232,7 +311,7 @@ export function findByWords(record: JsonRecord, key: FieldKey, scope: WordsScope
     if (!Object.hasOwn(record, k)) continue;
     if (++n > MAX_KEYS) break;
     const v = record[k];
-    consider(fitOf(key, concepts, k), k, v);
+    consider(fitOf(key, concepts, k, prefixes), k, v);
     if (!isRecord(v)) continue;
     const entity = !parts || hasOwnId(v);
     let m = 0;
@@ -240,7 +319,7 @@ export function findByWords(record: JsonRecord, key: FieldKey, scope: WordsScope
       if (!Object.hasOwn(v, k2)) continue;
       if (++m > MAX_INNER_KEYS) break;
       const path = `${k}.${k2}`;
-      consider(fitOf(key, concepts, path, { outer: k, inner: k2, entity }), path, v[k2]);
+      consider(fitOf(key, concepts, path, prefixes, { outer: k, inner: k2, entity }), path, v[k2]);
     }
   }
   if (best.length === 0) return undefined;

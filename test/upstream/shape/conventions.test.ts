@@ -22,7 +22,11 @@ describe('session times by their words', () => {
   it.each<[string, Record<string, unknown>, Record<string, number | undefined>]>([
     ['a lone planned word (due)', { due_at: iso(T) }, { scheduledAt: T }],
     ['a lone planned word with a ts string', { scheduled_ts: `${T / 1000}.000200` }, { scheduledAt: T }],
-    ['a plain start with no planned time is the planned start', { start_time: iso(T) }, { scheduledAt: T }],
+    [
+      'a plain start with no planned time is the planned start, and the actual one of a session under way',
+      { start_time: iso(T) },
+      { scheduledAt: T, startedAt: T },
+    ],
     [
       'a plain start and end beside a planned start are the actual ones',
       { scheduledStart: { dateTime: iso(T) }, startDateTime: iso(T + 5_000), endDateTime: iso(T + 9_000) },
@@ -52,7 +56,7 @@ describe('session times by their words', () => {
     [
       'a plain start wins over creation',
       { created_at: iso(T), start: iso(T + 1_000) },
-      { scheduledAt: T + 1_000 },
+      { scheduledAt: T + 1_000, startedAt: T + 1_000 },
     ],
   ])('%s', (_name, fields, want) => {
     const r = session({ status: 'live', ...fields });
@@ -66,6 +70,55 @@ describe('session times by their words', () => {
       endedAt: undefined,
       ...want,
     });
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, number | string | undefined>]>([
+    [
+      'a call queued: its creation is its plan, nothing began',
+      { status: 'queued', date_created: 'Mon, 15 Jan 2024 10:00:00 +0000', start_time: null, end_time: null },
+      { status: 'queued', scheduledAt: T },
+    ],
+    [
+      'a call placed: start_time is when it began',
+      {
+        status: 'in-progress',
+        date_created: 'Mon, 15 Jan 2024 09:00:00 +0000',
+        start_time: 'Mon, 15 Jan 2024 10:00:00 +0000',
+      },
+      { status: 'in-progress', scheduledAt: T, startedAt: T },
+    ],
+    [
+      'a meeting scheduled behind a vendor prefix and its type',
+      {
+        properties: { hs_meeting_outcome: 'SCHEDULED', hs_timestamp: iso(T), hs_meeting_start_time: iso(T) },
+      },
+      { status: 'scheduled', scheduledAt: T },
+    ],
+    [
+      'a meeting completed began at its start',
+      {
+        properties: { hs_meeting_title: 'Q', hs_meeting_outcome: 'COMPLETED', hs_meeting_start_time: iso(T) },
+      },
+      { status: 'completed', scheduledAt: T, startedAt: T },
+    ],
+    [
+      'one key with a short first word: no vendor prefix, no lone start',
+      { status: 'live', ab_start: iso(T) },
+      { status: 'live' },
+    ],
+    [
+      'a planned start under a planned word makes no actual start',
+      { state: 'live', scheduled_for: iso(T) },
+      { status: 'live', scheduledAt: T },
+    ],
+  ])('%s', (_name, fields, want) => {
+    const r = normalizeSession({ id: 's', ...fields }, 'c1', {});
+    expect({
+      status: r.value?.status,
+      scheduledAt: r.value?.scheduledAt,
+      startedAt: r.value?.startedAt,
+      endedAt: r.value?.endedAt,
+    }).toEqual({ scheduledAt: undefined, startedAt: undefined, endedAt: undefined, ...want });
   });
 
   it('splits glued date and time words, not short ones', () => {

@@ -74,8 +74,9 @@ describe('normalizeSession', () => {
   });
 
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
-    ['start_time', { start_time: iso(T) }, { scheduledAt: T }],
-    ['starts_at', { starts_at: T / 1000 }, { scheduledAt: T }],
+    // A lone start is the planned one, and the actual one of a session under way.
+    ['start_time', { start_time: iso(T) }, { scheduledAt: T, startedAt: T }],
+    ['starts_at', { starts_at: T / 1000 }, { scheduledAt: T, startedAt: T }],
     ['scheduledFor', { scheduledFor: T }, { scheduledAt: T }],
     [
       'scheduled_at wins over start_time, then the actual start (docs/upstream-shapes.md, "Fields")',

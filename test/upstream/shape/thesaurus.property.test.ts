@@ -105,6 +105,46 @@ const timeValue = fc.tuple(time, fc.constantFrom('iso', 'seconds', 'millis')).ma
   raw: as === 'iso' ? new Date(ms).toISOString() : as === 'seconds' ? ms / 1000 : ms,
 }));
 
+/** Vendor prefixes of property names (`hs_`, `sf_` …) and the names of a record's own type. */
+const VENDORS = ['hs', 'sf', 'x', 'zd', 'ms', 'gh', 'ext'];
+const TYPES = ['meeting', 'call', 'session', 'event'];
+/** Short words that mean something to a reader (fillers, ids, other processes): no vendor prefix. */
+const SHORT_MEANINGFUL = new Set([
+  'at',
+  'on',
+  'is',
+  'the',
+  'of',
+  'ts',
+  'utc',
+  'iso',
+  'id',
+  'uid',
+  'sid',
+  'key',
+]);
+const vendor = fc.oneof(
+  fc.constantFrom(...VENDORS),
+  fc
+    .stringMatching(/^[a-z]{2,3}$/)
+    .filter(
+      (w) =>
+        !SHORT_MEANINGFUL.has(w) &&
+        ![...MEANINGFUL, 'ai', 'air', 'run', 'due', 'end', 'to', 'no', 'not', 'non'].includes(w),
+    ),
+);
+/** A key of the record's vendor prefix (when it has one), maybe its type name, and one word of each group, in any casing. */
+const leadKeyOf = (vendor: string | undefined, groups: readonly (readonly string[])[]) =>
+  fc
+    .tuple(
+      fc.option(fc.constantFrom(...TYPES), { nil: undefined }),
+      fc.tuple(...groups.map((g) => fc.constantFrom(...g))),
+      casing,
+    )
+    .map(([t, words, c]) =>
+      c([...(vendor === undefined ? [] : [vendor]), ...(t === undefined ? [] : [t]), ...words]),
+    );
+
 const aliasesOf = (field: keyof typeof FIELD_ALIASES) =>
   new Set((FIELD_ALIASES[field] as readonly string[]).map((p) => looseKey(p)));
 const scheduledAliases = aliasesOf('session.scheduledAt');
@@ -200,6 +240,114 @@ describe('servers tally has never seen', () => {
             problem: expect.stringMatching(/^ambiguous: keys /),
           }),
         );
+      }),
+      RUNS,
+    );
+  });
+
+  it('reads keys behind the vendor prefix of the record and its type (`hs_meeting_outcome`), confirmed by values', () => {
+    const arb = fc.option(vendor, { nil: undefined }).chain((v) =>
+      fc.record({
+        plannedKey: leadKeyOf(v, [PLANNED, START]),
+        endKey: leadKeyOf(v, [ACTUAL, ENDED]),
+        statusKey: leadKeyOf(v, [[...STATUS_KEYS, 'outcome']]),
+        status: fc.constantFrom(...STATUS_WORDS),
+        planned: timeValue,
+        ended: timeValue,
+        noise: fc.dictionary(randomWord, fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 4 }),
+      }),
+    );
+    fc.assert(
+      fc.property(arb, (a) => {
+        const raw = {
+          ...a.noise,
+          id: 's1',
+          [a.statusKey]: a.status,
+          [a.plannedKey]: a.planned.raw,
+          [a.endKey]: a.ended.raw,
+        };
+        const { value, drift } = normalizeSession(raw, 'c1', {});
+        expect(value?.status).toBe(a.status.toLowerCase());
+        expect(value?.scheduledAt).toBe(a.planned.ms);
+        expect(value?.endedAt).toBe(a.ended.ms);
+        expect(drift.filter((d) => d.field.startsWith('session.'))).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("a short first word of one key is no vendor prefix; shared by the record's keys, it is", () => {
+    fc.assert(
+      fc.property(vendor, fc.constantFrom(...START), timeValue, (v, start, t) => {
+        const lone = normalizeSession({ id: 's1', [`${v}_${start}`]: t.raw }, 'c1', {});
+        expect(lone.value?.scheduledAt).toBeUndefined();
+        const shared = normalizeSession(
+          { id: 's1', [`${v}_${start}`]: t.raw, [`${v}_title`]: 'T', [`${v}_owner`]: 'o' },
+          'c1',
+          {},
+        );
+        expect(shared.value?.scheduledAt).toBe(t.ms);
+      }),
+      RUNS,
+    );
+  });
+
+  it('a prefixed key whose value is no time or status word is not read', () => {
+    const arb = fc
+      .option(vendor, { nil: undefined })
+      .chain((v) =>
+        fc.tuple(
+          leadKeyOf(v, [PLANNED, START]),
+          leadKeyOf(v, [STATUS_KEYS]),
+          fc.constantFrom('soon', 'n/a', 'tbd'),
+        ),
+      );
+    fc.assert(
+      fc.property(arb, ([plannedKey, statusKey, word]) => {
+        const { value } = normalizeSession(
+          { id: 's1', [plannedKey]: word, [statusKey]: 'rehearsal-x' },
+          'c1',
+          {},
+        );
+        expect(value?.scheduledAt).toBeUndefined();
+        expect(value?.status).not.toBe(word);
+      }),
+      RUNS,
+    );
+  });
+
+  it('two prefixed keys saying "planned start" alike: drift, neither guessed; the bare key beats a prefixed one', () => {
+    const arb = fc
+      .tuple(
+        vendor,
+        fc.shuffledSubarray(TYPES, { minLength: 2, maxLength: 2 }),
+        keyOf(PLANNED, START),
+        timeValue,
+        timeValue,
+      )
+      .filter(([, , key]) => !scheduledAliases.has(looseKey(key.replace(/^@/, ''))));
+    fc.assert(
+      fc.property(arb, ([v, [t1, t2], key, a, b]) => {
+        const bare = key.replace(/^@/, '');
+        const own = { [`${v}_title`]: 'T', [`${v}_owner`]: 'o' };
+        const twin = normalizeSession(
+          { id: 's1', ...own, [`${v}_${t1}_${bare}`]: a.raw, [`${v}_${t2}_${bare}`]: b.raw },
+          'c1',
+          {},
+        );
+        expect(twin.value?.scheduledAt).toBeUndefined();
+        expect(twin.drift).toContainEqual(
+          expect.objectContaining({
+            field: 'session.scheduledAt',
+            problem: expect.stringMatching(/^ambiguous/),
+          }),
+        );
+        const plain = normalizeSession(
+          { id: 's1', ...own, [`${v}_${t1}_${bare}`]: a.raw, [bare]: b.raw },
+          'c1',
+          {},
+        );
+        expect(plain.value?.scheduledAt).toBe(b.ms);
       }),
       RUNS,
     );
