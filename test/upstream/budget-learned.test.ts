@@ -46,8 +46,8 @@ describe('RequestBudget learned limit', () => {
     await send(b, 200);
     // 300 allowed, 5 left, 200 of them this process's: 95 went to someone else.
     b.serverLimits({ 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '20' });
-    expect(b.effective()).toBe(160);
-    expect(b.stats().learned).toMatchObject({ perMinute: 160, from: 'server', decreases: 1 });
+    expect(b.effective()).toBe(170);
+    expect(b.stats().learned).toMatchObject({ perMinute: 170, from: 'server', decreases: 1 });
     expect(b.stats().pauses).toBe(0);
   });
 
@@ -57,6 +57,21 @@ describe('RequestBudget learned limit', () => {
     b.serverLimits({ 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '20' });
     expect(b.effective()).toBe(300);
     expect(b.stats().learned?.decreases).toBe(0);
+  });
+
+  it('lets the channel lists take their share on top of a lowered limit, while the others wait', async () => {
+    const b = budget({ perMinute: 100, pauseMarginMs: 0 });
+    b.reserveForHigh(20);
+    await send(b, 60);
+    b.rateLimited('1');
+    // 0.85 × 59 taken: 50, and the window holds 60.
+    expect(b.effective()).toBe(50);
+    const granted: string[] = [];
+    for (const p of ['normal', 'high'] as const) void b.acquire(p).then(() => granted.push(p));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(granted).toEqual(['high']);
+    await vi.advanceTimersByTimeAsync(MIN);
+    expect(granted).toEqual(['high', 'normal']);
   });
 
   it('takes a limit the server states below the budget as its own, until the server says more', () => {

@@ -318,19 +318,19 @@ describe('RequestBudget 429 handling', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(b.rateLimited('10').started).toBe(true);
     expect(b.rateLimited('12').started).toBe(false); // an answer already in flight: extends, no second step
-    // 79 of the 80 sent were taken (one was the 429): 0.8 × 79.
-    expect(b.effective()).toBe(63);
+    // 79 of the 80 sent were taken (one was the 429): 0.85 × 79.
+    expect(b.effective()).toBe(67);
     expect(b.stats()).toMatchObject({
       pauses: 1,
       rateLimited: 2,
       pausedUntil: T0 + 12_000,
-      learned: { perMinute: 63, from: 'refusals', decreases: 1 },
+      learned: { perMinute: 67, from: 'refusals', decreases: 1 },
     });
     await vi.advanceTimersByTimeAsync(12_000);
-    expect(b.effective()).toBe(63);
+    expect(b.effective()).toBe(67);
     await vi.advanceTimersByTimeAsync(2 * 60_000);
-    expect(b.effective()).toBe(68);
-    expect(b.capacityPerMinute()).toBe(68);
+    expect(b.effective()).toBe(75);
+    expect(b.capacityPerMinute()).toBe(75);
     await vi.advanceTimersByTimeAsync(20 * 60_000);
     expect(b.effective()).toBe(100);
     expect(b.stats().learned).toMatchObject({ perMinute: 100, from: 'configured' });

@@ -12,46 +12,46 @@ describe('LearnedLimit', () => {
     expect(l.stats(T0)).toEqual({ perMinute: 240, from: 'configured', decreases: 0 });
   });
 
-  it('goes down to 0.8 × what the server accepted of this process, no deeper than half at once', () => {
+  it('goes down to 0.85 × what the server accepted of this process, no deeper than half at once', () => {
     const l = new LearnedLimit(240);
     expect(l.short(T0, 100, T0 + 2000)).toBe(true);
-    // 0.8 × 100 = 80 is below half of 240: half it is.
+    // 0.85 × 100 = 85 is below half of 240: half it is.
     expect(l.at(T0)).toBe(120);
     const m = new LearnedLimit(240);
     m.short(T0, 200, T0 + 2000);
-    expect(m.at(T0)).toBe(160);
-    expect(m.stats(T0)).toEqual({ perMinute: 160, from: 'refusals', loweredAt: T0, decreases: 1 });
+    expect(m.at(T0)).toBe(170);
+    expect(m.stats(T0)).toEqual({ perMinute: 170, from: 'refusals', loweredAt: T0, decreases: 1 });
   });
 
   it('goes down at most once per window, and a refusal in it postpones the recovery', () => {
     const l = new LearnedLimit(240);
     l.short(T0, 200, T0 + 1000);
     expect(l.short(T0 + 30_000, 10, T0 + 31_000)).toBe(false);
-    // What grew from 1 s to 30 s (6 a minute) stays; growth stops until the pause is over.
-    expect(l.at(T0 + 30_500)).toBeCloseTo(162.9, 6);
-    expect(l.at(T0 + 31_000)).toBeCloseTo(162.9, 6);
-    expect(l.at(T0 + 31_000 + MIN)).toBeCloseTo(168.9, 6);
+    // What grew from 1 s to 30 s (9.6 a minute) stays; growth stops until the pause is over.
+    expect(l.at(T0 + 30_500)).toBeCloseTo(174.64, 6);
+    expect(l.at(T0 + 31_000)).toBeCloseTo(174.64, 6);
+    expect(l.at(T0 + 31_000 + MIN)).toBeCloseTo(184.24, 6);
     expect(l.short(T0 + 61_000, 100, T0 + 62_000)).toBe(true);
-    // 0.8 × min(165.9, 100) = 80, against half of 165.9.
-    expect(l.at(T0 + 62_000)).toBeCloseTo(82.95, 6);
+    // 0.85 × min(179.44, 100) = 85, against half of 179.44.
+    expect(l.at(T0 + 62_000)).toBeCloseTo(89.72, 6);
     expect(l.stats(T0 + 62_000).decreases).toBe(2);
   });
 
-  it('recovers additively, 2.5 % of the configured budget a minute, back to it', () => {
+  it('recovers additively, 4 % of the configured budget a minute, back to it', () => {
     const l = new LearnedLimit(240);
     l.short(T0, 200, T0 + 1000);
-    expect(l.at(T0 + 1000)).toBe(160);
-    expect(l.at(T0 + 1000 + 2 * MIN)).toBeCloseTo(172, 6);
-    expect(l.at(T0 + 1000 + 13 * MIN)).toBe(238);
-    expect(l.at(T0 + 1000 + 14 * MIN)).toBe(240);
-    expect(l.stats(T0 + 1000 + 14 * MIN)).toMatchObject({ perMinute: 240, from: 'configured' });
+    expect(l.at(T0 + 1000)).toBe(170);
+    expect(l.at(T0 + 1000 + 2 * MIN)).toBeCloseTo(189.2, 6);
+    expect(l.at(T0 + 1000 + 7 * MIN)).toBeCloseTo(237.2, 6);
+    expect(l.at(T0 + 1000 + 8 * MIN)).toBe(240);
+    expect(l.stats(T0 + 1000 + 8 * MIN)).toMatchObject({ perMinute: 240, from: 'configured' });
   });
 
   it('never goes below its floor, so a lone process that was starved recovers', () => {
     const l = new LearnedLimit(240);
     for (let i = 0; i < 10; i++) l.short(T0 + i * MIN, 0, T0 + i * MIN);
     expect(l.at(T0 + 9 * MIN)).toBe(24);
-    expect(l.at(T0 + 19 * MIN)).toBeCloseTo(84, 6);
+    expect(l.at(T0 + 19 * MIN)).toBeCloseTo(120, 6);
     expect(l.at(T0 + 9 * MIN + 100 * MIN)).toBe(240);
   });
 
@@ -61,7 +61,7 @@ describe('LearnedLimit', () => {
     expect(l.at(T0)).toBe(100);
     expect(l.stats(T0).from).toBe('server');
     l.short(T0, 100, T0, 'server');
-    expect(l.at(T0)).toBe(80);
+    expect(l.at(T0)).toBe(85);
     expect(l.at(T0 + 10 * MIN)).toBe(100);
     // A stated limit above the configured budget changes nothing.
     const m = new LearnedLimit(240);
@@ -74,7 +74,7 @@ describe('LearnedLimit', () => {
     const l = new LearnedLimit(240);
     l.short(T0, 200, T0);
     l.setConfigured(200, T0);
-    expect(l.at(T0)).toBe(160);
+    expect(l.at(T0)).toBe(170);
     l.setConfigured(100, T0);
     expect(l.at(T0)).toBe(100);
   });
@@ -82,9 +82,9 @@ describe('LearnedLimit', () => {
   it('moves its times with a clock set back', () => {
     const l = new LearnedLimit(240);
     l.short(T0, 200, T0 + 1000);
-    l.shift(-10 * MIN);
-    // Recovery now counts from 10 minutes earlier: 10 minutes' worth (60) is back.
-    expect(l.at(T0 + 1000)).toBe(220);
-    expect(l.short(T0 - 9 * MIN, 10, T0 - 9 * MIN)).toBe(true);
+    l.shift(-5 * MIN);
+    // Recovery now counts from 5 minutes earlier: 5 minutes' worth (48) is back.
+    expect(l.at(T0 + 1000)).toBe(218);
+    expect(l.short(T0 - 4 * MIN, 10, T0 - 4 * MIN)).toBe(true);
   });
 });

@@ -529,7 +529,10 @@ export class RequestBudget {
   private room(priority: Priority, now: number): number {
     const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
     const free = limit - this.log.length;
-    if (priority === 'high') return free;
+    // Under a learned limit lower than configured, the channel lists may still take their
+    // share on top of it (within the configured budget): a step down must not leave them
+    // waiting for the window to drain (docs/upstream-client.md, "The learned limit").
+    if (priority === 'high') return Math.min(this.configured, limit + this.highReserve) - this.log.length;
     let high = 0;
     let urgent = 0;
     for (const e of this.log) {

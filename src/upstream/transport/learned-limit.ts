@@ -22,11 +22,11 @@
 
 /** Options of {@link LearnedLimit}; every share is of the configured budget. */
 export interface LearnedLimitOptions {
-  /** Factor applied to the requests accepted in the last window on a decrease (default 0.8). */
+  /** Factor applied to the requests accepted in the last window on a decrease (default 0.85). */
   decrease?: number;
   /** The deepest one decrease goes, as a factor of the limit before it (default 0.5). */
   deepest?: number;
-  /** Recovery per minute, as a share of the configured budget (default 0.025). */
+  /** Recovery per minute, as a share of the configured budget (default 0.04). */
   increasePerMinute?: number;
   /** Lowest limit, as a share of the configured budget (default 0.1; at least 1 request). */
   floor?: number;
@@ -71,9 +71,9 @@ export class LearnedLimit {
   constructor(configured: number, opts: LearnedLimitOptions = {}) {
     this.configured = configured;
     this.base = configured;
-    this.decreaseFactor = opts.decrease ?? 0.8;
+    this.decreaseFactor = opts.decrease ?? 0.85;
     this.deepest = opts.deepest ?? 0.5;
-    this.increasePerMinute = opts.increasePerMinute ?? 0.025;
+    this.increasePerMinute = opts.increasePerMinute ?? 0.04;
     this.floorShare = opts.floor ?? 0.1;
     this.holdMs = opts.holdMs ?? MINUTE;
   }
