@@ -74,12 +74,13 @@ describe('RequestBudget learned limit', () => {
     expect(granted).toEqual(['high', 'normal']);
   });
 
-  it('takes a limit the server states below the budget as its own, until the server says more', () => {
+  it('takes no stated limit alone as its own: its window is seldom said', () => {
     const b = budget();
-    b.serverLimits({ ratelimit: 'limit=100, remaining=90, reset=30' });
-    expect(b.effective()).toBe(100);
-    expect(b.capacityPerMinute()).toBe(100);
-    expect(b.stats().learned).toMatchObject({ perMinute: 100, from: 'server' });
+    // Ten a second, or ten a minute: the fields do not say.
+    b.serverLimits({ ratelimit: 'limit=10, remaining=9, reset=1' });
+    expect(b.effective()).toBe(240);
+    expect(b.capacityPerMinute()).toBe(240);
+    expect(b.stats().learned).toMatchObject({ perMinute: 240, from: 'configured' });
   });
 });
 

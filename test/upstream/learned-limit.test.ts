@@ -55,19 +55,11 @@ describe('LearnedLimit', () => {
     expect(l.at(T0 + 9 * MIN + 100 * MIN)).toBe(240);
   });
 
-  it('never goes above a limit the server states, and recovers only up to it', () => {
+  it('says the server taught it when the rate-limit fields lowered it', () => {
     const l = new LearnedLimit(240);
-    l.serverLimit(100, T0);
-    expect(l.at(T0)).toBe(100);
-    expect(l.stats(T0).from).toBe('server');
-    l.short(T0, 100, T0, 'server');
-    expect(l.at(T0)).toBe(85);
-    expect(l.at(T0 + 10 * MIN)).toBe(100);
-    // A stated limit above the configured budget changes nothing.
-    const m = new LearnedLimit(240);
-    m.serverLimit(300, T0);
-    expect(m.at(T0)).toBe(240);
-    expect(m.stats(T0).from).toBe('configured');
+    l.short(T0, 200, T0, 'server');
+    expect(l.stats(T0)).toMatchObject({ perMinute: 170, from: 'server' });
+    expect(l.stats(T0 + 10 * MIN)).toMatchObject({ perMinute: 240, from: 'configured' });
   });
 
   it('keeps a lower learned limit across a new configured budget, and caps it at a lower one', () => {

@@ -273,15 +273,15 @@ export class RequestBudget {
 
   /**
    * Takes what an answer's rate-limit fields say (rate-limit.ts): few requests left slow
-   * every request down; a stated limit caps the learned one; few left while others spend
-   * from the window (it holds more than this process sent) lowers it as a 429 would.
+   * every request down; few left while others spend from the window (it holds more than
+   * this process sent) lowers the learned limit as a 429 would. A stated limit alone does
+   * not: its window (a second, a minute, an hour) is seldom said.
    */
   serverLimits(limits: RateHeaders, serverDate?: string): void {
     if (Object.keys(limits).length === 0) return;
     const now = this.now();
     const hint = readRateLimit(limits, now, serverDate);
     this.pace.observe(hint, now);
-    if (hint.limit !== undefined) this.learned.serverLimit(hint.limit, now);
     if (hint.limit !== undefined && hint.remaining !== undefined) {
       const own = this.acceptedInWindow(now);
       const others = hint.limit - hint.remaining - own;

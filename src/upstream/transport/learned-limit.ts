@@ -11,8 +11,8 @@
  *   (the requests already in the window still count against it for that long);
  * - **up, additively**, by `increasePerMinute` × the configured budget per minute once
  *   neither has happened since the last step down and its pause is over;
- * - **never above** the configured budget, nor above a limit the server states; never
- *   below `floor` × the configured budget, so that a lone process recovers.
+ * - **never above** the configured budget; never below `floor` × the configured budget,
+ *   so that a lone process recovers.
  *
  * Replicas that each do so converge on equal shares (additive increase and
  * multiplicative decrease together do that, whatever the shares start at). A server that
@@ -59,8 +59,6 @@ export class LearnedLimit {
   private readonly floorShare: number;
   private readonly holdMs: number;
   private configured: number;
-  /** A limit the server stated, which the learned one never goes above. */
-  private stated = Number.POSITIVE_INFINITY;
   /** The limit right after the last decrease, and when it may begin to recover. */
   private base: number;
   private growFrom = Number.NEGATIVE_INFINITY;
@@ -86,7 +84,7 @@ export class LearnedLimit {
     const grown = this.base + (this.configured * this.increasePerMinute * (now - this.growFrom)) / MINUTE;
     if (grown >= ceiling) {
       this.base = ceiling;
-      if (this.from === 'refusals') this.from = this.stated < this.configured ? 'server' : 'configured';
+      this.from = 'configured';
       return ceiling;
     }
     return grown;
@@ -113,15 +111,6 @@ export class LearnedLimit {
     return lower;
   }
 
-  /** The limit the server states (its rate-limit fields); the learned one stays below it. */
-  serverLimit(limit: number, now: number): void {
-    if (!(limit > 0) || limit === this.stated) return;
-    const was = this.at(now);
-    this.stated = limit;
-    if (limit < this.configured) this.from = 'server';
-    this.base = Math.min(was, this.ceiling());
-  }
-
   /** A new configured budget (config reload): a lower learned limit stays in force. */
   setConfigured(configured: number, now: number): void {
     const was = this.at(now);
@@ -146,7 +135,7 @@ export class LearnedLimit {
   }
 
   private ceiling(): number {
-    return Math.max(1, Math.min(this.configured, this.stated));
+    return Math.max(1, this.configured);
   }
 
   private floor(): number {
