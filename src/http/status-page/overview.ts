@@ -27,7 +27,7 @@ ${source.state ? stateLine(source.state(), now) : ''}
 const TAUGHT_BY = {
   configured: 'configured',
   refusals: 'learned from 429s',
-  server: "learned from the rate-limit fields",
+  server: 'learned from the rate-limit fields',
 };
 
 /**
