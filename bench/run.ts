@@ -12,6 +12,7 @@
  *   npm run bench -- alloc              # what is allocated, by where (bench/alloc.ts)
  *   npm run bench -- lively --channels 100   # the lively world on time, cold and steady (bench/lively.ts)
  *   npm run bench -- alert-quality      # incidents alerted, how soon, routine paged (bench/alert-quality.ts)
+ *   npm run bench -- replicas           # three replicas behind one address allowing 300/min (bench/replicas.ts)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,7 @@ import {
   latencyTunedBench,
 } from './latency.js';
 import { type Bench, type BenchResult, BenchUsageError, writeResult } from './lib/report.js';
+import { replicasBench } from './replicas.js';
 import { soakBench } from './soak.js';
 import { stormBench } from './storm.js';
 
@@ -72,6 +74,7 @@ const BENCHES: Bench[] = [
   soakBench,
   metricsRenderBench,
   alertQualityBench,
+  replicasBench,
 ];
 
 async function main(argv: string[]): Promise<number> {

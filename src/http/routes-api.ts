@@ -42,6 +42,14 @@ export function statusBody(source: StatusSource, now: number, version: string): 
       paused_until: budget.pausedUntil > now ? iso(budget.pausedUntil) : null,
       pauses: budget.pauses,
       queued: budget.queued,
+      learned: budget.learned
+        ? {
+            per_minute: budget.learned.perMinute,
+            from: budget.learned.from,
+            lowered_at: budget.learned.loweredAt === undefined ? null : iso(budget.learned.loweredAt),
+            decreases: budget.learned.decreases,
+          }
+        : null,
     },
     plan: {
       sweep_bound_seconds: plan.sweepBoundMs / 1000,

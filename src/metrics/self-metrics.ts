@@ -203,6 +203,17 @@ function registerBudget(registry: Registry, source: StatusSource): void {
     'Until when every request waits for a Retry-After (Unix seconds); 0 when not paused.',
     (b) => (b.pausedUntil > 0 ? seconds(b.pausedUntil) : 0),
   );
+  // The limit the budget learned for the address (src/upstream/transport/learned-limit.ts).
+  collectedGauge(
+    registry,
+    'tally_upstream_learned_limit_requests_per_minute',
+    'Requests per minute tally allows itself for the address: the configured budget until 429s or the rate-limit fields show the limit is shared or lower; `from` says what taught it.',
+    ['from'],
+    (g) => {
+      const learned = source.budget().learned;
+      if (learned !== undefined) g.set({ from: learned.from }, learned.perMinute);
+    },
+  );
   // Only once the server said it (src/upstream/transport/rate-limit.ts): absent, not 0, before.
   collectedGauge(
     registry,

@@ -161,6 +161,26 @@ describe('/api/v1/status', () => {
     });
     expect(body.plan.intervals_seconds['channels']).toBe(30);
   });
+
+  it('reports the limit learned for the address, and what taught it', async () => {
+    const was = source.currentBudget;
+    source.currentBudget = {
+      ...was,
+      effective: 97,
+      learned: { perMinute: 97, from: 'refusals', loweredAt: AT - 5_000, decreases: 2 },
+    };
+    const body = (await send(`${url}/api/v1/status`)).json() as StatusBody;
+    source.currentBudget = was;
+    expect(body.budget).toMatchObject({
+      effective_per_minute: 97,
+      learned: {
+        per_minute: 97,
+        from: 'refusals',
+        lowered_at: new Date(AT - 5_000).toISOString(),
+        decreases: 2,
+      },
+    });
+  });
 });
 
 describe('/api/v1/snapshot/:org', () => {

@@ -280,6 +280,23 @@ describe('the status page', () => {
     expect(body).toContain("every channel's sessions read within 900s");
   });
 
+  it('shows the limit learned for the address when it is below the configured budget', async () => {
+    const src = source();
+    src.currentBudget = testBudget({
+      effective: 240,
+      learned: { perMinute: 240, from: 'configured', decreases: 0 },
+    });
+    expect((await get(src)).body).not.toContain('configured (');
+    src.currentBudget = testBudget({
+      usedLastMinute: 90,
+      effective: 97,
+      learned: { perMinute: 97, from: 'refusals', loweredAt: AT - 5_000, decreases: 2 },
+    });
+    const { body } = await get(src);
+    expect(body).toContain('budget 90/97 requests in the last minute');
+    expect(body).toContain('<span class="warn">limit 97/min of 240 configured (learned from 429s)</span>');
+  });
+
   it('lists what is scheduled soon, soonest first, with title, channel and org', async () => {
     const snap = snapshot({
       org: 'acme',

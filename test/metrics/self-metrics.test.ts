@@ -111,6 +111,18 @@ describe('self metrics', () => {
     expect(value(samples, 'tally_upstream_server_remaining_requests', { limit: '5000' })).toBe(42);
   });
 
+  it('exposes the limit learned for the address, and what taught it', async () => {
+    const source = new FakeSource([]);
+    source.currentBudget = {
+      ...source.currentBudget,
+      effective: 97,
+      learned: { perMinute: 97, from: 'refusals', loweredAt: AT - 5_000, decreases: 2 },
+    };
+    const samples = await samplesOf(make(source));
+    expect(value(samples, 'tally_upstream_learned_limit_requests_per_minute', { from: 'refusals' })).toBe(97);
+    expect(find(samples, 'tally_upstream_learned_limit_requests_per_minute')).toHaveLength(1);
+  });
+
   it('exposes the budget and the plan', async () => {
     const source = new FakeSource([]);
     source.currentBudget = { ...source.currentBudget, effective: 180, pausedUntil: AT + 30_000 };

@@ -312,31 +312,39 @@ describe('RequestBudget 429 handling', () => {
     expect(waits).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000]);
   });
 
-  it('steps the budget down once per pause and recovers 5 %/min after it', async () => {
+  it('lowers the learned limit once per pause, to a share of what the server took, and recovers after it', async () => {
     const b = budget({ perMinute: 100, pauseMarginMs: 0 });
+    grantTimes(b, 80);
+    await vi.advanceTimersByTimeAsync(0);
     expect(b.rateLimited('10').started).toBe(true);
     expect(b.rateLimited('12').started).toBe(false); // an answer already in flight: extends, no second step
-    expect(b.effective()).toBe(75);
-    expect(b.stats()).toMatchObject({ pauses: 1, rateLimited: 2, pausedUntil: T0 + 12_000 });
+    // 79 of the 80 sent were taken (one was the 429): 0.85 × 79.
+    expect(b.effective()).toBe(67);
+    expect(b.stats()).toMatchObject({
+      pauses: 1,
+      rateLimited: 2,
+      pausedUntil: T0 + 12_000,
+      learned: { perMinute: 67, from: 'refusals', decreases: 1 },
+    });
     await vi.advanceTimersByTimeAsync(12_000);
+    expect(b.effective()).toBe(67);
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
     expect(b.effective()).toBe(75);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(b.effective()).toBe(80);
-    expect(b.capacityPerMinute()).toBe(80);
-    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(b.capacityPerMinute()).toBe(75);
+    await vi.advanceTimersByTimeAsync(20 * 60_000);
     expect(b.effective()).toBe(100);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(b.effective()).toBe(100);
+    expect(b.stats().learned).toMatchObject({ perMinute: 100, from: 'configured' });
   });
 
-  it('sends at the stepped-down rate after the pause', async () => {
-    const b = budget({ perMinute: 20, pauseMarginMs: 0, recoveryPerMinute: 0 });
+  it('sends at the learned rate after the pause', async () => {
+    const b = budget({ perMinute: 20, pauseMarginMs: 0, learning: { increasePerMinute: 0 } });
+    // Nothing of this process was taken: the deepest one step goes, half.
     b.rateLimited('1');
     const times = grantTimes(b, 40);
     await vi.advanceTimersByTimeAsync(1_000 + 59_999);
-    expect(times).toHaveLength(15);
+    expect(times).toHaveLength(10);
     await vi.advanceTimersByTimeAsync(1);
-    expect(times).toHaveLength(30);
+    expect(times).toHaveLength(20);
   });
 });
 

@@ -16,11 +16,28 @@ export function overviewSection(
 ): string {
   return `<section aria-labelledby="overview"><h2 id="overview">Overview</h2>
 <p>${source.ready() ? '<span class="ok">ready</span>' : '<span class="warn">not ready</span>'} ·
-budget ${h(budget.usedLastMinute)}/${h(budget.effective)} requests in the last minute${budget.pausedUntil > now ? ` · <span class="bad">paused by a 429 until ${h(new Date(budget.pausedUntil).toISOString())}</span>` : ''} ·
+budget ${h(budget.usedLastMinute)}/${h(budget.effective)} requests in the last minute${learnedLimit(budget)}${budget.pausedUntil > now ? ` · <span class="bad">paused by a 429 until ${h(new Date(budget.pausedUntil).toISOString())}</span>` : ''} ·
 every channel's sessions read within ${h(Math.round(plan.sweepBoundMs / 1000))}s · channel list every ${h(Math.round(plan.intervals.channels / 1000))}s</p>
 ${plan.notes.length > 0 ? `<ul class="notes">${plan.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>` : ''}
 ${source.state ? stateLine(source.state(), now) : ''}
 <div class="orgs">${orgs.map((o) => orgCard(o, q, now)).join('\n')}</div></section>`;
+}
+
+/** What taught the learned limit, in words. */
+const TAUGHT_BY = {
+  configured: 'configured',
+  refusals: 'learned from 429s',
+  server: 'learned from the rate-limit fields',
+};
+
+/**
+ * The limit learned for the address (src/upstream/transport/learned-limit.ts): the
+ * configured budget says nothing new; below it, the limit and what taught it.
+ */
+function learnedLimit(budget: BudgetStats): string {
+  const l = budget.learned;
+  if (l === undefined || (l.from === 'configured' && l.perMinute >= budget.configured)) return '';
+  return ` · <span class="warn">limit ${h(l.perMinute)}/min of ${h(budget.configured)} configured (${h(TAUGHT_BY[l.from])})</span>`;
 }
 
 /** The state directory: writable or not (which paths fail, the last error), events lost, the lock. */

@@ -22,8 +22,9 @@
  *   slots they hold count towards. What a class does not use goes to whoever waits, so
  *   the whole budget is spent while anything waits.
  * - A 429 pauses every request until its `Retry-After` (plus a margin) has passed, and
- *   the effective budget steps down (×`stepDown`), then recovers linearly by
- *   `recoveryPerMinute` of the configured budget per minute once the pause is over.
+ *   the effective budget follows the limit learned for the address (learned-limit.ts):
+ *   down to a share of what the server took from this process on a 429 or when the
+ *   server says others leave almost nothing, back up slowly while neither happens.
  * - It also bounds the requests in flight (`maxInFlight`), so that a granted request
  *   goes out at once instead of queueing for a connection behind lower priorities.
  * - Requests are spread over the minute by a token bucket (`burst`): tokens refill at the
@@ -33,6 +34,7 @@
  *   above still bounds every window.
  */
 import { type Clock, StepWatch, type TimerHandle } from '../../core/clock.js';
+import { LearnedLimit, type LearnedLimitOptions, type LearnedStats } from './learned-limit.js';
 import { type RateHeaders, readRateLimit, ServerPace } from './rate-limit.js';
 import { PRIORITIES, type Priority, type Urgency } from './priority.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -54,10 +56,8 @@ export interface BudgetOptions {
   guardMs?: number;
   /** Fraction of the limit `low` requests leave free for higher classes (default 0.1). */
   lowReserve?: number;
-  /** Factor applied to the effective budget after a 429 (default 0.75). */
-  stepDown?: number;
-  /** Recovery per minute after a step-down, as a fraction of the configured budget (default 0.05). */
-  recoveryPerMinute?: number;
+  /** How the limit learned for the address moves (learned-limit.ts); defaults there. */
+  learning?: LearnedLimitOptions;
   /** Added to every Retry-After pause (default 500 ms). */
   pauseMarginMs?: number;
   /** First pause when Retry-After cannot be trusted; doubles on each such 429 (default 30 s). */
@@ -85,8 +85,10 @@ export type Release = () => void;
 export interface BudgetStats {
   /** Configured requests per minute. */
   configured: number;
-  /** Requests per minute allowed now (lower after a 429 until it recovers). */
+  /** Requests per minute allowed now: the learned limit (lower after a 429 until it recovers). */
   effective: number;
+  /** The limit learned for the address (learned-limit.ts), and what taught it. */
+  learned?: LearnedStats;
   /** Requests in flight or answered in the last 60 seconds. */
   usedLastMinute: number;
   /** Requests that may still be sent in the current window. */
@@ -133,6 +135,8 @@ interface Waiter {
 }
 
 const MINUTE = 60_000;
+/** At most this share of the server's stated limit left, while others spend, lowers the learned limit. */
+const SHORT_SHARE = 0.1;
 const FALLBACK_STREAK_RESET_MS = 10 * MINUTE;
 
 /** The process-wide request budget. */
@@ -144,8 +148,6 @@ export class RequestBudget {
   private readonly lowReserve: number;
   /** The share of every window only `high` may use (see {@link reserveForHigh}). */
   private highReserve = 0;
-  private readonly stepDownFactor: number;
-  private readonly recoveryPerMinute: number;
   private readonly pauseMarginMs: number;
   private readonly fallbackMinMs: number;
   private readonly fallbackMaxMs: number;
@@ -163,9 +165,10 @@ export class RequestBudget {
   private timer: TimerHandle | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private pausedUntil = 0;
-  /** Effective budget right after the last step-down, and when recovery may begin. */
-  private stepBase: number;
-  private stepAt = 0;
+  /** The limit learned for the address: the effective budget. */
+  private readonly learned: LearnedLimit;
+  /** When each 429 of the last window came, to tell what the server accepted. */
+  private refusedAt: number[] = [];
   private pauseCount = 0;
   private rateLimitCount = 0;
   private fallbackStreak = 0;
@@ -184,8 +187,6 @@ export class RequestBudget {
     this.windowMs = opts.windowMs ?? MINUTE;
     this.spanMs = this.windowMs + (opts.guardMs ?? 0);
     this.lowReserve = opts.lowReserve ?? 0.1;
-    this.stepDownFactor = opts.stepDown ?? 0.75;
-    this.recoveryPerMinute = opts.recoveryPerMinute ?? 0.05;
     this.pauseMarginMs = opts.pauseMarginMs ?? 500;
     this.fallbackMinMs = opts.fallbackMinMs ?? 30_000;
     this.fallbackMaxMs = opts.fallbackMaxMs ?? 5 * MINUTE;
@@ -193,7 +194,7 @@ export class RequestBudget {
     this.burst =
       opts.burst !== undefined && opts.burst >= 1 ? Math.floor(opts.burst) : Number.POSITIVE_INFINITY;
     this.tokens = this.burst;
-    this.stepBase = this.configured;
+    this.learned = new LearnedLimit(this.configured, opts.learning);
     this.agingMs = opts.agingMs !== undefined && opts.agingMs > 0 ? opts.agingMs : AGING_MS;
   }
 
@@ -243,8 +244,9 @@ export class RequestBudget {
   }
 
   /**
-   * Records a 429: pauses every request and steps the budget down. `serverDate` is the
-   * answer's `Date` header, which an HTTP-date `Retry-After` is measured from.
+   * Records a 429: pauses every request and lowers the learned limit (learned-limit.ts).
+   * `serverDate` is the answer's `Date` header, which an HTTP-date `Retry-After` is
+   * measured from.
    */
   rateLimited(retryAfter: string | undefined, serverDate?: string, limits: RateHeaders = {}): PauseDecision {
     const now = this.now();
@@ -259,29 +261,47 @@ export class RequestBudget {
     }
     this.rateLimitCount += 1;
     const until = now + wait + this.pauseMarginMs;
-    // Answers to requests already in flight arrive during the pause: one step per pause.
+    // Answers to requests already in flight arrive during the pause: one pause, extended.
     const started = now >= this.pausedUntil;
-    if (started) {
-      this.stepBase = Math.max(1, this.effectiveAt(now) * this.stepDownFactor);
-      this.stepAt = now;
-      this.pauseCount += 1;
-    }
+    if (started) this.pauseCount += 1;
     this.pausedUntil = Math.max(this.pausedUntil, until);
+    this.refusedAt.push(now);
+    this.learned.short(now, this.acceptedInWindow(now), this.pausedUntil);
     this.pump();
     return { retryAfterMs: wait, untilMs: this.pausedUntil, trusted, started };
   }
 
-  /** Takes what an answer's rate-limit fields say (rate-limit.ts): few requests left slow every request down. */
+  /**
+   * Takes what an answer's rate-limit fields say (rate-limit.ts): few requests left slow
+   * every request down; few left while others spend from the window (it holds more than
+   * this process sent) lowers the learned limit as a 429 would. A stated limit alone does
+   * not: its window (a second, a minute, an hour) is seldom said.
+   */
   serverLimits(limits: RateHeaders, serverDate?: string): void {
     if (Object.keys(limits).length === 0) return;
-    this.pace.observe(readRateLimit(limits, this.now(), serverDate), this.now());
+    const now = this.now();
+    const hint = readRateLimit(limits, now, serverDate);
+    this.pace.observe(hint, now);
+    if (hint.limit !== undefined && hint.remaining !== undefined) {
+      const own = this.acceptedInWindow(now);
+      const others = hint.limit - hint.remaining - own;
+      if (others > 0 && hint.remaining <= Math.max(1, Math.ceil(hint.limit * SHORT_SHARE)))
+        this.learned.short(now, own, now, 'server');
+    }
     this.pump();
   }
 
-  /** Changes the configured budget (config reload); a step-down in force stays in force. */
+  /** Requests of this process the server took in the last window: those sent, less the 429s. */
+  private acceptedInWindow(now: number): number {
+    this.refusedAt = this.refusedAt.filter((t) => t > now - this.windowMs);
+    const sent = this.log.filter((e) => e.open || e.at > now - this.windowMs).length;
+    return Math.max(0, sent - this.refusedAt.length);
+  }
+
+  /** Changes the configured budget (config reload); a lower learned limit stays in force. */
   setConfigured(perMinute: number): void {
     this.configured = clampBudget(perMinute);
-    this.stepBase = Math.min(this.stepBase, this.configured);
+    this.learned.setConfigured(this.configured, this.now());
     this.pump();
   }
 
@@ -343,6 +363,7 @@ export class RequestBudget {
     return {
       configured: this.configured,
       effective,
+      learned: this.learned.stats(now),
       usedLastMinute,
       left: Math.max(0, effective - this.log.length),
       pausedUntil: this.pausedUntil > now ? this.pausedUntil : 0,
@@ -381,7 +402,8 @@ export class RequestBudget {
   private shift(ms: number): void {
     for (const e of this.log) e.at += ms;
     if (this.pausedUntil > 0) this.pausedUntil += ms;
-    this.stepAt += ms;
+    this.learned.shift(ms);
+    this.refusedAt = this.refusedAt.map((t) => t + ms);
     this.lastFallbackAt += ms;
     this.tokensAt += ms;
     for (const q of Object.values(this.queues)) for (const w of q) w.since += ms;
@@ -507,7 +529,10 @@ export class RequestBudget {
   private room(priority: Priority, now: number): number {
     const limit = Math.max(1, Math.floor(this.effectiveAt(now)));
     const free = limit - this.log.length;
-    if (priority === 'high') return free;
+    // Under a learned limit lower than configured, the channel lists may still take their
+    // share on top of it (within the configured budget): a step down must not leave them
+    // waiting for the window to drain (docs/upstream-client.md, "The learned limit").
+    if (priority === 'high') return Math.min(this.configured, limit + this.highReserve) - this.log.length;
     let high = 0;
     let urgent = 0;
     for (const e of this.log) {
@@ -525,15 +550,7 @@ export class RequestBudget {
   }
 
   private effectiveAt(now: number): number {
-    if (this.stepBase >= this.configured) return this.configured;
-    const from = Math.max(this.stepAt, this.pausedUntil);
-    if (now <= from) return this.stepBase;
-    const recovered = this.stepBase + (this.configured * this.recoveryPerMinute * (now - from)) / MINUTE;
-    if (recovered >= this.configured) {
-      this.stepBase = this.configured;
-      return this.configured;
-    }
-    return recovered;
+    return this.learned.at(now);
   }
 
   private prune(now: number): void {
