@@ -31,10 +31,10 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   // `properties` read; session fields carry a vendor prefix and the record's type
   // (`hs_meeting_outcome`, `hs_meeting_start_time`, `hs_timestamp`): statuses and times unread.
   hubspot: 'hs_meeting_* session fields unread (84 unknown, not cut to the window)',
-  // The channel's on-air word sits in `snippet.liveBroadcastContent` (live, upcoming, none),
-  // unread, while the words tier takes the `status` part's boolean `isLinked` for the
-  // channel status: every channel read live (6 of 6, truth 1).
-  youtube: 'status.isLinked read as on air, liveBroadcastContent unread (6 of 6 channels live)',
+  // The channel's on-air word sits in `snippet.liveBroadcastContent` (live, upcoming, none):
+  // its words name no status, and the words tier's concepts (concepts.ts) do not take it.
+  // tally says so (channel.status unreadable on most records: degraded), never a guess.
+  youtube: 'snippet.liveBroadcastContent unread: 6 channels of unknown status (loud), truth 1 live',
   // No status field: a session's state is `type: "live"` / `"archive"`, a schedule segment's
   // `canceled_until`, or nothing (only planned); `end_time` (the segment's planned end) is
   // read as the actual end, so every session reads ended and the live one leaves the window.
