@@ -24,7 +24,19 @@ import { captureIO } from '../helpers/io.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** Dialects tally misreads today, with what was observed. */
-const KNOWN_MISREAD: Readonly<Record<string, string>> = {};
+const KNOWN_MISREAD: Readonly<Record<string, string>> = {
+  // The channel's on-air word sits in `snippet.liveBroadcastContent` (live, upcoming, none):
+  // its words name no status, and the words tier's concepts (concepts.ts) do not take it.
+  // tally says so (channel.status unreadable on most records: degraded), never a guess.
+  youtube: 'snippet.liveBroadcastContent unread: 6 channels of unknown status (loud), truth 1 live',
+  // No status field: a session's state is `type: "live"` / `"archive"`, a schedule segment's
+  // `canceled_until`, or nothing (only planned); `end_time` (the segment's planned end) is
+  // read as the actual end, so every session reads ended and the live one leaves the window.
+  twitch: 'no status field; planned end_time read as the actual end (13 ended, truth 1 live …)',
+  // Eventbrite's `live` is "published, on sale" and `started` is on air: tally classes `live`
+  // as on air, so 4 idle channels and every scheduled event read live.
+  eventbrite: "'live' (on sale) read as on air: 5 of 6 channels live (truth 1)",
+};
 
 /**
  * What a faithful body of a dialect cannot say about a session, from that API's
@@ -66,6 +78,24 @@ const UNSAID: Readonly<Record<string, Unsaid>> = {
       started_at: s.status === 'live' || s.status === 'ended' ? s.started_at : null,
     }),
     startShows: true,
+  },
+  // YouTube, Twitch and Eventbrite have no word for a broadcast that failed: it ends like
+  // any other (src/sim/dialects/youtube.ts, twitch.ts, eventbrite.ts cite the pages).
+  youtube: {
+    why: 'no word for a broadcast that failed: it ends like any other',
+    said: (s) => ({ ...s, status: s.status === 'failed' ? 'ended' : s.status }),
+    startShows: true,
+  },
+  twitch: {
+    why: 'no word for a broadcast that failed: it ends like any other',
+    said: (s) => ({ ...s, status: s.status === 'failed' ? 'ended' : s.status }),
+    startShows: true,
+  },
+  // Eventbrite keeps no actual start either: its `start` is the planned one.
+  eventbrite: {
+    why: 'no word for a broadcast that failed, and no actual start (its `start` is the planned one)',
+    said: (s) => ({ ...s, status: s.status === 'failed' ? 'ended' : s.status, started_at: null }),
+    startShows: false,
   },
 };
 

@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { absolute, type DialectSpec, type Loose, linkNext, replaced } from './faithful-harness.js';
+import { eventbrite, twitch, youtube } from './faithful-specs-media.js';
 
 const stripe: DialectSpec = {
   name: 'stripe',
@@ -628,6 +629,9 @@ export const SPECS: readonly DialectSpec[] = [
   hubspot,
   notion,
   paypal,
+  youtube,
+  twitch,
+  eventbrite,
 ];
 
 export type { Loose };

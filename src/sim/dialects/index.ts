@@ -3,6 +3,7 @@
  * {@link Dialect} whose `faithful` renders every answer.
  */
 import type { Dialect } from '../dialect.js';
+import { eventbrite } from './eventbrite.js';
 import { github } from './github.js';
 import { google } from './google.js';
 import { graph } from './graph.js';
@@ -19,6 +20,8 @@ import { twilio } from './twilio.js';
 import { square } from './square.js';
 import { stripe } from './stripe.js';
 import type { FaithfulDialect } from './types.js';
+import { twitch } from './twitch.js';
+import { youtube } from './youtube.js';
 import { zendesk } from './zendesk.js';
 
 const ALL: readonly FaithfulDialect[] = [
@@ -38,6 +41,9 @@ const ALL: readonly FaithfulDialect[] = [
   hubspot,
   notion,
   paypal,
+  youtube,
+  twitch,
+  eventbrite,
 ];
 
 function shell(fd: FaithfulDialect): Dialect {

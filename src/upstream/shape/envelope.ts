@@ -178,11 +178,19 @@ export function readObject(endpoint: Endpoint, body: unknown, opts: ShapeOptions
 /** Objects of a body weighed as its record at most: a body of endless objects costs a bounded look. */
 const MAX_OBJECTS = 64;
 
-/** Objects of a body up to two keys down (outside arrays), with their paths. */
+/**
+ * Objects of a body up to two keys down (outside arrays), with their paths, and the one
+ * item of a list of one: a server that answers every read as a list (Twitch's `data`,
+ * YouTube's `items` for a resource asked by id) keeps its single object there.
+ */
 function objectsIn(body: JsonRecord): { path: string; o: JsonRecord }[] {
   const out = [{ path: '', o: body }];
   for (const [k, v] of Object.entries(body)) {
     if (out.length >= MAX_OBJECTS) break;
+    if (Array.isArray(v) && v.length === 1 && isRecord(v[0]) && !ERROR_KEYS.has(k.toLowerCase())) {
+      out.push({ path: `${k}[0]`, o: v[0] });
+      continue;
+    }
     if (!isRecord(v) || ERROR_KEYS.has(k.toLowerCase())) continue;
     out.push({ path: k, o: v });
     for (const [k2, v2] of Object.entries(v)) {
@@ -206,9 +214,16 @@ function byFields(endpoint: Endpoint, body: JsonRecord, named: JsonRecord, opts:
   const namedScore = score(named);
   // A bag of the named record's own fields (`properties`, `fields`) is read as part of it.
   const flatNamed = flattenResource(named);
+  // So is an object without an id of its own inside a named record that has one (YouTube's
+  // `snippet`, `contentDetails`): a part of that record, not a rival to it.
+  const ownId = ID_KEYS.some((k) => hasOwn(named, k));
   const spread = new Set(
     Object.keys(named)
-      .filter((k) => isRecord(named[k]) && !hasOwn(flatNamed, k))
+      .filter(
+        (k) =>
+          isRecord(named[k]) &&
+          (!hasOwn(flatNamed, k) || (ownId && !ID_KEYS.some((i) => hasOwn(named[k] as JsonRecord, i)))),
+      )
       .map((k) => named[k]),
   );
   let best = namedScore;

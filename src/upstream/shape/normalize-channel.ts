@@ -1,7 +1,10 @@
 /** Normalizes one channel of the channel list (`GET /v1/{org}/channels`). */
 import type { Channel } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
-import { describeValue, flattenResource, isRecord, quoteWord } from './json.js';
+import { aliasesFor } from './fields.js';
+import { describeValue, flattenResource, getPath, isRecord, quoteWord } from './json.js';
+import { splitWords } from './words.js';
+import { findByWords } from './words-tier.js';
 import { channelClass, visibilityClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
 import {
@@ -66,9 +69,41 @@ const ENABLEMENT_WORDS = new Set([
   'closed',
 ]);
 
+/** Words of a key that make a boolean under it an on-air flag (`isLive`, `onAir`, `streamStatus`). */
+const FLAG_WORDS = new Set([
+  'live',
+  'air',
+  'onair',
+  'online',
+  'broadcasting',
+  'streaming',
+  'status',
+  'state',
+]);
+
+/**
+ * Whether a boolean read as the status is an on-air flag: one an alias names (`status:
+ * true`), or one whose own key says so. A boolean inside a `status` part named for
+ * something else (YouTube's `status.isLinked`, `status.madeForKids`) says nothing of air.
+ */
+function isAirFlag(ctx: ReadContext, record: Record<string, unknown>): boolean {
+  if (aliasesFor('channel.status', ctx.opts).some((p) => typeof getPath(record, p) === 'boolean'))
+    return true;
+  const found = findByWords(record, 'channel.status');
+  if (found === undefined || !('match' in found)) return true;
+  const last = found.match.path.split('.').at(-1) ?? '';
+  return splitWords(last).some((w) => FLAG_WORDS.has(w));
+}
+
 function readStatus(ctx: ReadContext, record: Record<string, unknown>): string {
   const reported = ctx.drift.issues.length;
-  const status = readField(ctx, record, 'channel.status', asChannelStatus);
+  let sawFlag = false;
+  const convert: Converter<string> = (v) => {
+    sawFlag = typeof v === 'boolean';
+    return asChannelStatus(v);
+  };
+  const read = readField(ctx, record, 'channel.status', convert);
+  const status = read !== undefined && sawFlag && !isAirFlag(ctx, record) ? undefined : read;
   const live = readField(ctx, record, 'channel.live', asBool);
   if (status !== undefined) {
     const cls = channelClass(status);

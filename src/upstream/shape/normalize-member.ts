@@ -1,6 +1,7 @@
 /** Normalizes one member of the team list (`GET /v1/{org}/team`). */
 import type { Member } from '../../snapshot/model.js';
 import { DriftLog, type Normalized } from './drift.js';
+import { identityPartId, MEMBER_NOUNS } from './identity-part.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
 import { asId, asText, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
@@ -16,7 +17,7 @@ export function normalizeMember(raw: unknown, opts: ShapeOptions): Normalized<Me
   const ctx: ReadContext = { opts, drift };
   const record = flattenResource(raw);
   traceKeys(ctx, record);
-  const id = readField(ctx, record, 'member.id', asId);
+  const id = readField(ctx, record, 'member.id', asId) ?? memberPartId(ctx, record);
   if (id === undefined) {
     drift.fatal('member.id', `no usable id; keys seen: ${keysSeen(raw)}`);
     return { value: undefined, drift: drift.issues };
@@ -29,6 +30,14 @@ export function normalizeMember(raw: unknown, opts: ShapeOptions): Normalized<Me
   const role = readField(ctx, record, 'member.role', asWord);
   if (role !== undefined) member.role = role;
   return { value: member, drift: drift.issues };
+}
+
+/** A member with no id of its own, known by its part named for it (`snippet.memberDetails.channelId`). */
+function memberPartId(ctx: ReadContext, record: JsonRecord): string | undefined {
+  const found = identityPartId(record, MEMBER_NOUNS);
+  if (found === undefined) return undefined;
+  ctx.opts.trace?.field('team', 'member.id', found.path, undefined, { tier: 'structure', confidence: 0.5 });
+  return found.id;
 }
 
 const GIVEN = new Set(['given', 'first', 'forename']);

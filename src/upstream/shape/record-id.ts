@@ -6,6 +6,7 @@
 import { DriftLog } from './drift.js';
 import type { Endpoint } from './endpoints.js';
 import type { FieldKey } from './fields.js';
+import { identityPartId, MEMBER_NOUNS } from './identity-part.js';
 import { flattenResource, isRecord } from './json.js';
 import type { ShapeOptions } from './options.js';
 import { asId, readField } from './read.js';
@@ -31,5 +32,8 @@ export function recordId(endpoint: Endpoint, raw: unknown, opts: ShapeOptions): 
     opts: opts.trace === undefined ? opts : { ...opts, trace: undefined },
     drift: new DriftLog(endpoint),
   };
-  return readField(ctx, flattenResource(raw), key, asId);
+  const flat = flattenResource(raw);
+  const id = readField(ctx, flat, key, asId);
+  // A member with no id of its own is known by its part named for it, as the normalizer reads it.
+  return id === undefined && endpoint === 'team' ? identityPartId(flat, MEMBER_NOUNS)?.id : id;
 }
