@@ -2,7 +2,7 @@
  * Safe reading of parsed JSON of unknown shape: own properties only (a key named
  * `constructor` or `__proto__` never reaches the prototype), tolerant key spelling.
  */
-import { CUSTOM_SUFFIX, splitWords } from './words.js';
+import { CUSTOM_SUFFIX, isOwnIdKey, splitWords } from './words.js';
 
 /** A JSON object. */
 export type JsonRecord = Record<string, unknown>;
@@ -273,9 +273,13 @@ function ownIdFromPath(raw: JsonRecord): { id: string; from: 'name' | 'self' } |
   const self = isRecord(links) ? links['self'] : undefined;
   const href = isRecord(self) ? self['href'] : self;
   if (typeof href === 'string') return lastSegment(href.split(/[?#]/)[0] ?? '', 'self');
-  // The record's own address as a field (`uri`, `selfLink`, `self`, `href`): an API URL.
+  // The record's own address as a field (`uri`, `selfLink`, `self`, `href`): an API URL,
+  // only for a record with no id under any lone id word (`sid`, `uuid`, `key`), and
+  // without a format suffix (`/Calls/CA1.json`).
+  if (Object.keys(raw).some(isOwnIdKey)) return undefined;
   const own = SELF_KEYS.map((k) => raw[k]).find((v) => typeof v === 'string' && /^https?:\/\/|^\//.test(v));
-  return typeof own === 'string' ? lastSegment(own.split(/[?#]/)[0] ?? '', 'self') : undefined;
+  if (typeof own !== 'string') return undefined;
+  return lastSegment((own.split(/[?#]/)[0] ?? '').replace(/\.(json|xml)$/i, ''), 'self');
 }
 
 /** Keys a record's own address is given under, when it has no id (Calendly's `uri`, Google's `selfLink`). */

@@ -166,3 +166,11 @@ describe('a named thing given as an object is read by its name', () => {
     expect(read({ id: 's1', status: 'live', title: { rendered: 'Hello' } }).value?.title).toBe('Hello');
   });
 });
+
+it('a record with a lone id word of its own is not known by its uri (Twilio: sid beside uri)', () => {
+  // https://www.twilio.com/docs/voice/api/call-resource (`sid`, `uri` ending in `.json`)
+  const r = read({ sid: 'CA1', uri: '/2010-04-01/Accounts/AC1/Calls/CA1.json', status: 'queued' });
+  expect(r.value?.id).toBe('CA1');
+  const bare = read({ uri: '/2010-04-01/Accounts/AC1/Calls/CA2.json', status: 'queued' });
+  expect(bare.value?.id).toBe('CA2');
+});
