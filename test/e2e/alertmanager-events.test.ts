@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { eventually, freePort } from './harness/prometheus.js';
+import { eventually, freePort } from '../helpers/prometheus.js';
 import { firstThatRuns, needs, runs } from './harness/tools.js';
 
 const BINARY = firstThatRuns('prometheus-alertmanager', 'alertmanager');

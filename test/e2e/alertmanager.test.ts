@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { eventually, freePort } from './harness/prometheus.js';
+import { eventually, freePort } from '../helpers/prometheus.js';
 import { firstThatRuns, needs } from './harness/tools.js';
 import { byCodeUnits } from '../../src/core/order.js';
 
