@@ -1,8 +1,9 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Three tiers (README, "Tests"):
 // - `unit`: pure code and single components against loopback servers, time on the injected
-//   clock; needs nothing but `npm ci` and finishes in under a minute. `npm test` runs it.
+//   clock; needs nothing but `npm ci` and finishes in about a minute. `npm test` runs it.
 // - `integration`: whole-daemon scenarios in real time (crash and restart, fault matrices,
 //   state-directory faults, hot reload) and `tally` as a child process: the `slow` list.
 //   `npm run test:integration`.
@@ -42,6 +43,9 @@ export default defineConfig({
           setupFiles,
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: ['test/e2e/**', ...slow],
+          // Vitest's own default is one worker fewer than the cores: one on two cores, which
+          // runs the tier file after file while most files wait on loopback I/O.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
           testTimeout: 60_000,
           hookTimeout: 30_000,
         },
