@@ -24,6 +24,8 @@ const slow = [
   'test/app/stale-lists.test.ts',
   'test/app/stop.test.ts',
   'test/cli/run.test.ts',
+  // The planner against a budget and an upstream on the system clock.
+  'test/poll/sweep-bound.test.ts',
   // `tally` (src/main.ts) or a notifier as a child process.
   'test/cli/commands.test.ts',
   'test/cli/last-resort.test.ts',
