@@ -173,10 +173,15 @@ export interface Daemon {
   gone(): boolean;
   /**
    * Resolves to its HTTP base URL once it logged "serving metrics" (a log level of info
-   * or lower) and, with `ready` (the default), once `/-/ready` answers 200; throws after
-   * `ms`, or when it exits first, with the end of its output.
+   * or lower; `url` instead, when the config names the port) and, with `ready` (the
+   * default), once `/-/ready` answers 200; throws after `ms`, or when it exits first,
+   * with the end of its output.
    */
-  serving(o?: { ready?: boolean | undefined; ms?: number | undefined }): Promise<string>;
+  serving(o?: {
+    ready?: boolean | undefined;
+    ms?: number | undefined;
+    url?: string | undefined;
+  }): Promise<string>;
   /** SIGKILL; resolves once it is gone. */
   kill9(): Promise<void>;
   /** Sends `signal` (SIGTERM by default) and resolves to the exit code. */
@@ -200,6 +205,7 @@ export interface DaemonRig {
     env?: NodeJS.ProcessEnv;
     ready?: boolean | undefined;
     ms?: number | undefined;
+    url?: string | undefined;
   }): Promise<Daemon & { url: string }>;
   /** SIGKILLs every child still running. */
   killAll(): Promise<void>;
@@ -244,9 +250,9 @@ function runDaemon(configPath: string, args: string[], env: NodeJS.ProcessEnv | 
     out: () => out,
     exited,
     gone: () => gone,
-    async serving({ ready: waitReady = true, ms = 30_000 } = {}) {
+    async serving({ ready: waitReady = true, ms = 30_000, url } = {}) {
       const end = Date.now() + ms;
-      let base: string | undefined;
+      let base = url;
       while (Date.now() < end && !gone) {
         base ??= /"url":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"serving metrics/.exec(out)?.[1];
         if (base && (!waitReady || (await ready(base)))) return base;
@@ -283,9 +289,9 @@ export async function daemonRig(prefix: string): Promise<DaemonRig> {
       children.push(d);
       return d;
     },
-    async start({ ready, ms, ...o } = {}) {
+    async start({ ready, ms, url, ...o } = {}) {
       const d = rig.spawn(o);
-      return { ...d, url: await d.serving({ ready, ms }) };
+      return { ...d, url: await d.serving({ ready, ms, url }) };
     },
     async killAll() {
       await Promise.all(children.splice(0).map((d) => d.kill9()));
