@@ -14,6 +14,10 @@ import { DASHBOARD_JSON_PATH } from '../../deploy/grafana/dashboard.js';
 // biome-ignore lint/suspicious/noExplicitAny: the tests reach into arbitrary JSON
 type Loose = Record<string, any>;
 
+/** Source files of the checks so far, by name (everything but the checked literal). */
+const parsedFiles = new Map<string, ts.SourceFile>();
+let previousProgram: ts.Program | undefined;
+
 /** Type errors of `json` as a foundation-SDK `Dashboard`, one line each. */
 function dashboardTypeErrors(json: string): string[] {
   const file = path.resolve('test/deploy/__dashboard-schema-check.ts');
@@ -45,13 +49,20 @@ function dashboardTypeErrors(json: string): string[] {
   };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, ...rest) =>
-    path.resolve(name) === file
-      ? ts.createSourceFile(name, source, version, true)
-      : getSourceFile(name, version, ...rest);
+  // The SDK's and the library's files are parsed once per file run, not once per check.
+  host.getSourceFile = (name, version, ...rest) => {
+    if (path.resolve(name) === file) return ts.createSourceFile(name, source, version, true);
+    let parsed = parsedFiles.get(name);
+    if (!parsed) {
+      parsed = getSourceFile(name, version, ...rest);
+      if (parsed) parsedFiles.set(name, parsed);
+    }
+    return parsed;
+  };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => path.resolve(name) === file || fileExists(name);
-  const program = ts.createProgram([file], options, host);
+  const program = ts.createProgram([file], options, host, previousProgram);
+  previousProgram = program;
   return ts
     .getPreEmitDiagnostics(program)
     .filter((d) => d.file && path.resolve(d.file.fileName) === file)

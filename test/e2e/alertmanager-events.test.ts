@@ -13,7 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { eventually, freePort } from './harness/prometheus.js';
+import { type Daemon, type DaemonRig, daemonRig } from '../helpers/daemon.js';
+import { eventually, freePort } from '../helpers/prometheus.js';
 import { firstThatRuns, needs, runs } from './harness/tools.js';
 
 const BINARY = firstThatRuns('prometheus-alertmanager', 'alertmanager');
@@ -54,8 +55,8 @@ describe.skipIf(!PRESENT)('event alerts in a real Alertmanager', () => {
   let sim: Simulator;
   let am: ChildProcess;
   let amUrl: string;
-  let tally: ChildProcess;
-  let tallyOut = '';
+  let rig: DaemonRig | undefined;
+  let tally: Daemon;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'tally-am-events-'));
@@ -101,9 +102,8 @@ receivers:
     const state = path.join(dir, 'state');
     await mkdir(state);
     const tallyPort = await freePort();
-    const file = path.join(dir, 'tally.yaml');
-    await writeFile(
-      file,
+    rig = await daemonRig('am-events');
+    await rig.write(
       `upstream:
   base_url: ${sim.url}
 orgs:
@@ -130,19 +130,11 @@ receivers:
     alertmanager: { urls: [${amUrl}], resend_interval: 1m }
 `,
     );
-    tally = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    tally.stdout!.on('data', (c: Buffer) => (tallyOut += c.toString()));
-    tally.stderr!.on('data', (c: Buffer) => (tallyOut += c.toString()));
-    await eventually(async () => {
-      if (!(await fetch(`http://127.0.0.1:${tallyPort}/-/ready`)).ok)
-        throw new Error(`tally not ready\n${tallyOut}`);
-    }, 30_000);
+    tally = await rig.start({ url: `http://127.0.0.1:${tallyPort}` });
   }, 90_000);
 
   afterAll(async () => {
-    if (tally) await stopChild(tally);
+    await rig?.close();
     if (am) await stopChild(am);
     await sim?.close();
     await hook?.close();
@@ -258,6 +250,6 @@ receivers:
       // Only b reaches the receiver: a is silenced.
       for (const w of firing) expect(w.alerts.map((x) => x.labels['channel_id'])).toEqual([b.id]);
     }, 20_000);
-    expect(tally.exitCode, tallyOut).toBeNull();
+    expect(tally.gone(), tally.out()).toBe(false);
   }, 120_000);
 });

@@ -6,13 +6,14 @@
  * the alerts fire, and exactly one when they resolve.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { eventually, freePort } from './harness/prometheus.js';
+import { type Daemon, type DaemonRig, daemonRig } from '../helpers/daemon.js';
+import { eventually, freePort } from '../helpers/prometheus.js';
 import { firstThatRuns, needs } from './harness/tools.js';
 import { byCodeUnits } from '../../src/core/order.js';
 
@@ -37,12 +38,11 @@ interface AmWebhook {
   alerts: { status: string; labels: Record<string, string> }[];
 }
 
-/** One `tally run` child with what it printed (for failure messages). */
+/** One `tally run` child and its base URL. */
 interface Replica {
   name: string;
-  child: ChildProcess;
+  daemon: Daemon;
   url: string;
-  output: () => string;
 }
 
 async function waitReady(url: string, what: string, timeoutMs = 30_000): Promise<void> {
@@ -103,16 +103,6 @@ delivery: { timeout: 3s, backoff: { base: 100ms, max: 1s } }
 `;
 }
 
-function startReplica(name: string, config: string, url: string): Replica {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', config], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  return { name, child, url, output: () => out };
-}
-
 /** `tally_notifications_sent_total{receiver="am"}` of one replica. */
 async function sentToAm(r: Replica): Promise<number> {
   const text = await (await fetch(`${r.url}/metrics`)).text();
@@ -137,6 +127,7 @@ describe.skipIf(!BINARY)('Alertmanager HA: two tally replicas → an Alertmanage
   const ams: ChildProcess[] = [];
   const amUrls: string[] = [];
   const replicas: Replica[] = [];
+  const rigs: DaemonRig[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'tally-am-e2e-'));
@@ -196,21 +187,17 @@ receivers:
         sim.trigger.channelStatus({ org, channel: String(c['id']), status: 'idle' });
 
     for (const name of ['replica-a', 'replica-b']) {
-      const stateDir = path.join(dir, name);
-      await mkdir(stateDir);
+      const rig = await daemonRig(`am-${name}`);
+      rigs.push(rig);
       const port = await freePort();
-      const file = path.join(dir, `${name}.yaml`);
-      await writeFile(file, tallyConfig({ sim, port, stateDir, amUrls }));
-      replicas.push(startReplica(name, file, `http://127.0.0.1:${port}`));
+      await rig.write(tallyConfig({ sim, port, stateDir: rig.stateDir, amUrls }));
+      replicas.push({ name, daemon: rig.spawn(), url: `http://127.0.0.1:${port}` });
     }
-    for (const r of replicas)
-      await waitReady(r.url, r.name).catch((err: Error) => {
-        throw new Error(`${err.message}\n${r.output()}`);
-      });
+    for (const r of replicas) await r.daemon.serving({ url: r.url });
   });
 
   afterAll(async () => {
-    await Promise.all(replicas.map((r) => stopChild(r.child)));
+    await Promise.all(rigs.map((r) => r.close()));
     await Promise.all(ams.map((am) => stopChild(am)));
     await sim?.close();
     await hook?.close();
@@ -264,6 +251,6 @@ receivers:
       ['beta', 'resolved', names('beta')],
     ]);
     expect(got).toHaveLength(4);
-    for (const r of replicas) expect(r.child.exitCode, `${r.name} still runs:\n${r.output()}`).toBeNull();
+    for (const r of replicas) expect(r.daemon.gone(), `${r.name} still runs:\n${r.daemon.out()}`).toBe(false);
   });
 });

@@ -5,27 +5,18 @@
  * starts those series at 0. (test/e2e/dashboard.test.ts covers every panel with a busy
  * scenario.)
  */
-import { Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_JSON_PATH } from '../../deploy/grafana/dashboard.js';
-import { App } from '../../src/app/app.js';
-import { systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/core/log.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { dashboardPanels, fillVariables } from '../deploy/dashboard-json.js';
 import {
   eventually,
   freePort,
-  hasPrometheus,
   type PrometheusHandle,
-  startPrometheus,
-} from './harness/prometheus.js';
+  type ScrapedTally,
+  startScrapedTally,
+} from '../helpers/prometheus.js';
 
 const dashboard = JSON.parse(readFileSync(DASHBOARD_JSON_PATH, 'utf8')) as Record<string, unknown>;
 /** Queries over counters and histograms: the series that exist only if tally starts them at 0. */
@@ -34,48 +25,31 @@ const counterQueries = dashboardPanels(dashboard).flatMap((p) =>
 );
 
 let sim: Simulator;
-let app: App;
+let scraped: ScrapedTally;
 let prom: PrometheusHandle;
-let stateDir: string;
 let instance: string;
 
 beforeAll(async () => {
-  if (!hasPrometheus())
-    throw new Error(
-      'the prometheus binary is not on PATH (apt-get install prometheus, or set TALLY_PROMETHEUS_BIN)',
-    );
   sim = await startSimulator({ orgs: ['acme'], channels: 3, sessionsPerChannel: 2, seed: 5, frozen: true });
-  stateDir = await mkdtemp(path.join(tmpdir(), 'tally-e2e-first-scrape-'));
   const closedPort = await freePort();
-  const loaded = await parseConfig(
-    `
+  scraped = await startScrapedTally({
+    prefix: 'first-scrape',
+    config: (dir) => `
 upstream: { base_url: ${sim.url} }
 orgs: [{ slug: acme, token: acme-token }]
-state: { dir: ${JSON.stringify(stateDir)} }
+state: { dir: ${JSON.stringify(dir)} }
 server: { listen: 127.0.0.1:0 }
 receivers:
   - name: hook
     webhook: { url: http://127.0.0.1:${closedPort}/hook }
 `,
-    { source: 'e2e.yaml', env: {}, baseDir: stateDir },
-  );
-  app = App.create(loaded, {
-    registry: new Registry(),
-    clock: systemClock,
-    logger: silentLogger(),
-    console: new PassThrough().resume(),
   });
-  await app.start();
-  const url = new URL(app.url()!);
-  instance = url.host;
-  prom = await startPrometheus({ targets: [{ job: 'tally', url: url.origin }] });
+  ({ prom, instance } = scraped);
 });
 
 afterAll(async () => {
-  await prom?.stop();
-  await app?.stop(5_000);
+  await scraped?.stop();
   await sim?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
 });
 
 describe('the dashboard on a calm tally', () => {

@@ -20,7 +20,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { dashboardPanels, fillVariables } from '../deploy/dashboard-json.js';
-import { freePort, startPrometheus } from './harness/prometheus.js';
+import { freePort, startPrometheus } from '../helpers/prometheus.js';
 import { CHROMIUM } from './harness/tools.js';
 
 /** Panels photographed, and the file each goes to. */

@@ -12,37 +12,30 @@
  * docs/operations.md need minutes of data: `npm run screenshots:dashboard`,
  * test/e2e/dashboard-shots.ts.)
  */
-import { Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_JSON_PATH } from '../../deploy/grafana/dashboard.js';
 import { CHROMIUM, hasChromium, needs } from './harness/tools.js';
-import { App } from '../../src/app/app.js';
-import { systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/core/log.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { dashboardPanels, dashboardVariables, fillVariables } from '../deploy/dashboard-json.js';
 import {
   eventually,
   freePort,
-  hasPrometheus,
   type PrometheusHandle,
-  startPrometheus,
-} from './harness/prometheus.js';
+  type ScrapedTally,
+  startScrapedTally,
+} from '../helpers/prometheus.js';
 
 const dashboard = JSON.parse(readFileSync(DASHBOARD_JSON_PATH, 'utf8')) as Record<string, unknown>;
 const panels = dashboardPanels(dashboard);
 
 let sim: Simulator;
-let app: App;
+let scraped: ScrapedTally;
 let prom: PrometheusHandle;
-let stateDir: string;
 let instance: string;
 
 async function control(route: string, body: Record<string, unknown>): Promise<{ id?: string }> {
@@ -56,10 +49,6 @@ async function control(route: string, body: Record<string, unknown>): Promise<{ 
 }
 
 beforeAll(async () => {
-  if (!hasPrometheus())
-    throw new Error(
-      'the prometheus binary is not on PATH (apt-get install prometheus, or set TALLY_PROMETHEUS_BIN)',
-    );
   sim = await startSimulator({
     orgs: [{ slug: 'acme', funding: 'wallet' }, 'beta'],
     channels: 5,
@@ -76,10 +65,10 @@ beforeAll(async () => {
   await control('add-speaker', { session, name: 'Ada' });
   await control('add-announcement', { session, text: 'Welcome' });
 
-  stateDir = await mkdtemp(path.join(tmpdir(), 'tally-e2e-dashboard-'));
   const closedSmtpPort = await freePort();
-  const loaded = await parseConfig(
-    `
+  scraped = await startScrapedTally({
+    prefix: 'dashboard',
+    config: (stateDir) => `
 upstream:
   base_url: ${sim.url}
   window: { past: 3650d, future: 3650d }
@@ -112,25 +101,13 @@ receivers:
       smtp: { host: 127.0.0.1, port: ${closedSmtpPort}, tls: none }
 delivery: { backoff: { base: 1s, max: 1s }, max_attempts: 2 }
 `,
-    { source: 'e2e.yaml', env: {}, baseDir: stateDir },
-  );
-  app = App.create(loaded, {
-    registry: new Registry(),
-    clock: systemClock,
-    logger: silentLogger(),
-    console: new PassThrough().resume(),
   });
-  await app.start();
-  const url = new URL(app.url()!);
-  instance = url.host;
-  prom = await startPrometheus({ targets: [{ job: 'tally', url: url.origin }] });
+  ({ prom, instance } = scraped);
 });
 
 afterAll(async () => {
-  await prom?.stop();
-  await app?.stop(5_000);
+  await scraped?.stop();
   await sim?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
 });
 
 /** What Grafana sends for the dashboard's variables: a single instance, both orgs selected. */

@@ -2,19 +2,15 @@
  * A real Prometheus scrapes a real tally that polls the upstream simulator. PromQL answers
  * must match the simulator's world, and follow it when it changes.
  */
-import { Registry } from 'prom-client';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/app.js';
-import { systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/core/log.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { hasPromtool, promtoolProblems } from '../metrics/promtool.js';
-import { eventually, hasPrometheus, type PrometheusHandle, startPrometheus } from './harness/prometheus.js';
+import {
+  eventually,
+  type PrometheusHandle,
+  type ScrapedTally,
+  startScrapedTally,
+} from '../helpers/prometheus.js';
 
 const ORG = 'acme';
 const SCRAPE_TOKEN = 'scrape-token-for-e2e';
@@ -25,23 +21,17 @@ interface Row {
 }
 
 let sim: Simulator;
-let app: App;
+let scraped: ScrapedTally;
 let prom: PrometheusHandle;
 let tallyUrl: string;
-let stateDir: string;
 /** The formats tally served to its scrapers. */
 const served = new Set<string>();
 
 beforeAll(async () => {
-  if (!hasPrometheus()) {
-    throw new Error(
-      'the prometheus binary is not on PATH (apt-get install prometheus, or set TALLY_PROMETHEUS_BIN)',
-    );
-  }
   sim = await startSimulator({ orgs: [ORG], channels: 6, sessionsPerChannel: 4, seed: 11, scenario: 'calm' });
-  stateDir = await mkdtemp(path.join(tmpdir(), 'tally-e2e-prom-'));
-  const loaded = await parseConfig(
-    `
+  scraped = await startScrapedTally({
+    prefix: 'prom',
+    config: (dir) => `
 upstream:
   base_url: ${sim.url}
   window: { past: 3650d, future: 3650d }
@@ -50,34 +40,27 @@ orgs:
     token: ${ORG}-token
     labels: { team: radio }
 intervals: { org: 5s, team: 5s, subscription: 5s, channels: 1s, live_sessions: 1s, live_detail: 1s, sweep: 6s, jitter: 0 }
-state: { dir: ${JSON.stringify(stateDir)} }
+state: { dir: ${JSON.stringify(dir)} }
 server: { listen: 127.0.0.1:0, auth: { bearer_token: ${SCRAPE_TOKEN} } }
 `,
-    { source: 'e2e.yaml', env: {}, baseDir: stateDir },
-  );
-  app = App.create(loaded, {
-    registry: new Registry(),
-    clock: systemClock,
-    logger: silentLogger(),
-    console: new PassThrough().resume(),
+    bearerToken: SCRAPE_TOKEN,
+    // Record which exposition format each scrape negotiated.
+    beforeStart: (app) => {
+      const render = app.metrics.render.bind(app.metrics);
+      app.metrics.render = async (accept) => {
+        const page = await render(accept);
+        served.add(page.format);
+        return page;
+      };
+    },
   });
-  // Record which exposition format each scrape negotiated.
-  const render = app.metrics.render.bind(app.metrics);
-  app.metrics.render = async (accept) => {
-    const page = await render(accept);
-    served.add(page.format);
-    return page;
-  };
-  await app.start();
-  tallyUrl = app.url()!;
-  prom = await startPrometheus({ targets: [{ job: 'tally', url: tallyUrl, bearerToken: SCRAPE_TOKEN }] });
+  prom = scraped.prom;
+  tallyUrl = scraped.app.url()!;
 });
 
 afterAll(async () => {
-  await prom?.stop();
-  await app?.stop(5_000);
+  await scraped?.stop();
   await sim?.close();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
 });
 
 /** The one value of a query that must return exactly one series. */

@@ -7,18 +7,10 @@
  * without error against tally's real series, and every metric a rule reads must be one the
  * real tally exposes (a misspelt name would never fire).
  */
-import { Registry } from 'prom-client';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { App } from '../../src/app/app.js';
-import { systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/core/log.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import {
   PROMETHEUS_CONFIG,
@@ -28,7 +20,7 @@ import {
   RULES_TEST_FILE,
 } from '../deploy/promtool.js';
 import { metricNamesIn } from '../deploy/metric-names.js';
-import { eventually, freePort, prometheusBinary, prometheusConfig } from './harness/prometheus.js';
+import { eventually, freePort, type ScrapedTally, startScrapedTally } from '../helpers/prometheus.js';
 
 interface Alert {
   labels: Record<string, string>;
@@ -36,11 +28,8 @@ interface Alert {
 }
 
 let sim: Simulator;
-let app: App;
-let dir: string;
+let scraped: ScrapedTally;
 let promUrl: string;
-let prometheus: ChildProcess | undefined;
-let promOutput = '';
 
 /** The rules of the rule file, as written. */
 async function ruleFile(): Promise<{ alert?: string; expr: string }[]> {
@@ -57,34 +46,11 @@ async function immediateRules(): Promise<string> {
   return stringify(doc);
 }
 
-async function startPrometheus(target: string): Promise<void> {
+/** The rule file as {@link immediateRules} has it, written into `dir`. */
+async function writeRules(dir: string): Promise<string[]> {
   const rules = path.join(dir, 'tally-alerts.yml');
   await writeFile(rules, await immediateRules());
-  const config = prometheusConfig([{ job: 'tally', url: target }], 1).replace(
-    'scrape_configs:',
-    `  evaluation_interval: 1s\nrule_files: [${JSON.stringify(rules)}]\nscrape_configs:`,
-  );
-  await writeFile(path.join(dir, 'prometheus.yml'), config);
-  const port = await freePort();
-  promUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn(
-    prometheusBinary(),
-    [
-      `--config.file=${path.join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${path.join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  prometheus.stdout?.on('data', (d: Buffer) => (promOutput += d.toString()));
-  prometheus.stderr?.on('data', (d: Buffer) => (promOutput += d.toString()));
-  await eventually(async () => {
-    if (prometheus?.exitCode !== null) throw new Error(`prometheus exited:\n${promOutput}`);
-    const res = await fetch(`${promUrl}/-/ready`);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`prometheus not ready: ${res.status}`);
-  });
+  return [rules];
 }
 
 async function api<T>(route: string): Promise<T> {
@@ -108,10 +74,11 @@ beforeAll(async () => {
     seed: 5,
     frozen: true,
   });
-  dir = await mkdtemp(path.join(tmpdir(), 'tally-e2e-rules-'));
   const expires = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
-  const loaded = await parseConfig(
-    `
+  const smtpPort = await freePort();
+  scraped = await startScrapedTally({
+    prefix: 'rules',
+    config: (dir) => `
 upstream:
   base_url: ${sim.url}
   shape:
@@ -135,30 +102,17 @@ receivers:
     email:
       to: [ops@example.com]
       from: tally@example.com
-      smtp: { host: 127.0.0.1, port: ${await freePort()}, tls: none }
+      smtp: { host: 127.0.0.1, port: ${smtpPort}, tls: none }
 delivery: { backoff: { base: 1s, max: 1s }, max_attempts: 2 }
 `,
-    { source: 'e2e.yaml', env: {}, baseDir: dir },
-  );
-  app = App.create(loaded, {
-    registry: new Registry(),
-    clock: systemClock,
-    logger: silentLogger(),
-    console: new PassThrough().resume(),
+    ruleFiles: writeRules,
   });
-  await app.start();
-  await startPrometheus(new URL(app.url()!).origin);
+  promUrl = scraped.prom.url;
 });
 
 afterAll(async () => {
-  if (prometheus && prometheus.exitCode === null) {
-    const exited = new Promise((resolve) => prometheus!.once('exit', resolve));
-    prometheus.kill('SIGTERM');
-    await exited;
-  }
-  await app?.stop(5_000);
+  await scraped?.stop();
   await sim?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('promtool on deploy/prometheus', () => {

@@ -1,63 +1,37 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
-import type { ChangeEvent } from '../../src/snapshot/events.js';
+import { configText, type DaemonRig, daemonRig, QUICK_RETRIES } from '../helpers/daemon.js';
+import { loggedEvents as logged } from '../resilience/helpers.js';
 
 // `tally run` as a real child process, killed with SIGKILL in the middle of a scenario
 // and started again: every change must be logged exactly once.
 
 let sim: Simulator;
-let dir: string;
-let configPath: string;
+let rig: DaemonRig;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 11, channels: 6, sessionsPerChannel: 2, frozen: true });
-  dir = await mkdtemp(path.join(tmpdir(), 'tally-crash-'));
-  configPath = path.join(dir, 'tally.yaml');
-  await writeFile(
-    configPath,
-    `upstream:
-  base_url: ${sim.url}
-  retries: { attempts: 2, base_delay: 50ms, max_delay: 200ms, deadline: 2s }
-orgs:
-  - slug: demo
-    token: demo-token
-intervals: { org: 10s, team: 2s, subscription: 10s, channels: 1s, live_sessions: 5s, live_detail: 5s, sweep: 30s, jitter: 0 }
-server: { listen: 127.0.0.1:0 }
-state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
-log: { level: warn, format: json }
-`,
+  rig = await daemonRig('crash');
+  await rig.write(
+    configText({
+      sim,
+      stateDir: rig.stateDir,
+      upstream: QUICK_RETRIES,
+      intervals:
+        '{ org: 10s, team: 2s, subscription: 10s, channels: 1s, live_sessions: 5s, live_detail: 5s, sweep: 30s, jitter: 0 }',
+      level: 'warn',
+    }),
   );
 });
 
 afterAll(async () => {
+  await rig?.close();
   await sim.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
-function startTally(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
-}
-
-async function loggedEvents(): Promise<ChangeEvent[]> {
-  const eventsDir = path.join(dir, 'state', 'events');
-  const files = (await readdir(eventsDir).catch(() => [])).filter((f) => f.endsWith('.jsonl')).sort();
-  const out: ChangeEvent[] = [];
-  for (const f of files) {
-    for (const line of (await readFile(path.join(eventsDir, f), 'utf8')).split('\n')) {
-      if (line.trim()) out.push(JSON.parse(line) as ChangeEvent);
-    }
-  }
-  return out;
-}
+const loggedEvents = () => logged(rig.stateDir);
 
 async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -71,12 +45,6 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
     `timed out waiting for ${what}; logged ${JSON.stringify(seen)}; world ${JSON.stringify(world)}`,
   );
 }
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
-  });
 
 describe('kill -9 and restart in the middle of a scenario', () => {
   it('loses no change and logs none twice', async () => {
@@ -92,9 +60,9 @@ describe('kill -9 and restart in the middle of a scenario', () => {
       step++;
     };
 
-    let tally = startTally();
+    let tally = rig.spawn();
     await until(
-      async () => (await readdir(path.join(dir, 'state', 'snapshots')).catch(() => [])).length > 0,
+      async () => (await readdir(path.join(rig.stateDir, 'snapshots')).catch(() => [])).length > 0,
       20_000,
       'the baseline',
     );
@@ -103,12 +71,11 @@ describe('kill -9 and restart in the middle of a scenario', () => {
       await new Promise((r) => setTimeout(r, 700));
     }
     await until(async () => (await loggedEvents()).length >= 3, 10_000, 'some events');
-    tally.kill('SIGKILL');
-    await exited(tally);
+    await tally.kill9();
 
     // Changes made while tally is down are reported once after the restart.
     for (let i = 0; i < 4; i++) change();
-    tally = startTally();
+    tally = rig.spawn();
     for (let i = 0; i < 4; i++) {
       change();
       await new Promise((r) => setTimeout(r, 700));
@@ -130,8 +97,7 @@ describe('kill -9 and restart in the middle of a scenario', () => {
       30_000,
       'tally to catch up',
     );
-    tally.kill('SIGTERM');
-    expect(await exited(tally)).toBe(0);
+    expect(await tally.stop('SIGTERM')).toBe(0);
 
     const events = await loggedEvents();
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);

@@ -1,11 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import {
+  configText,
+  type Daemon,
+  type DaemonRig,
+  daemonRig,
+  QUICK_RETRIES,
+  statusChangeWebhook,
+} from '../helpers/daemon.js';
 
 // Alerts survive kill -9 at any instant (docs/reliability.md, "Kill -9 matrix"). `tally
 // run` as a real child process; one channel changes per point, and tally is killed with
@@ -22,10 +28,10 @@ const POINTS = [
 
 let sim: Simulator;
 let hook: Server;
+let rig: DaemonRig;
 let dir: string;
-let configPath: string;
 const bodies: string[] = [];
-let child: ChildProcess | undefined;
+let child: Daemon | undefined;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 21, channels: POINTS.length, sessionsPerChannel: 1, frozen: true });
@@ -38,80 +44,26 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  dir = await mkdtemp(path.join(tmpdir(), 'tally-kill-alerts-'));
-  configPath = path.join(dir, 'tally.yaml');
-  await writeFile(
-    configPath,
-    `upstream:
-  base_url: ${sim.url}
-  retries: { attempts: 2, base_delay: 50ms, max_delay: 200ms, deadline: 2s }
-orgs:
-  - slug: demo
-    token: demo-token
-intervals: { org: 30s, team: 30s, subscription: 30s, channels: 1s, live_sessions: 10s, live_detail: 10s, sweep: 60s, jitter: 0 }
-server: { listen: 127.0.0.1:0 }
-state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
-log: { level: info, format: json }
-rules:
-  - name: status_change
-    on: channel.status_changed
-    severity: info
-route:
-  receiver: hook
-  group_by: [org, alertname, channel_id]
-  group_wait: 2s
-  group_interval: 10m
-  repeat_interval: 4h
-receivers:
-  - name: hook
-    webhook: { url: 'http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook' }
-delivery: { timeout: 5s }
-`,
+  rig = await daemonRig('kill-alerts');
+  dir = rig.dir;
+  await rig.write(
+    configText({
+      sim,
+      stateDir: rig.stateDir,
+      upstream: QUICK_RETRIES,
+      intervals:
+        '{ org: 30s, team: 30s, subscription: 30s, channels: 1s, live_sessions: 10s, live_detail: 10s, sweep: 60s, jitter: 0 }',
+      extra: statusChangeWebhook(`http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, '2s'),
+    }),
   );
 });
 
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  await rig?.close();
   hook.closeAllConnections();
   await new Promise((r) => hook.close(r));
   await sim.close();
-  await rm(dir, { recursive: true, force: true });
 });
-
-/** Starts `tally run`; resolves once it serves and its org is ready. */
-async function startTally(): Promise<ChildProcess> {
-  const c = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  c.stderr?.resume();
-  let out = '';
-  c.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const end = Date.now() + 30_000;
-  let base: string | undefined;
-  while (Date.now() < end) {
-    base ??= /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(out)?.[1];
-    if (
-      base &&
-      (await fetch(`${base}/-/ready`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    )
-      return c;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`tally did not become ready: ${out.slice(-500)}`);
-}
-
-function kill9(c: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  });
-}
 
 const deliveriesOf = (channelId: string) =>
   bodies.filter((b) => b.includes(`"channel_id":"${channelId}"`)).length;
@@ -119,7 +71,7 @@ const deliveriesOf = (channelId: string) =>
 describe('kill -9 at any instant', () => {
   it('loses no alert: every change is delivered at least once and at most twice', async () => {
     const matrix: { killAfterMs: number; channel: string; delivered: number }[] = [];
-    child = await startTally();
+    child = await rig.start();
     // The guarantee starts once the baseline is durable: a change before tally first
     // recorded the org cannot be told from the baseline (docs/reliability.md).
     // The snapshot file, or a save in its journal since (docs/state.md), holds the channel list.
@@ -136,8 +88,8 @@ describe('kill -9 at any instant', () => {
       const [id, status] = channels[i]!;
       sim.trigger.channelStatus({ channel: id, status: status === 'offline' ? 'idle' : 'offline' });
       await new Promise((r) => setTimeout(r, killAfterMs));
-      await kill9(child);
-      child = await startTally();
+      await child.kill9();
+      child = await rig.start();
       const end = Date.now() + 20_000;
       while (deliveriesOf(id) === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
       await new Promise((r) => setTimeout(r, 500)); // room for a second delivery to show

@@ -9,30 +9,29 @@
  * retry would be 25 h away): every notification is delivered once the receiver answers,
  * none is dropped, the oldest-pending age stays the real one, and each step is counted once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { sleep, tallyConfig, tempDir, until } from './helpers.js';
+import { type Daemon, type DaemonRig, daemonRig } from '../helpers/daemon.js';
+import { sleep, tallyConfig, until } from './helpers.js';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 let sim: Simulator;
 let rx: HttpReceiver;
+let rig: DaemonRig;
 let dir: string;
-let remove: () => Promise<void>;
-let config: string;
 let offsetFile: string;
-let child: ChildProcess | undefined;
+let child: Daemon | undefined;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 31, channels: 6, sessionsPerChannel: 2, frozen: true });
   rx = await startHttpReceiver();
-  ({ dir, remove } = await tempDir('clockstep'));
-  config = path.join(dir, 'tally.yaml');
+  rig = await daemonRig('clockstep');
+  dir = rig.dir;
   offsetFile = path.join(dir, 'faketime');
   const extra = `rules:
   - name: channel_offline
@@ -51,43 +50,30 @@ delivery:
   max_age: 1m
   backoff: { base: 200ms, max: 1s }
 `;
-  await writeFile(config, tallyConfig({ sim, stateDir: path.join(dir, 'state'), extra }));
+  await rig.write(tallyConfig({ sim, stateDir: rig.stateDir, extra }));
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rig?.close();
   await rx.close();
   await sim.close();
-  await remove();
 });
 
 /** Starts `tally run` under libfaketime reading its offset from `offsetFile`; resolves to its HTTP base URL. */
 async function start(offset = '+0'): Promise<string> {
   await writeFile(offsetFile, `${offset}\n`);
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', config], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+  const running = await rig.start({
     env: {
-      ...process.env,
       LD_PRELOAD: LIBFAKETIME,
       FAKETIME_TIMESTAMP_FILE: offsetFile,
       FAKETIME_NO_CACHE: '1',
       FAKETIME_DONT_FAKE_MONOTONIC: '1',
     },
+    ready: false,
+    ms: 20_000,
   });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  let url: string | undefined;
-  await until(
-    () => {
-      url ??= /"url":"(http:\/\/[^"]+)"[^\n]*serving metrics/.exec(out)?.[1];
-      return url !== undefined;
-    },
-    'tally serving',
-    20_000,
-  );
-  return url!;
+  child = running;
+  return running.url;
 }
 
 async function pending(): Promise<number> {
@@ -165,8 +151,7 @@ describe.skipIf(!existsSync(LIBFAKETIME))('a real tally whose wall clock steps',
       10_000,
     );
     expect(await metric(url, 'tally_notifications_dropped_total')).toBe(0);
-    child!.kill('SIGTERM');
-    await exited(child!);
+    await child!.stop('SIGTERM');
   }, 90_000);
 
   it('kill -9 with a notification pending, restarted 25 h later and then 25 h earlier: each delivered, none expired', async () => {
@@ -191,8 +176,7 @@ describe.skipIf(!existsSync(LIBFAKETIME))('a real tally whose wall clock steps',
       sim.trigger.channelStatus({ channel: id, status: 'offline' });
       await until(async () => (await pending()) === 1, 'a notification pending', 15_000);
       await rx.waitFor(rx.requests.length + 2, 10_000);
-      child!.kill('SIGKILL');
-      await exited(child!);
+      await child!.kill9();
       // Written at the old time; read back 25 h later (older than max_age by the wall
       // clock) or 25 h earlier (dated in the future, its retry 25 h away).
       await start(offset);
@@ -202,14 +186,6 @@ describe.skipIf(!existsSync(LIBFAKETIME))('a real tally whose wall clock steps',
       await until(async () => (await pending()) === 0, `delivered after a restart at ${offset}`, 10_000);
       expect(deliveredChannels()).toContain(id);
     }
-    child!.kill('SIGTERM');
-    await exited(child!);
+    await child!.stop('SIGTERM');
   }, 90_000);
 });
-
-function exited(c: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) resolve();
-    else c.once('exit', () => resolve());
-  });
-}

@@ -1,97 +1,19 @@
 /**
- * Shared pieces of the resilience suite: a whole tally (the real App) against the
- * simulator on loopback, with short intervals, its events and log lines collected, and
- * small waiting helpers.
+ * Shared pieces of the resilience suite: a whole tally (the real App, test/helpers/
+ * daemon.ts) against the simulator on loopback, with short intervals, its events and log
+ * lines collected, and small waiting helpers.
  */
-import { Registry } from 'prom-client';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { App } from '../../src/app/app.js';
-import { type Clock, systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/core/log.js';
 import type { Simulator } from '../../src/sim/index.js';
 import type { ChangeEvent } from '../../src/snapshot/events.js';
 
-/** A running tally and what it reported. */
-export interface Tally {
-  app: App;
-  /** Every event handed to listeners, in order. */
-  events: ChangeEvent[];
-  /** Parsed log lines. */
-  logs: Record<string, unknown>[];
-  stop(): Promise<void>;
-}
-
-/** Options of {@link startTally}. */
-export interface TallyOptions {
-  sim: Simulator;
-  stateDir: string;
-  clock?: Clock;
-  /** Extra top-level YAML (rules, route, receivers, delivery …). */
-  extra?: string;
-  /** Extra YAML under `upstream:` (indented two spaces). */
-  upstream?: string;
-  /** Budget per minute (default 300: tests read fast). */
-  budget?: number;
-}
-
-/** The config text of a test tally: reads every second, fails fast, pages of 4. */
-export function tallyConfig(o: Omit<TallyOptions, 'clock'>): string {
-  return `upstream:
-  base_url: ${o.sim.url}
-  budget_per_minute: ${o.budget ?? 300}
-  retries: { attempts: 2, base_delay: 20ms, max_delay: 50ms, deadline: 1s }
-  timeouts: { connect: 500ms, headers: 500ms, body: 500ms }
-  max_body_bytes: 64KiB
-  shape: { per_page: 4 }
-${o.upstream ?? ''}orgs:
-  - slug: demo
-    token: demo-token
-intervals: { org: 10s, team: 10s, subscription: 10s, channels: 2s, live_sessions: 1s, live_detail: 2s, sweep: 3s, jitter: 0 }
-server: { listen: 127.0.0.1:0 }
-state: { dir: ${JSON.stringify(o.stateDir)} }
-log: { level: info, format: json }
-${o.extra ?? ''}`;
-}
-
-/** Starts the real App in this process. */
-export async function startTally(o: TallyOptions): Promise<Tally> {
-  const loaded = await parseConfig(tallyConfig(o), { source: 'test.yaml', env: {}, baseDir: o.stateDir });
-  const logs: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _e, cb) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line));
-      cb();
-    },
-  });
-  const logger = createLogger({ level: 'info', format: 'json', destination });
-  const console = new Writable({ write: (_c, _e, cb) => cb() });
-  const app = App.create(loaded, {
-    registry: new Registry(),
-    clock: o.clock ?? systemClock,
-    logger,
-    console,
-  });
-  const events: ChangeEvent[] = [];
-  app.onEvents((batch) => events.push(...batch));
-  await app.start();
-  let stopped = false;
-  return {
-    app,
-    events,
-    logs,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await app.stop(3000);
-    },
-  };
-}
+// A whole tally in this process, as every scenario here starts it (test/helpers/daemon.ts).
+import type { Tally } from '../helpers/daemon.js';
+export { startTally, type Tally, type TallyOptions, tallyConfig } from '../helpers/daemon.js';
 
 /** A temporary directory, removed by the returned function. */
 export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {

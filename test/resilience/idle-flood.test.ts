@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import { configText, type DaemonRig, daemonRig } from '../helpers/daemon.js';
 
 // Idle, unauthenticated connections flood the HTTP port of a real `tally run` (docs/
 // reliability.md, "Fault matrix"; docs/http-api.md, "Connections"). TALLY_FLOOD_SOCKETS
@@ -15,62 +14,34 @@ const SOCKETS = Number(process.env['TALLY_FLOOD_SOCKETS'] ?? 20_000);
 const FLOODERS = 2;
 
 let sim: Simulator;
-let dir: string;
+let rig: DaemonRig;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 9, channels: 4, sessionsPerChannel: 1, frozen: true });
-  dir = await mkdtemp(path.join(tmpdir(), 'tally-idle-flood-'));
+  rig = await daemonRig('idle-flood');
 });
 
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
+  await rig?.close();
   await sim.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `tally run` reading channels every second, at most 256 connections; resolves once ready. */
 async function startTally(): Promise<{ base: string; out: () => string }> {
-  const configPath = path.join(dir, 'tally.yaml');
-  await writeFile(
-    configPath,
-    `upstream:
-  base_url: ${sim.url}
-orgs:
-  - slug: demo
-    token: demo-token
-intervals: { channels: 1s, jitter: 0 }
-server: { listen: 127.0.0.1:0, connections: { max: 256 } }
-state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
-log: { level: info, format: json }
-`,
+  await rig.write(
+    configText({
+      sim,
+      stateDir: rig.stateDir,
+      intervals: '{ channels: 1s, jitter: 0 }',
+      server: '{ listen: 127.0.0.1:0, connections: { max: 256 } }',
+    }),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const end = Date.now() + 30_000;
-  while (Date.now() < end) {
-    const base = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(out)?.[1];
-    if (
-      base &&
-      (await fetch(`${base}/-/ready`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    )
-      return { base, out: () => out };
-    await sleep(100);
-  }
-  throw new Error(`tally did not become ready: ${out.slice(-500)}`);
+  const tally = await rig.start();
+  return { base: tally.url, out: tally.out };
 }
 
 /** How long a GET takes, or Infinity when it fails or takes more than 10 s. */

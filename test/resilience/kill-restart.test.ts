@@ -5,52 +5,32 @@
  * log holds every change once: no id twice, per channel an unbroken chain of transitions
  * ending at the world's status, every member who joined exactly once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { Rng } from '../../src/sim/rng.js';
-import { loggedEvents, sleep, tallyConfig, tempDir, until } from './helpers.js';
+import { type DaemonRig, daemonRig } from '../helpers/daemon.js';
+import { loggedEvents, sleep, tallyConfig, until } from './helpers.js';
 
 const SEED = 20_261_122;
 const KILLS = 3;
 
 let sim: Simulator;
+let rig: DaemonRig;
 let dir: string;
-let remove: () => Promise<void>;
-let config: string;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 21, channels: 6, sessionsPerChannel: 2, frozen: true });
-  ({ dir, remove } = await tempDir('kill9'));
-  config = path.join(dir, 'tally.yaml');
-  await writeFile(
-    config,
-    tallyConfig({ sim, stateDir: path.join(dir, 'state') }).replace('level: info', 'level: warn'),
-  );
+  rig = await daemonRig('kill9');
+  dir = rig.dir;
+  await rig.write(tallyConfig({ sim, stateDir: rig.stateDir, level: 'warn' }));
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await rig?.close();
   await sim.close();
-  await remove();
 });
-
-function startTallyProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', config], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  children.push(child);
-  return child;
-}
-
-const exited = (c: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) resolve({ code: c.exitCode, signal: c.signalCode });
-    else c.once('exit', (code, signal) => resolve({ code, signal }));
-  });
 
 describe('kill -9 at random points of a scenario', () => {
   it('loses no change and logs none twice', async () => {
@@ -73,7 +53,7 @@ describe('kill -9 at random points of a scenario', () => {
       step++;
     };
 
-    let tally = startTallyProcess();
+    let tally = rig.spawn();
     await until(
       async () => (await readdir(path.join(dir, 'state', 'snapshots')).catch(() => [])).length > 0,
       'the baseline',
@@ -89,10 +69,10 @@ describe('kill -9 at random points of a scenario', () => {
         change();
         await sleep(150 + Math.floor(rng() * 200));
       }
-      tally.kill('SIGKILL');
-      expect((await exited(tally)).signal).toBe('SIGKILL');
+      tally.child.kill('SIGKILL');
+      expect((await tally.exited).signal).toBe('SIGKILL');
       for (let i = 0; i < 2; i++) change(); // the world moves on while tally is down
-      tally = startTallyProcess();
+      tally = rig.spawn();
     }
     for (let i = 0; i < 3; i++) {
       change();
@@ -114,8 +94,7 @@ describe('kill -9 at random points of a scenario', () => {
       `tally to catch up after kills at ${kills.join(', ')} ms`,
       15_000,
     );
-    tally.kill('SIGTERM');
-    expect((await exited(tally)).code).toBe(0);
+    expect(await tally.stop('SIGTERM')).toBe(0);
 
     const events = await loggedEvents(path.join(dir, 'state'));
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);

@@ -1,11 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
+import {
+  configText,
+  type DaemonRig,
+  daemonRig,
+  QUICK_RETRIES,
+  statusChangeWebhook,
+} from '../helpers/daemon.js';
 
 // Files of the state directory lost under a running tally, with real processes and
 // SIGKILL (docs/reliability.md, "Fault matrix"): the events directory deleted (while
@@ -15,10 +20,9 @@ import { type Simulator, startSimulator } from '../../src/sim/index.js';
 
 let sim: Simulator;
 let hook: Server;
+let rig: DaemonRig | undefined;
 let dir: string;
-let configPath: string;
 const bodies: string[] = [];
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 5, channels: 4, sessionsPerChannel: 1, frozen: true });
@@ -34,8 +38,8 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const c of children.splice(0)) await kill9(c);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await rig?.close();
+  rig = undefined;
 });
 
 afterAll(async () => {
@@ -44,91 +48,25 @@ afterAll(async () => {
   await sim.close();
 });
 
-async function writeConfig(): Promise<void> {
-  dir = await mkdtemp(path.join(tmpdir(), 'tally-lost-files-'));
-  configPath = path.join(dir, 'tally.yaml');
-  await writeFile(
-    configPath,
-    `upstream:
-  base_url: ${sim.url}
-  retries: { attempts: 2, base_delay: 50ms, max_delay: 200ms, deadline: 2s }
-orgs:
-  - slug: demo
-    token: demo-token
-intervals: { org: 30s, team: 30s, subscription: 30s, channels: 1s, live_sessions: 10s, live_detail: 10s, sweep: 60s, jitter: 0 }
-server: { listen: 127.0.0.1:0 }
-state: { dir: ${JSON.stringify(path.join(dir, 'state'))} }
-log: { level: info, format: json }
-rules:
-  - name: status_change
-    on: channel.status_changed
-    severity: info
-route:
-  receiver: hook
-  group_by: [org, alertname, channel_id]
-  group_wait: 3s
-  group_interval: 10m
-  repeat_interval: 4h
-receivers:
-  - name: hook
-    webhook: { url: 'http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook' }
-delivery: { timeout: 5s }
-`,
+/** A new directory and config: channels read every second, each status change a webhook. */
+async function writeConfig(): Promise<DaemonRig> {
+  rig = await daemonRig('lost-files');
+  dir = rig.dir;
+  const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+  await rig.write(
+    configText({
+      sim,
+      stateDir: rig.stateDir,
+      upstream: QUICK_RETRIES,
+      intervals:
+        '{ org: 30s, team: 30s, subscription: 30s, channels: 1s, live_sessions: 10s, live_detail: 10s, sweep: 60s, jitter: 0 }',
+      extra: statusChangeWebhook(url, '3s'),
+    }),
   );
-}
-
-interface Run {
-  child: ChildProcess;
-  base: string;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `tally run`; resolves once it serves and its org is ready, or with its exit. */
-async function start(o: { ready?: boolean } = {}): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'run', '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  const end = Date.now() + 30_000;
-  let base: string | undefined;
-  while (Date.now() < end && !gone) {
-    base ??= /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"serving metrics/.exec(out)?.[1];
-    if (
-      base &&
-      (o.ready === false ||
-        (await fetch(`${base}/-/ready`).then(
-          (r) => r.ok,
-          () => false,
-        )))
-    )
-      return { child, base, out: () => out, exited };
-    await sleep(100);
-  }
-  return { child, base: base ?? '', out: () => out, exited };
+  return rig;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function kill9(c: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  });
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -173,8 +111,8 @@ async function baselineDurable(): Promise<void> {
 
 describe('lost state files', () => {
   it('notifies the event logged just before a kill -9 after the events directory was lost, and says what is missing', async () => {
-    await writeConfig();
-    let run = await start();
+    const rig = await writeConfig();
+    let run = await rig.start();
     await baselineDurable();
     // A first change, delivered: the alert state's cursor stands past it.
     const first = await change(0);
@@ -185,28 +123,28 @@ describe('lost state files', () => {
     //    before its group_wait ends (nothing delivered yet).
     await rm(path.join(dir, 'state', 'events'), { recursive: true });
     const second = await change(1);
-    await kill9(run.child);
+    await run.kill9();
     expect(delivered(second)).toBe(0);
-    run = await start();
+    run = await rig.start();
     await until(() => delivered(second) >= 1, 'the second change notified after the restart');
 
     // 2. The events directory deleted while tally is down: numbering goes on after the
     //    highest sequence number the alert state knows, so the replay does not skip the next.
     await sleep(500);
-    await kill9(run.child);
+    await run.kill9();
     await rm(path.join(dir, 'state', 'events'), { recursive: true });
-    run = await start();
+    run = await rig.start();
     const third = await change(2);
     const detected = run.out();
-    await kill9(run.child);
+    await run.kill9();
     expect(delivered(third)).toBe(0);
-    run = await start();
+    run = await rig.start();
     await until(() => delivered(third) >= 1, 'the third change notified after the restart');
     expect(delivered(first)).toBe(1);
     expect(delivered(second)).toBeLessThanOrEqual(2);
 
     // The events API says which sequence numbers are gone, instead of an empty page or a 500.
-    const page = (await (await fetch(`${run.base}/api/v1/events?limit=100`)).json()) as {
+    const page = (await (await fetch(`${run.url}/api/v1/events?limit=100`)).json()) as {
       events: { seq: number }[];
       missing?: { from_seq: number; to_seq: number; reason: string }[];
     };
@@ -214,25 +152,25 @@ describe('lost state files', () => {
     expect(page.missing![0]!.from_seq).toBe(1);
     const seqs = page.events.map((e) => e.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
-    const status = (await (await fetch(`${run.base}/api/v1/status`)).json()) as {
+    const status = (await (await fetch(`${run.url}/api/v1/status`)).json()) as {
       state: { event_log: { missing_events: number } };
     };
     expect(status.state.event_log.missing_events).toBeGreaterThan(0);
-    const metrics = await (await fetch(`${run.base}/metrics`)).text();
+    const metrics = await (await fetch(`${run.url}/metrics`)).text();
     expect(metrics).toMatch(/\ntally_event_log_missing_events [1-9]/);
     expect(metrics).toMatch(/\ntally_state_writable 1\n/);
     expect(detected).toContain('event log holds fewer events than tally logged');
   }, 180_000);
 
   it('never lets two tallies write: a removed lock keeps the second out; one taken makes the first stop', async () => {
-    await writeConfig();
-    const first = await start();
+    const rig = await writeConfig();
+    const first = await rig.start();
     await baselineDurable();
     const lock = path.join(dir, 'state', 'tally.lock');
     await unlink(lock);
     // The owner record still names the running tally: the second refuses to start.
-    const second = await start({ ready: false });
-    expect(await second.exited).toBe(1);
+    const second = rig.spawn();
+    expect((await second.exited).code).toBe(1);
     expect(second.out()).toContain('its lock file was removed');
     // The first makes its lock again at its next heartbeat and keeps running.
     await until(
@@ -244,8 +182,8 @@ describe('lost state files', () => {
     // Both records gone: a third tally takes the directory, and the first stops writing and exits.
     await unlink(lock);
     await unlink(path.join(dir, 'state', 'tally.owner'));
-    const third = await start({ ready: false });
-    expect(await first.exited).toBe(75);
+    const third = await rig.start({ ready: false });
+    expect((await first.exited).code).toBe(75);
     expect(first.out()).toContain('this tally stops writing and exits');
     expect(third.child.exitCode).toBeNull();
     const id = await change(3);

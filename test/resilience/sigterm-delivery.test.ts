@@ -5,26 +5,24 @@
  * nothing sent more than at-least-once allows (a notification arrives again only with
  * the same id).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { type HttpReceiver, startHttpReceiver } from '../notify/helpers/http-receiver.js';
-import { loggedEvents, sleep, tallyConfig, tempDir, until } from './helpers.js';
+import { type Daemon, type DaemonRig, daemonRig } from '../helpers/daemon.js';
+import { loggedEvents, sleep, tallyConfig, until } from './helpers.js';
 
 let sim: Simulator;
 let rx: HttpReceiver;
+let rig: DaemonRig;
 let dir: string;
-let remove: () => Promise<void>;
-let config: string;
-let child: ChildProcess | undefined;
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 29, channels: 5, sessionsPerChannel: 2, frozen: true });
   rx = await startHttpReceiver();
-  ({ dir, remove } = await tempDir('sigterm'));
-  config = path.join(dir, 'tally.yaml');
+  rig = await daemonRig('sigterm');
+  dir = rig.dir;
   const extra = `rules:
   - name: channel_offline
     on: channel.status_changed
@@ -41,33 +39,17 @@ delivery:
   timeout: 1s
   backoff: { base: 100ms, max: 300ms }
 `;
-  await writeFile(
-    config,
-    tallyConfig({ sim, stateDir: path.join(dir, 'state'), extra }).replace('level: info', 'level: warn'),
-  );
+  await rig.write(tallyConfig({ sim, stateDir: rig.stateDir, extra, level: 'warn' }));
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rig?.close();
   await rx.close();
   await sim.close();
-  await remove();
 });
 
-function start(): ChildProcess {
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'run', '--config', config, '--stop-timeout', '3'],
-    { stdio: ['ignore', 'ignore', 'ignore'] },
-  );
-  return child;
-}
-
-const exitCode = (c: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) resolve(c.exitCode);
-    else c.once('exit', (code) => resolve(code));
-  });
+/** `tally run` with a stop bound of 3 s. */
+const start = (): Daemon => rig.spawn({ args: ['--stop-timeout', '3'] });
 
 async function pending(): Promise<string[]> {
   return (await readdir(path.join(dir, 'state', 'outbox')).catch(() => [])).filter((f) =>
@@ -95,8 +77,7 @@ describe('SIGTERM while notifications are being delivered', () => {
     expect((await pending()).length).toBeGreaterThan(0);
 
     const stopping = Date.now();
-    tally.kill('SIGTERM');
-    expect(await exitCode(tally)).toBe(0);
+    expect(await tally.stop('SIGTERM')).toBe(0);
     expect(Date.now() - stopping).toBeLessThan(8000); // --stop-timeout 3 plus room for a loaded machine
     const left = await pending();
     expect(left.length).toBeGreaterThan(0);
@@ -106,8 +87,7 @@ describe('SIGTERM while notifications are being delivered', () => {
     tally = start();
     await until(async () => (await pending()).length === 0, 'the outbox to drain', 15_000);
     await sleep(500);
-    tally.kill('SIGTERM');
-    expect(await exitCode(tally)).toBe(0);
+    expect(await tally.stop('SIGTERM')).toBe(0);
 
     // Every channel that went offline reached the receiver; repeats carry the same id.
     const delivered = rx.requests

@@ -5,31 +5,19 @@
  */
 import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Learned, MAX_ADAPTATIONS, QueryMemory } from '../../src/upstream/query/adapt.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import type { RequestEvent } from '../../src/upstream/observer.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  known,
-  type Loopback,
-  startServer,
-  untimed,
-} from './loopback.js';
+import { json, known, type Loopback, loopbackSuite, untimed } from './loopback.js';
+
+const suite = loopbackSuite();
 
 const ACME = { slug: 'acme', token: 'tok-adapt-more-01' };
 const CHANNELS = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, status: 'offline' }));
 
 let server: Loopback | undefined;
 let client: UpstreamClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  server = undefined;
-  client = undefined;
-});
 
 /** Channels paged by page numbers; page sizes above `max` are refused with `refuse`. */
 function capped(max: number, refuse: (res: ServerResponse) => void) {
@@ -59,14 +47,12 @@ function maxInWindow(times: readonly number[], windowMs: number): number {
 describe('adaptation requests count against the budget', () => {
   it('charges the budget once for every query tried, refused or answered', async () => {
     // 100 → 50 → 25 are refused in turn (no maximum named), 12 is answered: four tries, then pages.
-    server = await startServer(capped(12, (res) => json(res, 400, { detail: 'page size too large' })));
+    server = await suite.serve(capped(12, (res) => json(res, 400, { detail: 'page size too large' })));
     const requests: RequestEvent[] = [];
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory: new QueryMemory(undefined, TEACH_AT_ONCE),
-        observer: { onRequest: (i) => requests.push(i) },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory: new QueryMemory(undefined, TEACH_AT_ONCE),
+      observer: { onRequest: (i) => requests.push(i) },
+    });
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(60);
     const sizes = server.received.map((r) => new URL(r.url, 'http://x').searchParams.get('per_page'));
@@ -78,8 +64,8 @@ describe('adaptation requests count against the budget', () => {
   });
 
   it('charges every rung of a ladder that ends refused', async () => {
-    server = await startServer((_req, res) => json(res, 422, { detail: 'no' }));
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    server = await suite.serve((_req, res) => json(res, 422, { detail: 'no' }));
+    client = suite.client(server.origin);
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     expect(server.received.length).toBeGreaterThan(1);
     expect(server.received.length).toBeLessThanOrEqual(1 + MAX_ADAPTATIONS);
@@ -87,14 +73,12 @@ describe('adaptation requests count against the budget', () => {
   });
 
   it('waits for the budget between tries instead of bursting past it', async () => {
-    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    server = await suite.serve((_req, res) => json(res, 400, { detail: 'no' }));
     // 2 per 300 ms stands in for a minute's budget, to keep the test short.
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        budgetPerMinute: 2,
-        budgetTuning: { windowMs: 300 },
-      }),
-    );
+    client = suite.client(server.origin, {
+      budgetPerMinute: 2,
+      budgetTuning: { windowMs: 300 },
+    });
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     const arrivals = server.received.map((r) => r.at);
     expect(arrivals.length).toBeGreaterThanOrEqual(3);
@@ -107,7 +91,7 @@ describe('credentials refused are never adapted to', () => {
   it.each([401, 403])(
     'a %i naming a maximum page size: one request, no smaller size tried',
     async (status) => {
-      server = await startServer(
+      server = await suite.serve(
         capped(50, (res) =>
           json(res, status, {
             type: 'about:blank',
@@ -117,7 +101,7 @@ describe('credentials refused are never adapted to', () => {
         ),
       );
       const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-      client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+      client = suite.client(server.origin, { memory });
       const part = await client.fetchChannels(ACME);
       expect(part.state).toBe('failed');
       expect(part.state === 'failed' && part.error).toMatchObject({
@@ -130,13 +114,13 @@ describe('credentials refused are never adapted to', () => {
   );
 
   it('a 403 to the session list drops no filter and changes no time format', async () => {
-    server = await startServer((_req, res) => {
+    server = await suite.serve((_req, res) => {
       res
         .writeHead(403, { 'content-type': 'text/plain' })
         .end("unknown parameter: from; invalid date format for 'to'");
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('failed');
     expect(server.received).toHaveLength(1);
@@ -145,12 +129,12 @@ describe('credentials refused are never adapted to', () => {
 
   it('after a 403 the next read asks the same query again, not a safer one', async () => {
     let forbidden = true;
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       if (forbidden) return json(res, 403, { detail: 'per_page must be at most 50' });
       capped(1000, () => {})(req, res);
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     forbidden = false;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
@@ -170,12 +154,10 @@ describe('what a read learned is kept, whether it was answered or not', () => {
 
   it('a read that runs out of safer queries leaves the next one to go on from where it stopped', async () => {
     // Halving from 10 000 000 down to a size the server takes takes more tries than one read has.
-    server = await startServer(quiet(20));
+    server = await suite.serve(quiet(20));
     const saved: Record<string, Learned>[] = [];
     const memory = new QueryMemory((all) => saved.push(all), TEACH_AT_ONCE);
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, { memory, shape: { perPage: 10_000_000 } }),
-    );
+    client = suite.client(server.origin, { memory, shape: { perPage: 10_000_000 } });
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     expect(server.received).toHaveLength(1 + MAX_ADAPTATIONS);
     // What it got to is remembered, marked as not answered yet, and saved.
@@ -187,12 +169,10 @@ describe('what a read learned is kept, whether it was answered or not', () => {
     await client.close();
     const memory2 = new QueryMemory(undefined, TEACH_AT_ONCE);
     memory2.load(JSON.parse(JSON.stringify(saved.at(-1))));
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory: memory2,
-        shape: { perPage: 10_000_000 },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory: memory2,
+      shape: { perPage: 10_000_000 },
+    });
     const before = server.received.length;
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(60);
@@ -206,13 +186,13 @@ describe('what a read learned is kept, whether it was answered or not', () => {
   });
 
   it('later reads of other channels start from what the first read learned: one request each', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (!url.searchParams.has('per_page')) return json(res, 200, []);
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: unknown parameter per_page');
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     for (let i = 0; i < 7; i++) expect((await client.fetchSessions(ACME, `c${i}`)).state).toBe('complete');
     // And three empty lists once more without the window (the checks that the server reads
     // it, three an hour at most; client.ts, misreadsWindow).
@@ -222,7 +202,7 @@ describe('what a read learned is kept, whether it was answered or not', () => {
   });
 
   it('a read refused after another learned meanwhile takes up what that one learned, not the whole ladder', async () => {
-    server = await startServer(async (req, res) => {
+    server = await suite.serve(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       // The first answer to channel c2 comes late: c1 has learned the page size meanwhile.
       if (url.pathname.includes('/c2/') && url.searchParams.get('per_page') === '100')
@@ -230,7 +210,7 @@ describe('what a read learned is kept, whether it was answered or not', () => {
       quiet(12)(req, res);
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const parts = await Promise.all(['c1', 'c2'].map((c) => client!.fetchSessions(ACME, c)));
     expect(parts.every((p) => p.state === 'complete')).toBe(true);
     expect(known(memory, 'acme', 'sessions')).toEqual({ perPage: 12 });

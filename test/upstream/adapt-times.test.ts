@@ -10,12 +10,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onceCommand } from '../../src/cli/once.js';
 import { QueryMemory } from '../../src/upstream/query/adapt.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { captureIO } from '../helpers/io.js';
-import { captureLogger, clientOptions, json, known, type Loopback, startServer } from './loopback.js';
+import { json, known, type Loopback, loopbackSuite } from './loopback.js';
+
+const suite = loopbackSuite();
 
 const TOKEN = 'tok-times-0001';
 const ACME = { slug: 'acme', token: TOKEN };
@@ -30,12 +32,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  server = undefined;
-  client = undefined;
 });
 
 const text = (res: ServerResponse, status: number, body: string): void => {
@@ -85,9 +81,9 @@ const sessionQueries = () =>
 
 describe('a server that refuses the window times one parameter at a time', () => {
   it('sends the format it states, to in the format from took, and reads the list in four requests', async () => {
-    server = await startServer(strictServer());
+    server = await suite.serve(strictServer());
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
@@ -114,9 +110,9 @@ describe('a server that refuses the window times one parameter at a time', () =>
   });
 
   it('leaves out both times when the server takes no format, and filters the window itself', async () => {
-    server = await startServer(strictServer('none'));
+    server = await suite.serve(strictServer('none'));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
@@ -138,7 +134,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
       { id: 's-soon', status: 'scheduled', scheduled_at: new Date(now + H).toISOString() },
       { id: 's-edge', status: 'scheduled', scheduled_at: new Date(now + 7 * day + H).toISOString() },
     ];
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const to = url.searchParams.get('to') ?? '';
       if (!/^\d{4}-\d\d-\d\d$/.test(to))
@@ -152,7 +148,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
       );
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state === 'complete' && part.value.map((x) => x.id)).toEqual(['s-soon']);
     expect(memory.get('acme', 'sessions')?.times).toEqual({ to: 'YYYY-MM-DD' });
@@ -165,7 +161,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
   ])(
     '--explain says what it learned of %s, and no format for a parameter left out',
     async (_what, times, line) => {
-      server = await startServer(strictServer(times));
+      server = await suite.serve(strictServer(times));
       const file = path.join(dir, `${times}.yaml`);
       await writeFile(
         file,

@@ -1,6 +1,6 @@
 import { TEACH_AT_ONCE } from '../../src/upstream/query/evidence.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   applyLearned,
   type Learned,
@@ -9,19 +9,13 @@ import {
   saferQuery,
   windowSlackMs,
 } from '../../src/upstream/query/adapt.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { DEFAULT_FILTERS } from '../../src/upstream/query/filters.js';
 import { CLOCK_START, ManualClock } from '../helpers/clock.js';
-import {
-  captureLogger,
-  clientOptions,
-  json,
-  known,
-  type Loopback,
-  startServer,
-  untimed,
-} from './loopback.js';
+import { captureLogger, json, known, type Loopback, loopbackSuite, untimed } from './loopback.js';
+
+const suite = loopbackSuite();
 
 // Requests that adapt: a server that refuses the query tally chose (400/422) is asked again
 // with a safer one, what worked is remembered per org and endpoint, a configured page size
@@ -290,10 +284,6 @@ describe('QueryMemory.load', () => {
 describe('a client against servers that refuse its queries', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   /** Channels paged by page numbers, refusing page sizes over `max` in the server's words. */
   function capped(max: number, refuse: (res: ServerResponse, size: number) => void) {
@@ -333,10 +323,10 @@ describe('a client against servers that refuse its queries', () => {
     ],
     ['nothing at all', (res) => res.writeHead(400).end()],
   ])('reads every channel from a server that caps the page size and says so in %s', async (_what, refuse) => {
-    server = await startServer(capped(50, refuse));
+    server = await suite.serve(capped(50, refuse));
     const saved: unknown[] = [];
     const memory = new QueryMemory((all) => saved.push(all), TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value).toHaveLength(120);
@@ -353,20 +343,22 @@ describe('a client against servers that refuse its queries', () => {
   });
 
   it('keeps a configured page size, and the read fails loudly instead', async () => {
-    server = await startServer(
+    server = await suite.serve(
       capped(50, (res) => json(res, 400, { detail: 'per_page must be at most 50' })),
     );
     const logs = captureLogger();
-    client = new UpstreamClient(
-      clientOptions(server.origin, logs.logger, { shape: { perPage: 100 }, fixedPerPage: true }),
-    );
+    client = suite.client(server.origin, {
+      logger: logs.logger,
+      shape: { perPage: 100 },
+      fixedPerPage: true,
+    });
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('failed');
     expect(part.state === 'failed' && part.error.message).toContain('per_page must be at most 50');
   });
 
   it('keeps configured filter names and time format, and the read fails loudly instead', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.searchParams.has('since')) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end("invalid date format for 'since'");
@@ -375,12 +367,10 @@ describe('a client against servers that refuse its queries', () => {
       json(res, 200, { data: [] });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory,
-        filters: { ...DEFAULT_FILTERS, from_param: 'since', to_param: 'until', time_format: 'epoch_s' },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory,
+      filters: { ...DEFAULT_FILTERS, from_param: 'since', to_param: 'until', time_format: 'epoch_s' },
+    });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('failed');
     expect(part.state === 'failed' && part.error.message).toContain("invalid date format for 'since'");
@@ -391,15 +381,15 @@ describe('a client against servers that refuse its queries', () => {
   });
 
   it('adapts nothing on a 401', async () => {
-    server = await startServer(capped(50, (res) => json(res, 400, {})));
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    server = await suite.serve(capped(50, (res) => json(res, 400, {})));
+    client = suite.client(server.origin);
     const part = await client.fetchChannels({ slug: 'acme', token: 'tok-wrong-0002' });
     expect(part.state).toBe('failed');
     expect(server.received).toHaveLength(1);
   });
 
   it('drops a filter the server refuses, and remembers it', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.searchParams.has('from')) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('unknown parameter: from');
@@ -410,7 +400,7 @@ describe('a client against servers that refuse its queries', () => {
       });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(memory.get('acme', 'sessions')?.drop).toContain('from');
@@ -421,14 +411,14 @@ describe('a client against servers that refuse its queries', () => {
 
   it('learns again when what it learned stops working', async () => {
     let max = 50;
-    server = await startServer(capped(1000, () => {}));
+    server = await suite.serve(capped(1000, () => {}));
     // Replace the handler's cap by hand: first 50, later 20.
     await server.close();
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       capped(max, (r) => json(r, 400, { detail: `per_page must be at most ${max}` }))(req, res);
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
     expect(memory.get('acme', 'channels')?.perPage).toBe(50);
     max = 20;
@@ -437,12 +427,13 @@ describe('a client against servers that refuse its queries', () => {
   });
 
   it('fails, naming the endpoint, when the server refuses every query', async () => {
-    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    server = await suite.serve((_req, res) => json(res, 400, { detail: 'no' }));
     const logs = captureLogger();
     const drift: { field: string; fatal: boolean; problem: string }[] = [];
-    client = new UpstreamClient(
-      clientOptions(server.origin, logs.logger, { observer: { onDrift: (i) => drift.push(i) } }),
-    );
+    client = suite.client(server.origin, {
+      logger: logs.logger,
+      observer: { onDrift: (i) => drift.push(i) },
+    });
     const part = await client.fetchChannels(ACME);
     expect(part.state).toBe('failed');
     // Loud: a fatal drift (the default rules alert on it) and a warn line, never an empty list.
@@ -465,10 +456,6 @@ describe('a client against servers that refuse its queries', () => {
 describe('JSON:API and problem errors that name the parameter', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   it.each<[string, (p: string) => unknown]>([
     [
@@ -495,7 +482,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
       (p) => ({ title: 'Bad Request', errors: [{ field: p, message: 'not allowed' }] }),
     ],
   ])('leaves out a page size refused by %s at once, without halving it first', async (_what, body) => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.searchParams.has('per_page')) {
         return json(res, 400, body('per_page'), { 'content-type': 'application/vnd.api+json' });
@@ -503,7 +490,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
       json(res, 200, { data: CHANNELS.slice(0, 5) });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchChannels(ACME);
     expect(part.state === 'complete' && part.value).toHaveLength(5);
     expect(server.received.map((r) => r.url)).toEqual([
@@ -522,7 +509,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
   });
 
   it('leaves out every parameter a JSON:API errors list names, in one step, however long the list', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const bad = [...url.searchParams.keys()];
       if (bad.length > 0)
@@ -538,7 +525,7 @@ describe('JSON:API and problem errors that name the parameter', () => {
       json(res, 200, { data: [] });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     expect((await client.fetchSessions(ACME, 'c1')).state).toBe('complete');
     expect(server.received).toHaveLength(2);
     expect(memory.get('acme', 'sessions')?.drop?.sort()).toEqual(['from', 'per_page', 'to']);
@@ -548,21 +535,17 @@ describe('JSON:API and problem errors that name the parameter', () => {
 describe('a server that refuses everything tally tries', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   it('asks again only when the wait is over, one request each time, warns once, and recovers when answered', async () => {
     let refuse = true;
-    server = await startServer((_req, res) => {
+    server = await suite.serve((_req, res) => {
       if (refuse) return json(res, 400, { detail: 'no' });
       json(res, 200, { data: CHANNELS.slice(0, 3) });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const logs = captureLogger();
     const clock = new ManualClock();
-    client = new UpstreamClient(clientOptions(server.origin, logs.logger, { memory, clock }));
+    client = suite.client(server.origin, { logger: logs.logger, memory, clock });
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     const ladder = server.received.length;
     expect(ladder).toBeGreaterThan(1);
@@ -603,10 +586,10 @@ describe('a server that refuses everything tally tries', () => {
   });
 
   it('a wall clock set back 25 h does not strand the wait, nor does one set forward end it early', async () => {
-    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    server = await suite.serve((_req, res) => json(res, 400, { detail: 'no' }));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
     const clock = new ManualClock();
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory, clock }));
+    client = suite.client(server.origin, { memory, clock });
     expect((await client.fetchChannels(ACME)).state).toBe('failed');
     const ladder = server.received.length;
     // Set back 25 h: the wait (5 minutes) still ends 5 minutes of elapsed time later.
@@ -628,15 +611,13 @@ describe('a server that refuses everything tally tries', () => {
   });
 
   it('counts the refusal as drift when the server said it, not for reads that were not sent', async () => {
-    server = await startServer((_req, res) => json(res, 400, { detail: 'no' }));
+    server = await suite.serve((_req, res) => json(res, 400, { detail: 'no' }));
     const drift: string[] = [];
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory: new QueryMemory(undefined, TEACH_AT_ONCE),
-        clock: new ManualClock(),
-        observer: { onDrift: (i) => drift.push(`${i.endpoint} ${i.field}`) },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory: new QueryMemory(undefined, TEACH_AT_ONCE),
+      clock: new ManualClock(),
+      observer: { onDrift: (i) => drift.push(`${i.endpoint} ${i.field}`) },
+    });
     await client.fetchChannels(ACME);
     await client.fetchChannels(ACME);
     await client.fetchChannels(ACME);
@@ -658,15 +639,11 @@ describe('filters the server refuses or ignores', () => {
   const window = { from: NOW - 24 * H, to: NOW + 24 * H };
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
   const ids = (p: Awaited<ReturnType<UpstreamClient['fetchSessions']>>) =>
     p.state === 'failed' ? [] : p.value.map((x) => x.id);
 
   it('drops a window filter the server refuses and keeps only what lies in the window', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.searchParams.has('from')) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('unknown query parameter: from');
@@ -675,7 +652,7 @@ describe('filters the server refuses or ignores', () => {
       json(res, 200, { data: SESSIONS });
     });
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     const part = await client.fetchSessions(ACME, 'ch-1', { window });
     expect(part.state).toBe('complete');
     expect(ids(part)).toEqual(['s-in', 's-live', 's-undated']);
@@ -683,9 +660,9 @@ describe('filters the server refuses or ignores', () => {
   });
 
   it('records a server that takes the window but ignores it, and filters on tally side', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
+    server = await suite.serve((_req, res) => json(res, 200, { data: SESSIONS }));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual([
       's-in',
       's-live',
@@ -695,14 +672,12 @@ describe('filters the server refuses or ignores', () => {
   });
 
   it('applies the statuses asked for when the server ignores them', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
+    server = await suite.serve((_req, res) => json(res, 200, { data: SESSIONS }));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory,
-        filters: { ...DEFAULT_FILTERS, send_status: true },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory,
+      filters: { ...DEFAULT_FILTERS, send_status: true },
+    });
     const part = await client.fetchSessions(ACME, 'ch-1', { window, statuses: ['live'] });
     expect(ids(part)).toEqual(['s-live']);
     expect(memory.get('acme', 'sessions')?.ignored).toEqual(['status', 'window']);
@@ -715,14 +690,12 @@ describe('filters the server refuses or ignores', () => {
       { id: 'c', status: 'finished', started_at: iso(NOW - 2 * H), ended_at: iso(NOW - H) },
     ];
     // The server applies the filter in its own words: it sends only what it calls live.
-    server = await startServer((_req, res) => json(res, 200, { data: words.slice(0, 2) }));
+    server = await suite.serve((_req, res) => json(res, 200, { data: words.slice(0, 2) }));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(
-      clientOptions(server.origin, captureLogger().logger, {
-        memory,
-        filters: { ...DEFAULT_FILTERS, send_status: true },
-      }),
-    );
+    client = suite.client(server.origin, {
+      memory,
+      filters: { ...DEFAULT_FILTERS, send_status: true },
+    });
     const part = await client.fetchSessions(ACME, 'ch-1', { window, statuses: ['live'] });
     expect(ids(part)).toEqual(['a', 'b']);
     // It honoured the filter: nothing recorded as ignored.
@@ -730,9 +703,9 @@ describe('filters the server refuses or ignores', () => {
   });
 
   it('a server that honours the window is recorded as nothing', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS.slice(1, 3) }));
+    server = await suite.serve((_req, res) => json(res, 200, { data: SESSIONS.slice(1, 3) }));
     const memory = new QueryMemory(undefined, TEACH_AT_ONCE);
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger, { memory }));
+    client = suite.client(server.origin, { memory });
     expect(ids(await client.fetchSessions(ACME, 'ch-1', { window }))).toEqual(['s-in', 's-live']);
     // Nothing about its filters (that it shows no paging, and answers the same list for
     // any page asked for, is all).

@@ -3,11 +3,13 @@
  * asked for conditionally next time; a 304 costs a request but no parse or diff, and the
  * copy held is returned as a complete read. Servers without validators get plain requests.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer, withoutProbes } from './loopback.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
+import { json, type Loopback, loopbackSuite, withoutProbes } from './loopback.js';
 import { sessionArray } from '../../src/snapshot/session-list.js';
+
+const suite = loopbackSuite();
 
 const ACME = { slug: 'acme', token: 'tok-cond-0001' };
 const SESSIONS = [
@@ -17,10 +19,6 @@ const SESSIONS = [
 describe('conditional requests', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   it.each([
     ['an ETag', { etag: '"v1"' }, 'if-none-match', '"v1"'],
@@ -31,7 +29,7 @@ describe('conditional requests', () => {
       'Tue, 24 Nov 2026 10:00:00 GMT',
     ],
   ])('sends back %s, and a 304 returns the copy held', async (_name, validators, header, value) => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       if (req.headers[header] === value) {
         res.writeHead(304, validators).end();
         return;
@@ -39,7 +37,7 @@ describe('conditional requests', () => {
       // A total: the list shows its paging (one page), as lists read conditionally do.
       json(res, 200, { data: SESSIONS, total: SESSIONS.length }, validators);
     });
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    client = suite.client(server.origin);
     const first = await client.fetchSessions(ACME, 'c1');
     const second = await client.fetchSessions(ACME, 'c1');
     const asked = withoutProbes(server.received);
@@ -54,8 +52,8 @@ describe('conditional requests', () => {
   });
 
   it('a server without validators is asked plainly every time', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: SESSIONS }));
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    server = await suite.serve((_req, res) => json(res, 200, { data: SESSIONS }));
+    client = suite.client(server.origin);
     await client.fetchSessions(ACME, 'c1');
     await client.fetchSessions(ACME, 'c1');
     expect(
@@ -65,7 +63,7 @@ describe('conditional requests', () => {
 
   it('a changed list is read in full again', async () => {
     let version = 1;
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const etag = `"v${version}"`;
       if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
       json(
@@ -75,7 +73,7 @@ describe('conditional requests', () => {
         { etag },
       );
     });
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    client = suite.client(server.origin);
     await client.fetchSessions(ACME, 'c1');
     version = 2;
     const part = await client.fetchSessions(ACME, 'c1');
@@ -84,7 +82,7 @@ describe('conditional requests', () => {
 
   it('against the simulator with hints: unchanged session lists answer 304', async () => {
     const sim = await startSimulator({ orgs: ['demo'], channels: 4, seed: 3, frozen: true, hints: true });
-    const c = new UpstreamClient(clientOptions(sim.url, captureLogger().logger));
+    const c = suite.client(sim.url);
     try {
       const a = await c.readAll({ slug: 'demo', token: 'demo-token' });
       const b = await c.readAll({ slug: 'demo', token: 'demo-token' });

@@ -4,12 +4,14 @@
  * seen), and the drift reporter logs at most 20 distinct problems per org, endpoint and
  * field while the observer (metrics, events) still hears every one.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DriftBoard, MAX_BOARD_PER_ORG } from '../../src/app/drift-events.js';
-import { UpstreamClient } from '../../src/upstream/client.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { DriftReporter } from '../../src/upstream/drift-reporter.js';
 import type { DriftIssue } from '../../src/upstream/shape/index.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer } from './loopback.js';
+import { captureLogger, json, type Loopback, loopbackSuite } from './loopback.js';
+
+const suite = loopbackSuite();
 
 const FLOOD = 10_000;
 /** The per-field cap of drift-reporter.ts (not exported). */
@@ -155,14 +157,10 @@ describe('DriftReporter under a flood of distinct problems', () => {
 describe('a server whose every channel has its own status word', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   it('costs the board and the log no more than their caps, read after read', async () => {
     let round = 0;
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const page = Number(url.searchParams.get('page') ?? 1);
       const items = Array.from({ length: 100 }, (_, i) => {
@@ -174,16 +172,15 @@ describe('a server whose every channel has its own status word', () => {
     const logs = captureLogger();
     const board = new DriftBoard();
     let heard = 0;
-    client = new UpstreamClient(
-      clientOptions(server.origin, logs.logger, {
-        observer: {
-          onDrift: (issue) => {
-            heard += 1;
-            board.add(issue, Date.now());
-          },
+    client = suite.client(server.origin, {
+      logger: logs.logger,
+      observer: {
+        onDrift: (issue) => {
+          heard += 1;
+          board.add(issue, Date.now());
         },
-      }),
-    );
+      },
+    });
     for (round = 0; round < 3; round++) {
       const part = await client.fetchChannels({ slug: 'acme', token: 'tok-flood-0001' });
       // Unknown words leave the channels readable (class unknown): the read is not failed.

@@ -3,10 +3,12 @@
  * with or without fraction and offset, epoch seconds or milliseconds, as numbers or digit
  * strings, all read as the same instant, from the detail body alone and through the client.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamClient } from '../../../src/upstream/client.js';
+import { describe, expect, it } from 'vitest';
+import type { UpstreamClient } from '../../../src/upstream/client.js';
 import { normalizeSessionDetail } from '../../../src/upstream/shape/index.js';
-import { captureLogger, clientOptions, json, type Loopback, startServer } from '../loopback.js';
+import { json, type Loopback, loopbackSuite } from '../loopback.js';
+
+const suite = loopbackSuite();
 
 const T = Date.UTC(2024, 0, 15, 10, 0, 0);
 const detail = (announcement: Record<string, unknown>) => ({
@@ -64,13 +66,9 @@ describe('announcement.at from `published`', () => {
 describe('a session detail with `published` announcements, through the client', () => {
   let server: Loopback | undefined;
   let client: UpstreamClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
 
   it('normalizes every announcement to its instant', async () => {
-    server = await startServer((req, res) => {
+    server = await suite.serve((req, res) => {
       if (req.url !== '/v1/acme/sessions/s1') return json(res, 404, {});
       json(res, 200, {
         data: {
@@ -83,7 +81,7 @@ describe('a session detail with `published` announcements, through the client', 
         },
       });
     });
-    client = new UpstreamClient(clientOptions(server.origin, captureLogger().logger));
+    client = suite.client(server.origin);
     const part = await client.fetchSessionDetail({ slug: 'acme', token: 'tok-published-01' }, 's1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.announcements.items).toEqual([

@@ -1,13 +1,16 @@
 /**
  * A real Prometheus for end-to-end tests: Debian's `prometheus` binary on loopback, with a
  * free port, a temporary data directory and a generated config that scrapes the given
- * targets every second. `query` runs PromQL through its HTTP API.
+ * targets every second. `query` runs PromQL through its HTTP API. {@link startScrapedTally}
+ * is the e2e tier's one set-up: a whole tally in this process, scraped by a Prometheus.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { App } from '../../src/app/app.js';
+import { startApp, type Tally } from './daemon.js';
 
 /** One scrape target. */
 export interface ScrapeTarget {
@@ -63,8 +66,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The config file for the targets. */
-export function prometheusConfig(targets: readonly ScrapeTarget[], intervalSeconds: number): string {
+/** The config file for the targets; rule files are evaluated as often as targets are scraped. */
+export function prometheusConfig(
+  targets: readonly ScrapeTarget[],
+  intervalSeconds: number,
+  ruleFiles: readonly string[] = [],
+): string {
   const jobs = targets.map((t) => {
     const u = new URL(t.url);
     const lines = [
@@ -80,6 +87,9 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], intervalSecon
     'global:',
     `  scrape_interval: ${intervalSeconds}s`,
     `  scrape_timeout: ${intervalSeconds}s`,
+    ...(ruleFiles.length > 0
+      ? [`  evaluation_interval: ${intervalSeconds}s`, `rule_files: ${JSON.stringify(ruleFiles)}`]
+      : []),
     'scrape_configs:',
     ...jobs,
     '',
@@ -90,11 +100,13 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], intervalSecon
 export async function startPrometheus(opts: {
   targets: readonly ScrapeTarget[];
   intervalSeconds?: number;
+  /** Alerting and recording rule files to load. */
+  ruleFiles?: readonly string[];
   readyTimeoutMs?: number;
 }): Promise<PrometheusHandle> {
   const dir = await mkdtemp(path.join(tmpdir(), 'tally-prometheus-'));
   const configFile = path.join(dir, 'prometheus.yml');
-  await writeFile(configFile, prometheusConfig(opts.targets, opts.intervalSeconds ?? 1));
+  await writeFile(configFile, prometheusConfig(opts.targets, opts.intervalSeconds ?? 1, opts.ruleFiles));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let out = '';
@@ -174,6 +186,61 @@ export async function startPrometheus(opts: {
       }));
     },
   };
+}
+
+/** A tally in this process and the Prometheus scraping it (job `tally`). */
+export interface ScrapedTally {
+  app: App;
+  tally: Tally;
+  prom: PrometheusHandle;
+  /** The tally's own directory (its state, and files a config names). */
+  dir: string;
+  /** `host:port` of the tally, the `instance` label of its series. */
+  instance: string;
+  /** Stops Prometheus and tally and removes the directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a tally from `config(dir)` (a temporary directory of its own) and a Prometheus
+ * scraping it every second, with `bearerToken` when the config asks scrapers for one.
+ * Fails at once when the Prometheus binary is missing: this tier needs it.
+ */
+export async function startScrapedTally(o: {
+  prefix: string;
+  config: (dir: string) => string | Promise<string>;
+  bearerToken?: string;
+  ruleFiles?: (dir: string) => Promise<readonly string[]>;
+  beforeStart?: (app: App) => void;
+}): Promise<ScrapedTally> {
+  if (!hasPrometheus())
+    throw new Error(
+      'the prometheus binary is not on PATH (apt-get install prometheus, or set TALLY_PROMETHEUS_BIN)',
+    );
+  const dir = await mkdtemp(path.join(tmpdir(), `tally-e2e-${o.prefix}-`));
+  const stops: (() => Promise<void>)[] = [() => rm(dir, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const s of stops.splice(0)) await s();
+  };
+  try {
+    const tally = await startApp(await o.config(dir), {
+      baseDir: dir,
+      ...(o.beforeStart ? { beforeStart: o.beforeStart } : {}),
+    });
+    stops.unshift(() => tally.app.stop(5_000));
+    const url = new URL(tally.app.url()!);
+    const target: ScrapeTarget = { job: 'tally', url: url.origin };
+    if (o.bearerToken) target.bearerToken = o.bearerToken;
+    const prom = await startPrometheus({
+      targets: [target],
+      ...(o.ruleFiles ? { ruleFiles: await o.ruleFiles(dir) } : {}),
+    });
+    stops.unshift(() => prom.stop());
+    return { app: tally.app, tally, prom, dir, instance: url.host, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 async function isReady(url: string): Promise<boolean> {
