@@ -157,7 +157,11 @@ describe('a server that refuses the window times one parameter at a time', () =>
 
   it.each<[string, 'datetime' | 'none', string]>([
     ['the format it states', 'datetime', 'learned: left out per_page; from, to as YYYY-MM-DD HH:mm:ss'],
-    ['no format at all', 'none', 'learned: left out per_page, from, to; server ignores the window filter'],
+    [
+      'no format at all',
+      'none',
+      'learned: left out per_page, from, to; the window is not sent (tally filters)',
+    ],
   ])(
     '--explain says what it learned of %s, and no format for a parameter left out',
     async (_what, times, line) => {
