@@ -500,7 +500,8 @@ export class UpstreamClient implements Fetcher {
         });
       }
       // A field a decision depends on, unreadable on most records, degrades this list (blindness.ts).
-      const spots = read.pages > 0 ? blindSpots(endpoint, list.items) : { blind: [], seen: [] };
+      const spots =
+        read.pages > 0 ? blindSpots(endpoint, list.items, this.clock.now()) : { blind: [], seen: [] };
       const blind = spots.blind.map((i) => ({ ...i, list: segments.join('/') }));
       this.drift.report(org.slug, [...list.drift, ...deduped.drift, ...read.drift, ...envelope, ...blind]);
       this.drift.sight(org.slug, endpoint, segments.join('/'), spots.seen);

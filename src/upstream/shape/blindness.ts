@@ -6,6 +6,7 @@
  * a drift issue, reason `blind`) or seen (readable on most: the degraded state clears).
  */
 import { windowUnknown } from '../../snapshot/diff-window.js';
+import { statusClass } from '../../snapshot/vocabulary.js';
 import type { DriftIssue } from './drift.js';
 import type { Endpoint } from './endpoints.js';
 import { isRecord } from './json.js';
@@ -49,15 +50,48 @@ export function isBlindProblem(problem: string): boolean {
   return problem.startsWith('unreadable on most records of the list');
 }
 
-/** The watched fields of one list read: blind ones as drift, seen ones by name. */
+/** How far ahead of its planned start a session read as on air says the word means something else. */
+export const LIVE_AHEAD_MS = 60 * 60_000;
+
+/**
+ * Whether a status word read as on air means it (field `session.status.meaning`): when most
+ * sessions of a list read live are planned to start more than {@link LIVE_AHEAD_MS} later,
+ * the server's word says something else (Eventbrite's `live`: published, on sale), and
+ * whether any of them is on air is unknown. Undefined when no session reads live.
+ */
+function liveMeaning(
+  endpoint: Endpoint,
+  records: readonly unknown[],
+  now: number,
+): DriftIssue | 'seen' | undefined {
+  const live = records.filter(
+    (r): r is Record<string, unknown> =>
+      isRecord(r) && typeof r['status'] === 'string' && statusClass(r['status']) === 'live',
+  );
+  if (live.length === 0) return undefined;
+  const ahead = live.filter(
+    (r) => typeof r['scheduledAt'] === 'number' && r['scheduledAt'] - now > LIVE_AHEAD_MS,
+  );
+  if (ahead.length === 0 || ahead.length * 2 <= live.length) return 'seen';
+  const consequence =
+    'the word read as on air is given to sessions planned to start more than an hour later, so it may not mean on air; whether those sessions are live is unknown';
+  return { endpoint, field: 'session.status.meaning', problem: blindProblem(consequence), fatal: false };
+}
+
+/** The watched fields of one list read at `now`: blind ones as drift, seen ones by name. */
 export function blindSpots(
   endpoint: Endpoint,
   records: readonly unknown[],
+  now?: number,
 ): { blind: DriftIssue[]; seen: string[] } {
   const watched = WATCHED[endpoint];
   if (watched === undefined || records.length === 0) return { blind: [], seen: [] };
   const blind: DriftIssue[] = [];
   const seen: string[] = [];
+  const meaning =
+    endpoint === 'sessions' && now !== undefined ? liveMeaning(endpoint, records, now) : undefined;
+  if (meaning === 'seen') seen.push('session.status.meaning');
+  else if (meaning !== undefined) blind.push(meaning);
   for (const w of watched) {
     const unreadable = records.filter((r) => isRecord(r) && w.unreadable(r)).length;
     if (unreadable * 2 > records.length)
