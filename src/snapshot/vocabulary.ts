@@ -182,6 +182,8 @@ const CHANNEL_OFFLINE = byWord({
     'suspended',
     'deactivated',
     'away',
+    // Nothing on air (`liveBroadcastContent: "none"`).
+    'none',
   ],
 });
 

@@ -25,10 +25,6 @@ import { waitFor } from '../helpers/wait.js';
 
 /** Dialects tally misreads today, with what was observed. */
 const KNOWN_MISREAD: Readonly<Record<string, string>> = {
-  // The channel's on-air word sits in `snippet.liveBroadcastContent` (live, upcoming, none):
-  // its words name no status, and the words tier's concepts (concepts.ts) do not take it.
-  // tally says so (channel.status unreadable on most records: degraded), never a guess.
-  youtube: 'snippet.liveBroadcastContent unread: 6 channels of unknown status (loud), truth 1 live',
   // No status field: a session's state is `type: "live"` / `"archive"`, a schedule segment's
   // `canceled_until`, or nothing (only planned); `end_time` (the segment's planned end) is
   // read as the actual end, so every session reads ended and the live one leaves the window.

@@ -218,7 +218,17 @@ export const CONCEPTS: Partial<Record<FieldKey, readonly Concept[]>> = {
 
   'channel.id': [{ all: [['channel', 'station', 'room'], ID], value: 'id' }, lone(ID, 'id')],
   'channel.name': [{ all: [['name', 'title', 'label', 'handle']], value: 'text', not: OTHERS }],
-  'channel.status': [{ all: [STATUS], value: 'status', not: OTHER_STATES }],
+  // A status; else a word of what the channel is broadcasting (`liveBroadcastContent`:
+  // live, upcoming, none), a status word all the same, read at a lower confidence.
+  'channel.status': [
+    { all: [STATUS], value: 'status', not: OTHER_STATES },
+    {
+      all: [['live', 'broadcast', 'broadcasting', 'stream', 'streaming', 'air']],
+      value: 'status',
+      not: OTHER_STATES,
+      weight: 0.8,
+    },
+  ],
   'channel.live': [{ all: [['live', 'onair', 'air', 'broadcasting', 'streaming', 'online']], value: 'bool' }],
   'channel.visibility': [
     { all: [['visibility', 'privacy', 'audience', 'visible', 'access']], value: 'word', not: ['key'] },
