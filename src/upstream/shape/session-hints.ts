@@ -26,8 +26,8 @@ const FLAG_WORDS: Readonly<Record<string, 'canceled' | 'failed' | 'ended' | 'liv
 };
 /** Words of a flag that say nothing of the state: `is_live`, `currentlyStreaming`. */
 const FLAG_FILLERS = new Set(['is', 'has', 'was', 'been', 'now', 'currently']);
-/** Last words of an outcome's time (`cancelled_at`, `cancelledOn`, `failed_time`). */
-const TIME_SUFFIX = new Set(['at', 'on', 'time', 'date', 'ts']);
+/** Last words of an outcome's time (`cancelled_at`, `cancelledOn`, `failed_time`, Twitch's `canceled_until`). */
+const TIME_SUFFIX = new Set(['at', 'on', 'time', 'date', 'ts', 'until']);
 /** Outcomes decide before an activity: a cancelled session flagged live too is cancelled. */
 const PRECEDENCE = ['canceled', 'failed', 'ended', 'live'] as const;
 const MAX_KEYS = 200;

@@ -20,6 +20,8 @@ describe('a state from flags and outcome times', () => {
     [{ isOnAir: true }, 'live'],
     [{ cancelled_at: iso(T) }, 'canceled'],
     [{ failedAt: iso(T) }, 'failed'],
+    // https://dev.twitch.tv/docs/api/reference/#get-channel-stream-schedule (`canceled_until`)
+    [{ canceled_until: iso(T) }, 'canceled'],
     [{ is_live: true, is_cancelled: true }, 'canceled'],
   ])('%j → %s', (flags, want) => {
     expect(statusFromFlags(flags)?.status).toBe(want);
