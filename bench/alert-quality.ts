@@ -2,7 +2,8 @@
  * Alert quality: a time-dilated stretch of a lively world with incidents (SimOptions
  * .incidents), read as tally's planner reads it (the channel list and hot channels every
  * live interval, a channel around its planned start and again at start + the no-show
- * grace, the rest by the sweep), diffed by tally's diff and alerted on by the rules,
+ * grace, around its planned end and again at end + the overrun margin, the rest by the
+ * sweep), diffed by tally's diff and alerted on by the rules,
  * route and grouping config.example.yaml ships. Measured, per org size: incidents alerted
  * out of all, the time from when each became knowable to its first notification (p50,
  * p95), and notifications at warning or above that were about no incident (routine paged).
@@ -29,6 +30,7 @@ import { generateWorld } from '../src/sim/generate.js';
 import type { SimIncident } from '../src/sim/incidents.js';
 import type { SimChannel } from '../src/sim/model.js';
 import { World } from '../src/sim/world.js';
+import { dueWithin } from '../src/poll/org-queries.js';
 import { diff } from '../src/snapshot/diff.js';
 import type { Channel, OrgSnapshot, Session, SessionsPart } from '../src/snapshot/model.js';
 import { type Bench, type BenchOptions, type BenchResult, table } from './lib/report.js';
@@ -150,21 +152,12 @@ function runOne(channels: number, hours: number, rate: number): Run {
         const changed = seenStatus.get(ch.id) !== ch.status;
         seenStatus.set(ch.id, ch.status);
         const last = lastRead.get(ch.id);
-        // Hot as tally's poller has it (org-poller.ts, hotChannels): live in the channel
+        // Hot as tally's poller has it (org-queries.ts, hotChannelsOf): live in the channel
         // list, or its last read list holds a session live, or one still scheduled around
-        // its planned start or start + the grace.
+        // its planned start or start + the grace, or its planned end or end + the margin.
         const stored = snap.sessions[ch.id];
-        const known = stored?.state === 'complete' ? (stored.value as readonly Session[]) : [];
         const hot =
-          ch.status === 'live' ||
-          known.some(
-            (s) =>
-              s.status === 'live' ||
-              (s.status === 'scheduled' &&
-                s.scheduledAt !== undefined &&
-                (Math.abs(s.scheduledAt - now) <= HOT_HORIZON ||
-                  Math.abs(s.scheduledAt + GRACE - now) <= HOT_HORIZON)),
-          );
+          ch.status === 'live' || (stored?.state === 'complete' && dueWithin(stored.value, now, HOT_HORIZON));
         // The sweep reads every other channel once per sweep interval, spread over it.
         const swept = last === undefined || now - last >= SWEEP_EVERY - ((k * 7919) % 60) * S;
         if (!hot && !changed && !swept) return;
