@@ -70,7 +70,7 @@ const example = parse(readFileSync(new URL('../config.example.yaml', import.meta
   unknown
 >;
 
-interface Run {
+export interface Run {
   channels: number;
   hours: number;
   incidents: number;
@@ -99,7 +99,7 @@ function sessionOfSim(s: SimChannel['sessions'][number]): Session {
 }
 
 /** When an incident became knowable to anyone reading the API. */
-function knowableAt(i: SimIncident): number {
+export function knowableAt(i: SimIncident): number {
   if (i.kind === 'no_show') return i.scheduledAt + GRACE;
   if (i.kind === 'overrun') return i.scheduledEndAt + OVERRUN_MARGIN;
   return i.at;
@@ -194,22 +194,31 @@ function runOne(channels: number, hours: number, rate: number): Run {
   // An overrun is told when it ends: let the world run on so the truth holds every incident
   // that began within the run.
   evolver.advanceTo(end + 2 * H);
-  return measure(channels, hours, evolver.incidents, sent, start, end, Date.now() - wall);
+  // Incidents knowable after the first half hour (the baseline) and an hour before the end.
+  const counted = evolver.incidents.filter((i) => knowableAt(i) > start + 30 * M && knowableAt(i) < end - H);
+  return measure(channels, hours, evolver.incidents, counted, sent, Date.now() - wall);
 }
 
 const PAGE = new Set(['warning', 'critical', 'error', 'page']);
 
-function measure(
+/** A notification as measured: when it was sent (or arrived), and its alerts. */
+export type Sent = Pick<Notification, 'status' | 'createdAt'> & {
+  alerts: readonly Pick<Notification['alerts'][number], 'state' | 'labels' | 'annotations'>[];
+};
+
+/**
+ * The figures of one run: `incidents` (those counted, a subset of `all`) against the
+ * first warning-or-above notification naming each session; a page naming no session of
+ * `all` is routine paged.
+ */
+export function measure(
   channels: number,
   hours: number,
   all: readonly SimIncident[],
-  sent: readonly Notification[],
-  start: number,
-  end: number,
+  incidents: readonly SimIncident[],
+  sent: readonly Sent[],
   wallMs: number,
 ): Run {
-  // Incidents knowable after the first half hour (the baseline) and an hour before the end.
-  const incidents = all.filter((i) => knowableAt(i) > start + 30 * M && knowableAt(i) < end - H);
   const bySession = new Map<string, SimIncident>();
   for (const i of all) bySession.set(i.session, i);
   const firstPage = new Map<string, number>();
@@ -264,7 +273,7 @@ function measure(
   };
 }
 
-function quantile(sorted: readonly number[], q: number): number | undefined {
+export function quantile(sorted: readonly number[], q: number): number | undefined {
   if (sorted.length === 0) return undefined;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
