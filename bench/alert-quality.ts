@@ -2,7 +2,8 @@
  * Alert quality: a time-dilated stretch of a lively world with incidents (SimOptions
  * .incidents), read as tally's planner reads it (the channel list and hot channels every
  * live interval, a channel around its planned start and again at start + the no-show
- * grace, the rest by the sweep), diffed by tally's diff and alerted on by the rules,
+ * grace, around its planned end and again at end + the overrun margin, the rest by the
+ * sweep), diffed by tally's diff and alerted on by the rules,
  * route and grouping config.example.yaml ships. Measured, per org size: incidents alerted
  * out of all, the time from when each became knowable to its first notification (p50,
  * p95), and notifications at warning or above that were about no incident (routine paged).
@@ -29,6 +30,7 @@ import { generateWorld } from '../src/sim/generate.js';
 import type { SimIncident } from '../src/sim/incidents.js';
 import type { SimChannel } from '../src/sim/model.js';
 import { World } from '../src/sim/world.js';
+import { dueWithin } from '../src/poll/org-queries.js';
 import { diff } from '../src/snapshot/diff.js';
 import type { Channel, OrgSnapshot, Session, SessionsPart } from '../src/snapshot/model.js';
 import { type Bench, type BenchOptions, type BenchResult, table } from './lib/report.js';
@@ -68,7 +70,7 @@ const example = parse(readFileSync(new URL('../config.example.yaml', import.meta
   unknown
 >;
 
-interface Run {
+export interface Run {
   channels: number;
   hours: number;
   incidents: number;
@@ -97,7 +99,7 @@ function sessionOfSim(s: SimChannel['sessions'][number]): Session {
 }
 
 /** When an incident became knowable to anyone reading the API. */
-function knowableAt(i: SimIncident): number {
+export function knowableAt(i: SimIncident): number {
   if (i.kind === 'no_show') return i.scheduledAt + GRACE;
   if (i.kind === 'overrun') return i.scheduledEndAt + OVERRUN_MARGIN;
   return i.at;
@@ -150,21 +152,12 @@ function runOne(channels: number, hours: number, rate: number): Run {
         const changed = seenStatus.get(ch.id) !== ch.status;
         seenStatus.set(ch.id, ch.status);
         const last = lastRead.get(ch.id);
-        // Hot as tally's poller has it (org-poller.ts, hotChannels): live in the channel
+        // Hot as tally's poller has it (org-queries.ts, hotChannelsOf): live in the channel
         // list, or its last read list holds a session live, or one still scheduled around
-        // its planned start or start + the grace.
+        // its planned start or start + the grace, or its planned end or end + the margin.
         const stored = snap.sessions[ch.id];
-        const known = stored?.state === 'complete' ? (stored.value as readonly Session[]) : [];
         const hot =
-          ch.status === 'live' ||
-          known.some(
-            (s) =>
-              s.status === 'live' ||
-              (s.status === 'scheduled' &&
-                s.scheduledAt !== undefined &&
-                (Math.abs(s.scheduledAt - now) <= HOT_HORIZON ||
-                  Math.abs(s.scheduledAt + GRACE - now) <= HOT_HORIZON)),
-          );
+          ch.status === 'live' || (stored?.state === 'complete' && dueWithin(stored.value, now, HOT_HORIZON));
         // The sweep reads every other channel once per sweep interval, spread over it.
         const swept = last === undefined || now - last >= SWEEP_EVERY - ((k * 7919) % 60) * S;
         if (!hot && !changed && !swept) return;
@@ -201,22 +194,31 @@ function runOne(channels: number, hours: number, rate: number): Run {
   // An overrun is told when it ends: let the world run on so the truth holds every incident
   // that began within the run.
   evolver.advanceTo(end + 2 * H);
-  return measure(channels, hours, evolver.incidents, sent, start, end, Date.now() - wall);
+  // Incidents knowable after the first half hour (the baseline) and an hour before the end.
+  const counted = evolver.incidents.filter((i) => knowableAt(i) > start + 30 * M && knowableAt(i) < end - H);
+  return measure(channels, hours, evolver.incidents, counted, sent, Date.now() - wall);
 }
 
 const PAGE = new Set(['warning', 'critical', 'error', 'page']);
 
-function measure(
+/** A notification as measured: when it was sent (or arrived), and its alerts. */
+export type Sent = Pick<Notification, 'status' | 'createdAt'> & {
+  alerts: readonly Pick<Notification['alerts'][number], 'state' | 'labels' | 'annotations'>[];
+};
+
+/**
+ * The figures of one run: `incidents` (those counted, a subset of `all`) against the
+ * first warning-or-above notification naming each session; a page naming no session of
+ * `all` is routine paged.
+ */
+export function measure(
   channels: number,
   hours: number,
   all: readonly SimIncident[],
-  sent: readonly Notification[],
-  start: number,
-  end: number,
+  incidents: readonly SimIncident[],
+  sent: readonly Sent[],
   wallMs: number,
 ): Run {
-  // Incidents knowable after the first half hour (the baseline) and an hour before the end.
-  const incidents = all.filter((i) => knowableAt(i) > start + 30 * M && knowableAt(i) < end - H);
   const bySession = new Map<string, SimIncident>();
   for (const i of all) bySession.set(i.session, i);
   const firstPage = new Map<string, number>();
@@ -271,7 +273,7 @@ function measure(
   };
 }
 
-function quantile(sorted: readonly number[], q: number): number | undefined {
+export function quantile(sorted: readonly number[], q: number): number | undefined {
   if (sorted.length === 0) return undefined;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }

@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { alertDaemonBench } from './alert-daemon.js';
 import { alertQualityBench } from './alert-quality.js';
 import { allocBench } from './alloc.js';
 import { footprintBench } from './footprint.js';
@@ -75,6 +76,7 @@ const BENCHES: Bench[] = [
   metricsRenderBench,
   alertQualityBench,
   replicasBench,
+  alertDaemonBench,
 ];
 
 async function main(argv: string[]): Promise<number> {

@@ -136,10 +136,13 @@ export function createReplayCommand(loadConfig: ReplayConfigLoader = loadReplayC
           ...(afterMs === undefined ? {} : { afterMs }),
         },
       );
+      const unjudged = v.to === undefined ? notReplayed(config.alerting) : '';
       if (v.json) {
         for (const n of result.notifications) io.stdout.write(`${JSON.stringify(n)}\n`);
+        if (unjudged !== '') io.stderr.write(`tally: ${unjudged}\n`);
       } else {
         io.stdout.write(formatText(result.notifications, events.length, result.start, result.end));
+        if (unjudged !== '') io.stdout.write(`${unjudged}\n`);
       }
       return 0;
     } catch (err) {
@@ -150,6 +153,23 @@ export function createReplayCommand(loadConfig: ReplayConfigLoader = loadReplayC
       throw err;
     }
   };
+}
+
+/**
+ * What an event log cannot replay, said in the output: condition rules (`for_each`) judge
+ * the state tally read and when it read it (a no-show is a session still scheduled in a
+ * list read after the grace, an overrun one still live in a list read past the margin), and
+ * an event log holds only the changes, not the reads nor the quiet between them
+ * (docs/alerts.md, "Trying rules on history"). Empty when the config has none.
+ */
+export function notReplayed(alerting: AlertingConfig): string {
+  const names = alerting.rules.filter((r) => r.for_each !== undefined).map((r) => r.name);
+  if (names.length === 0) return '';
+  return (
+    `not replayed: ${names.join(', ')} (condition rules judge what tally read and when; ` +
+    'an event log holds changes only, so a no-show, drop or overrun that changed nothing is not in it; ' +
+    'replay two stored snapshots with --from A --to B to evaluate them at those times).'
+  );
 }
 
 /** The `replay` command. */

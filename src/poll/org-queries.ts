@@ -10,6 +10,7 @@ import {
   holdable,
   idAt,
   scheduledAt,
+  scheduledEndAt,
   SessionList,
   type Sessions,
   statusAt,
@@ -29,17 +30,32 @@ export type TopPart = 'profile' | 'team' | 'subscription' | 'channels';
 export const NO_SHOW_GRACE_MS = 5 * 60_000;
 
 /**
- * Whether `list` holds a session live, or one still scheduled whose planned start, or
- * planned start plus {@link NO_SHOW_GRACE_MS}, is within `horizonMs` of `now`.
+ * How long past a planned end a session still live is an overrun by the shipped rule
+ * (`session_overrun`, docs/alerts.md): a channel whose session is still scheduled is read
+ * again around its planned end and around then, so a late start that runs over, or a
+ * broadcast that began and ended between reads, is known within the margin and one hot
+ * interval even when no read showed it live.
  */
-function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
+export const OVERRUN_MARGIN_MS = 10 * 60_000;
+
+/** Whether `at` or `at + after` is within `horizonMs` of `now`. */
+function near(at: number | undefined, after: number, now: number, horizonMs: number): boolean {
+  return at !== undefined && (Math.abs(at - now) <= horizonMs || Math.abs(at + after - now) <= horizonMs);
+}
+
+/**
+ * Whether `list` holds a session live, or one still scheduled whose planned start (or
+ * start plus {@link NO_SHOW_GRACE_MS}) or planned end (or end plus
+ * {@link OVERRUN_MARGIN_MS}) is within `horizonMs` of `now` (docs/polling.md,
+ * "Predictive reads").
+ */
+export function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
   for (let i = 0; i < list.length; i++) {
     const status = statusAt(list, i);
     if (isLiveStatus(status)) return true;
     if (!isScheduledStatus(status)) continue;
-    const at = scheduledAt(list, i);
-    if (at === undefined) continue;
-    if (Math.abs(at - now) <= horizonMs || Math.abs(at + NO_SHOW_GRACE_MS - now) <= horizonMs) return true;
+    if (near(scheduledAt(list, i), NO_SHOW_GRACE_MS, now, horizonMs)) return true;
+    if (near(scheduledEndAt(list, i), OVERRUN_MARGIN_MS, now, horizonMs)) return true;
   }
   return false;
 }

@@ -22,7 +22,8 @@ function sessions(n: number, p: Partial<Session> = {}) {
   const lists: Record<string, Session[]> = {};
   for (let i = 0; i < n; i++) {
     const id = `c${i}`;
-    channels.push(channel(id, 'offline', { name: `Channel ${i}` }));
+    // On air while its session is live: a live session on an offline channel is a drop.
+    channels.push(channel(id, p.status === 'live' ? 'live' : 'offline', { name: `Channel ${i}` }));
     lists[id] = [
       {
         id: `s${i}`,

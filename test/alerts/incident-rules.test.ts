@@ -160,6 +160,25 @@ describe('session_dropped', () => {
     );
   });
 
+  it('fires while the channel list and the hot session list are read in turns, each every 30 s', () => {
+    // The daemon reads both every 30 s at their own places in the minute: half the time the
+    // channel list is the newer read. The drop must hold over that, not start again.
+    const { engine: x, clock } = engine(config);
+    const t = T + 20 * MIN;
+    for (let k = 0; k <= 6; k++) {
+      clock.time = t + k * 15_000;
+      const sessionLast = k % 2 === 0;
+      x.evaluate([
+        org({
+          session: live,
+          channelsAt: sessionLast ? clock.time - 10_000 : clock.time,
+          sessionsAt: sessionLast ? clock.time : clock.time - 15_000,
+        }),
+      ]);
+    }
+    expect(firing(x, 'session_dropped')).toHaveLength(1);
+  });
+
   it('stays quiet on routine: an end about the planned end, a session list older than the channel list', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 61 * MIN;

@@ -105,6 +105,7 @@ describe('tally replay', () => {
         '2026-03-02T00:10:30Z  chat  FIRING  {}/{alertname="went_live"}:{alertname="went_live", org="acme"}  (1 alert)',
         '    firing   went_live: Live: Morning',
         '2 notifications to 2 receivers from 3 events, simulated 2026-03-02T00:00:00Z to 2026-03-02T00:20:30Z; nothing was sent.',
+        'not replayed: channel_down (condition rules judge what tally read and when; an event log holds changes only, so a no-show, drop or overrun that changed nothing is not in it; replay two stored snapshots with --from A --to B to evaluate them at those times).',
         '',
       ].join('\n'),
     );

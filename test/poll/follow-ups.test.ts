@@ -10,6 +10,8 @@ import type { Fetcher, FetchOptions } from '../../src/poll/fetcher.js';
 import { priorityOf } from '../../src/upstream/types.js';
 import { RequestBudget } from '../../src/upstream/transport/budget.js';
 import { NO_SHOW_GRACE_MS, OrgPoller } from '../../src/poll/org-poller.js';
+import { OVERRUN_MARGIN_MS } from '../../src/poll/org-queries.js';
+import { findSession } from '../../src/snapshot/session-list.js';
 import { nextToSweep } from '../../src/poll/planner.js';
 import { type Simulator, startSimulator } from '../../src/sim/index.js';
 import { diff } from '../../src/snapshot/diff.js';
@@ -325,5 +327,29 @@ describe('reads around the schedule', () => {
     expect(hot(start + 2.5 * 60_000)).toBe(false);
     expect(hot(start + NO_SHOW_GRACE_MS + 30_000)).toBe(true);
     expect(hot(start + NO_SHOW_GRACE_MS + 2 * 60_000)).toBe(false);
+  });
+
+  it('a channel with a session still scheduled is hot around its planned end and again around end + the overrun margin', async () => {
+    const p = poller(client);
+    const signal = new AbortController().signal;
+    await p.refresh('channels', signal);
+    const channels = sim.view('demo').channels as { id: string; status: string }[];
+    const quiet = channels.find((c) => c.status !== 'live')!;
+    const start = clock.now() + 20 * 60_000;
+    const { id } = sim.trigger.scheduleSession({ channel: quiet.id, at: new Date(start).toISOString() });
+    for (const c of channels) await p.readSessions(c.id, 'low', signal);
+    const part = p.snapshot().sessions[quiet.id];
+    const read = part?.state === 'complete' ? findSession(part.value, id!) : undefined;
+    const end = read?.scheduledEndAt;
+    expect(end).toBeGreaterThan(start + 4 * 60_000);
+    const hot = (at: number) => {
+      clock.time = at;
+      return p.hotChannels(clock.now(), 60_000).includes(quiet.id);
+    };
+    expect(hot(end! - 2 * 60_000 - 1)).toBe(false);
+    expect(hot(end! + 30_000)).toBe(true);
+    expect(hot(end! + OVERRUN_MARGIN_MS / 2)).toBe(false);
+    expect(hot(end! + OVERRUN_MARGIN_MS - 30_000)).toBe(true);
+    expect(hot(end! + OVERRUN_MARGIN_MS + 2 * 60_000)).toBe(false);
   });
 });
