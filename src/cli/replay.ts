@@ -160,7 +160,7 @@ export function createReplayCommand(loadConfig: ReplayConfigLoader = loadReplayC
  * the state tally read and when it read it (a no-show is a session still scheduled in a
  * list read after the grace, an overrun one still live in a list read past the margin), and
  * an event log holds only the changes, not the reads nor the quiet between them
- * (docs/alerts.md, "Trying rules on history"). Empty when the config has none.
+ * (docs/alerts.md, "Trying rules on history: `tally replay`"). Empty when the config has none.
  */
 export function notReplayed(alerting: AlertingConfig): string {
   const names = alerting.rules.filter((r) => r.for_each !== undefined).map((r) => r.name);

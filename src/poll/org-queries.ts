@@ -47,7 +47,7 @@ function near(at: number | undefined, after: number, now: number, horizonMs: num
  * Whether `list` holds a session live, or one still scheduled whose planned start (or
  * start plus {@link NO_SHOW_GRACE_MS}) or planned end (or end plus
  * {@link OVERRUN_MARGIN_MS}) is within `horizonMs` of `now` (docs/polling.md,
- * "Predictive reads").
+ * "What is read, and how often": predictive reads).
  */
 export function dueWithin(list: Sessions, now: number, horizonMs: number): boolean {
   for (let i = 0; i < list.length; i++) {

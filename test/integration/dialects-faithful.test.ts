@@ -31,7 +31,8 @@ const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   twitch: 'no status field; planned end_time read as the actual end (13 ended, truth 1 live …)',
   // Eventbrite's `live` is "published, on sale" and `started` is on air: tally classes `live`
   // as on air, so 4 idle channels and every scheduled event read live.
-  eventbrite: "'live' (on sale) read as on air: 5 of 6 channels live (truth 1); loud for sessions (session.status.meaning degraded), not for channels",
+  eventbrite:
+    "'live' (on sale) read as on air: 5 of 6 channels live (truth 1); loud for sessions (session.status.meaning degraded), not for channels",
 };
 
 /**
