@@ -54,11 +54,11 @@ export async function startServer(
 
 /**
  * The requests of `received` but those asking for a page the list did not show
- * (`page=` or `offset=`: a list that shows no paging is checked once for a page after it,
- * lists/read-list.ts).
+ * (`page=`, `offset=` or after the last record's id: a list that shows no paging is
+ * checked once for a page after it, lists/silent-pages.ts).
  */
 export function withoutProbes(received: readonly Received[]): Received[] {
-  return received.filter((r) => !/[?&](page|offset)=/.test(r.url));
+  return received.filter((r) => !/[?&](page|offset|starting_after|after|after_id|since_id)=/.test(r.url));
 }
 
 /** Sends a JSON body. */
