@@ -92,16 +92,10 @@ describe('a server that refuses the window times one parameter at a time', () =>
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
     const all = sessionQueries();
-    // Then the page after it (the list shows no paging), by number, by offset and after
-    // the last record's id, each refused: the list is whole as answered.
-    expect(all.slice(4).map((q) => q.replace(/.*&/, ''))).toEqual([
-      'page=2',
-      'offset=3',
-      'starting_after=s-far',
-      'after=s-far',
-      'after_id=s-far',
-      'since_id=s-far',
-    ]);
+    // Then the page after it (the list shows no paging), by number, refused, and by
+    // offset, refused: the list is whole as answered (a server refusing what it does not
+    // take, whose words name no parameter after the last id, is not asked with one).
+    expect(all.slice(4).map((q) => q.replace(/.*&/, ''))).toEqual(['page=2', 'offset=3']);
     const q = all.slice(0, 4);
     expect(q[0]).toMatch(/^from=\S+Z&to=\S+Z&per_page=100$/);
     expect(q[1]).toMatch(/^from=\S+Z&to=\S+Z$/);
@@ -127,15 +121,7 @@ describe('a server that refuses the window times one parameter at a time', () =>
     const part = await client.fetchSessions(ACME, 'c1');
     expect(part.state).toBe('complete');
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
-    expect(sessionQueries().slice(-7)).toEqual([
-      '',
-      'page=2',
-      'offset=3',
-      'starting_after=s-far',
-      'after=s-far',
-      'after_id=s-far',
-      'since_id=s-far',
-    ]);
+    expect(sessionQueries().slice(-3)).toEqual(['', 'page=2', 'offset=3']);
     expect(known(memory, 'acme', 'sessions')).toEqual({
       drop: ['per_page', 'from', 'to'],
       ignored: ['window'],

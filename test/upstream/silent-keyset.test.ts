@@ -176,6 +176,29 @@ describe('a server that pages by the last record id and shows no paging (Discord
   });
 });
 
+describe('a server that refuses what it does not take', () => {
+  it('is asked after the last id only by the parameters its refusal names', async () => {
+    const s = await serve((req, res) => {
+      const q = new URL(req.url ?? '/', 'http://x').searchParams;
+      for (const k of q.keys())
+        if (k !== 'per_page' && k !== 'after')
+          return json(res, 400, { message: `unknown parameter ${k}; allowed: limit, before, after` });
+      json(res, 200, page(CHANNELS, q));
+    });
+    const memory = new QueryMemory();
+    const part = await client(s.origin, { memory }).fetchChannels(DEMO);
+    expect(complete(part)).toHaveLength(7);
+    expect(queries(s.received, /\/channels$/)).toEqual([
+      '',
+      'page=2',
+      'offset=3',
+      'after=1002',
+      'after=1005',
+    ]);
+    expect(memory.get('demo', 'channels')?.silentPages).toEqual({ by: 'keyset', param: 'after', size: MAX });
+  });
+});
+
 describe('a server that ignores every paging parameter', () => {
   it('reads whole as answered, at a bounded number of requests', async () => {
     const all = CHANNELS.slice(0, 5);

@@ -157,7 +157,10 @@ export class ListReader {
   private onError(e: UpstreamError, what: string): Outcome {
     const { s } = this;
     if (s.blind !== undefined)
-      return this.onSilentStep(step(s.blind, { kind: 'error', status: e.status }), what);
+      return this.onSilentStep(
+        step(s.blind, { kind: 'error', status: e.status, words: e.upstreamWords }),
+        what,
+      );
     const refused = e.status === 400 || e.status === 422;
     // A way of asking for a page after the first, refused (or, after the last record, not
     // found: a server may answer an id parameter it does not take so): the next way, if any.

@@ -63,6 +63,8 @@ export interface Blind {
   param?: string | undefined;
   /** Parameters the first request already sends (a window named `after`): never asked with the last id. */
   skip?: readonly string[] | undefined;
+  /** While finding out, the page number or the offset answered the first page again: the server ignores what it does not take. */
+  lenient?: boolean | undefined;
   /** Records on a full page: a page that holds fewer is the last. */
   size: number;
   /** Finding out whether there is a page after the first: nothing is learned yet in this read. */
@@ -160,7 +162,7 @@ export function withFinding(learned: Learned, asked: number, finding: Finding): 
 
 /** What the server answered to a page asked for (see {@link step}). */
 export type Answer =
-  | { kind: 'error'; status: number | undefined }
+  | { kind: 'error'; status: number | undefined; words?: string | undefined }
   | {
       kind: 'page';
       /** Records on the page. */
@@ -220,7 +222,7 @@ export function step(b: Blind, a: Answer): Step {
     const refused = a.status === 400 || a.status === 422;
     if (b.probing) {
       if (refused && b.by === 'page') return { next: { ...b, by: 'offset' } };
-      if (refused) return nextWay(b);
+      if (refused) return b.lenient ? nextWay(b) : nextWay(strictly(b, a.words));
       if (a.status === 404) return b.by === 'page' ? afterPage2(b, 'end', true) : wholeAfter(b);
       return { end: 'asBefore' };
     }
@@ -244,8 +246,8 @@ export function step(b: Blind, a: Answer): Step {
     if (b.probing) {
       // The first page again: the page number is ignored (ask by offset); by offset, the
       // last record's id is asked after (nextWay).
-      if (b.by === 'page') return { next: { ...b, by: 'offset' } };
-      return nextWay(b);
+      if (b.by === 'page') return { next: { ...b, by: 'offset', lenient: true } };
+      return nextWay({ ...b, lenient: true });
     }
     // The last page answered again for a page past it. Right after the first page, the
     // server may no longer page as it did: what was learned is found out afresh.
@@ -287,6 +289,16 @@ function probeKeyset(b: Blind, a: Answer): Step | undefined {
     return told ? nextWay(b) : { end: 'asBefore' };
   }
   return a.count > 0 && a.fresh === 0 ? nextWay(b) : undefined;
+}
+
+/**
+ * `b` for a server that refused both the page number and the offset: it refuses what it
+ * does not take, so only the parameters taking the last id that its words name are asked
+ * (none named: none, and the list is whole as answered, as before they were tried).
+ */
+function strictly(b: Blind, words: string | undefined): Blind {
+  const named = new Set((words ?? '').match(/[A-Za-z_]+/g) ?? []);
+  return { ...b, skip: [...new Set([...(b.skip ?? []), ...KEYSET_PARAMS.filter((p) => !named.has(p))])] };
 }
 
 /**
