@@ -7,6 +7,7 @@
  */
 import type { Learned, QueryMemory } from '../upstream/query/adapt.js';
 import { describeTimeFormat } from '../upstream/query/time-formats.js';
+import { silentWay } from '../upstream/lists/silent-pages.js';
 import {
   describeIssue,
   type DriftIssue,
@@ -276,7 +277,7 @@ function describeLearned(l: Learned, windowParams: readonly [string, string]): s
     parts.push('the server ignores the cursor under every name tried (lists incomplete)');
   if (l.silentPages !== undefined)
     parts.push(
-      `pages of ${l.silentPages.size} without paging signs, read on by ${l.silentPages.by === 'page' ? `page number (from ${l.silentPages.base ?? 1})` : 'offset'}`,
+      `pages of ${l.silentPages.size} without paging signs, read on by ${l.silentPages.by === 'page' ? `page number (from ${l.silentPages.base ?? 1})` : silentWay(l.silentPages)}`,
     );
   if (l.wholeUpTo !== undefined && l.silentPages === undefined)
     parts.push(`no page found after ${l.wholeUpTo} records without paging signs`);

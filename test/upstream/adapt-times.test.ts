@@ -89,7 +89,8 @@ describe('a server that refuses the window times one parameter at a time', () =>
     expect(part.state === 'complete' && part.value.map((s) => s.id)).toEqual(['s-in']);
     const all = sessionQueries();
     // Then the page after it (the list shows no paging), by number, refused, and by
-    // offset, refused: the list is whole as answered.
+    // offset, refused: the list is whole as answered (a server refusing what it does not
+    // take, whose words name no parameter after the last id, is not asked with one).
     expect(all.slice(4).map((q) => q.replace(/.*&/, ''))).toEqual(['page=2', 'offset=3']);
     const q = all.slice(0, 4);
     expect(q[0]).toMatch(/^from=\S+Z&to=\S+Z&per_page=100$/);

@@ -496,10 +496,14 @@ describe('JSON:API and problem errors that name the parameter', () => {
     expect(server.received.map((r) => r.url)).toEqual([
       '/v1/acme/channels?per_page=100',
       '/v1/acme/channels',
-      // Whether a page follows that the list does not show: the same records, by number
-      // and by offset, so the list is whole as answered.
+      // Whether a page follows that the list does not show: the same records, by number,
+      // by offset and after the last record's id, so the list is whole as answered.
       '/v1/acme/channels?page=2',
       '/v1/acme/channels?offset=5',
+      '/v1/acme/channels?starting_after=c4',
+      '/v1/acme/channels?after=c4',
+      '/v1/acme/channels?after_id=c4',
+      '/v1/acme/channels?since_id=c4',
     ]);
     expect(known(memory, 'acme', 'channels')).toEqual({
       drop: ['per_page'],
@@ -574,15 +578,15 @@ describe('a server that refuses everything tally tries', () => {
     refuse = false;
     clock.time = CLOCK_START + 900_000;
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
-    // The list, and the page after it by number and by offset: the same records, so the
-    // list is whole.
-    expect(server.received.length).toBe(ladder + 4);
+    // The list, and the page after it by number, by offset and after the last record's id
+    // (four parameters): the same records, so the list is whole.
+    expect(server.received.length).toBe(ladder + 8);
     expect(memory.get('acme', 'channels')?.refused).toBeUndefined();
     expect(memory.get('acme', 'channels')?.wholeUpTo).toBe(3);
     expect(memory.refusal('acme', 'channels')).toBeUndefined();
     // Answered: the next read asks at once.
     expect((await client.fetchChannels(ACME)).state).toBe('complete');
-    expect(server.received.length).toBe(ladder + 5);
+    expect(server.received.length).toBe(ladder + 9);
   });
 
   it('a wall clock set back 25 h does not strand the wait, nor does one set forward end it early', async () => {

@@ -23,11 +23,11 @@ export { captureLogger, json, type Loopback, type Received, startServer, watchUn
 
 /**
  * The requests of `received` but those asking for a page the list did not show
- * (`page=` or `offset=`: a list that shows no paging is checked once for a page after it,
- * lists/read-list.ts).
+ * (`page=`, `offset=` or after the last record's id: a list that shows no paging is
+ * checked once for a page after it, lists/silent-pages.ts).
  */
 export function withoutProbes(received: readonly Received[]): Received[] {
-  return received.filter((r) => !/[?&](page|offset)=/.test(r.url));
+  return received.filter((r) => !/[?&](page|offset|starting_after|after|after_id|since_id)=/.test(r.url));
 }
 
 /** Options of a client for tests: short timeouts, quick retries, a generous budget. */

@@ -44,6 +44,13 @@ function capped(
   };
 }
 
+/** The page after the record `id`, asked by each parameter that takes the last record's id (keyset.ts). */
+const afterId = (id: string) => [
+  `?starting_after=${id}`,
+  `?after=${id}`,
+  `?after_id=${id}`,
+  `?since_id=${id}`,
+];
 const ids = (part: { state: string; value?: { id: string }[] }) => part.value?.map((c) => c.id) ?? [];
 const paths = (received: { url: string }[]) =>
   received.map((r) =>
@@ -441,8 +448,8 @@ describe('a list found whole', () => {
     const memory = new QueryMemory();
     const c = client(s.origin, { memory });
     expect(ids((await c.fetchChannels(ACME)) as never)).toHaveLength(3);
-    // Page 2 and offset 3 answer the last page again: the list is whole.
-    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=3']);
+    // Page 2, offset 3 and the page after the last id answer the last page again: the list is whole.
+    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=3', ...afterId('c002')]);
     expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 3 });
     n = 10;
     const part = await c.fetchChannels(ACME);
@@ -464,6 +471,7 @@ describe('a list found whole', () => {
     const part = await c.fetchChannels(ACME);
     expect(part.state).toBe('complete');
     expect(ids(part as never)).toHaveLength(5);
+    // Both refused, in words naming no parameter after the last id: none is asked.
     expect(paths(refusing.received)).toEqual(['', '?page=2', '?offset=5']);
     expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 5 });
     // The list grows at its end: once due, asked after by offset, read on, whole at a short page.
@@ -502,7 +510,7 @@ describe('a server that does not page', () => {
     const part = await c.fetchChannels(ACME);
     expect(part.state).toBe('complete');
     expect(ids(part as never)).toHaveLength(10);
-    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=10']);
+    expect(paths(s.received)).toEqual(['', '?page=2', '?offset=10', ...afterId('c009')]);
     expect(memory.get('acme', 'channels')).toEqual({ pagedAs: 100, wholeUpTo: 10 });
     // As long as the longest found whole, the same records: one request.
     s.received.length = 0;
@@ -646,12 +654,17 @@ describe('what never makes a cut list complete, nor costs without end', () => {
     },
   );
 
-  it('reads at once of a list nothing is known of: one finds out, the others stand as before', async () => {
+  it('reads at once of a list nothing is known of: one finds out, the others wait and stand as before', async () => {
     const s = await serve(capped(() => channels(3), 100, {}));
     const c = client(s.origin, { memory: new QueryMemory() });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => c.fetchSessions(ACME, `ch-${i}`)));
-    const probes = s.received.filter((r) => /[?&](page|offset)=/.test(r.url));
-    expect(probes).toHaveLength(2);
+    const parts = await Promise.all(Array.from({ length: 10 }, (_, i) => c.fetchSessions(ACME, `ch-${i}`)));
+    expect(parts.map((p) => p.state)).toEqual(Array(10).fill('complete'));
+    // Page 2, offset 3, and four parameters after the last id, once.
+    const probes = s.received.filter((r) =>
+      /[?&](page|offset|starting_after|after|after_id|since_id)=/.test(r.url),
+    );
+    expect(probes).toHaveLength(6);
+    expect(s.received).toHaveLength(16);
   });
 
   it('what another read learns of the paging meanwhile is kept by a read adapting its query, at no extra request', async () => {

@@ -95,3 +95,17 @@ export function asUpstreamError(err: unknown, what: string): UpstreamError {
     cause: err,
   });
 }
+
+/** Resolves when `p` does; rejects with the signal's reason when it is aborted first. */
+export function untilAborted(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return p;
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}

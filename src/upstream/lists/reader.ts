@@ -19,20 +19,27 @@ import { describePath, type JsonResponse, validatorsOf } from '../transport/http
 import { nextUrl, saysHasMore, shortOfLastLink, shortOfTotals, withParams } from './page-end.js';
 import type { Requester } from '../transport/requester.js';
 import { firstPageParams, type ListPage, readListPage, recordId } from '../shape/index.js';
-import { pagingOptions } from '../shape/options.js';
 import {
-  afterFirstPage,
   type Blind,
-  digestOf,
   type ListAt,
   silentKnowledge,
+  silentWay,
   type Step,
   step,
   withFinding,
 } from './silent-pages.js';
 import { byRefusal, KEYSET_PARAMS, keysetWays } from './keyset.js';
 import { saferFirstQuery, withPaging } from './first-query.js';
-import { asUpstreamError, freshRecords, incomplete, pageKey, pagerWaiting, waiting } from './outcomes.js';
+import { blindUrl, startBlind } from './blind.js';
+import {
+  asUpstreamError,
+  freshRecords,
+  incomplete,
+  pageKey,
+  pagerWaiting,
+  untilAborted,
+  waiting,
+} from './outcomes.js';
 import { initialState, type ListState } from './state.js';
 import { DEFAULT_PER_PAGE, type ListRead, type ListRequest } from './types.js';
 
@@ -92,6 +99,12 @@ export class ListReader {
     }
     s.conditional = this.conditional();
     for (;;) {
+      if (s.held instanceof Promise) {
+        await untilAborted(s.held, req.signal);
+        s.held = 'waited';
+        const out = this.goBlind(s.items.length);
+        if (out !== undefined) return out;
+      }
       const what = `GET ${describePath(s.url)}`;
       let page: ListPage;
       let res: JsonResponse;
@@ -103,7 +116,10 @@ export class ListReader {
         if (s.pages === 0) s.validators = validatorsOf(res.headers);
         page = readListPage(req.endpoint, res.body, res.headers, s.url, req.shape, s.at);
       } catch (err) {
-        if (req.signal?.aborted) throw req.signal.reason;
+        if (req.signal?.aborted) {
+          this.endProbe(false);
+          throw req.signal.reason;
+        }
         const out = this.onError(asUpstreamError(err, what), what);
         if (out !== undefined) return out;
         continue;
@@ -141,7 +157,10 @@ export class ListReader {
   private onError(e: UpstreamError, what: string): Outcome {
     const { s } = this;
     if (s.blind !== undefined)
-      return this.onSilentStep(step(s.blind, { kind: 'error', status: e.status }), what);
+      return this.onSilentStep(
+        step(s.blind, { kind: 'error', status: e.status, words: e.upstreamWords }),
+        what,
+      );
     const refused = e.status === 400 || e.status === 422;
     // A way of asking for a page after the first, refused (or, after the last record, not
     // found: a server may answer an id parameter it does not take so): the next way, if any.
@@ -204,6 +223,7 @@ export class ListReader {
       if (id === undefined) s.unidentified += 1;
       else s.seenIds.add(id);
     }
+    s.lastId = [...ids].reverse().find((id) => id !== undefined) ?? s.lastId;
     if (page.note !== undefined) s.note = page.note;
     s.items.push(...page.items);
     s.at.seen += page.items.length;
@@ -266,11 +286,19 @@ export class ListReader {
       (saysHasMore(res.body) ? 'the response says it has more but gives no next page' : undefined);
     if (short) return this.done(incomplete(what, short));
     // Only a list whose records all have ids: pages are told apart by them.
-    s.blind =
-      s.pages === 1 && page.style === 'none' && identified === page.items.length
-        ? this.startBlind(page.items.length)
-        : undefined;
-    if (s.blind === undefined) return this.done();
+    if (s.pages === 1 && page.style === 'none' && identified === page.items.length)
+      return this.goBlind(page.items.length);
+    return this.done();
+  }
+
+  /**
+   * After a first page of `count` records without paging signs: reads on (`url` set), waits
+   * for another read finding out (`held`), or ends the read with the page.
+   */
+  private goBlind(count: number): Outcome {
+    const { s } = this;
+    s.blind = this.startBlind(count);
+    if (s.blind === undefined) return s.held instanceof Promise ? undefined : this.done();
     s.before = new Set(s.seenIds);
     s.url = this.blindUrl(s.blind);
     return undefined;
@@ -471,7 +499,9 @@ export class ListReader {
       for (const id of pageIds) s.seenIds.add(id);
       s.items.push(...page.items);
       s.at.seen += page.items.length;
-      if (!st.earlier) s.before = new Set(pageIds);
+      if (st.earlier) return;
+      s.before = new Set(pageIds);
+      s.lastId = pageIds.at(-1) ?? s.lastId;
     });
   }
 
@@ -489,7 +519,7 @@ export class ListReader {
       if ('silentPages' in st.learn)
         this.pagingDrift(
           `the list shows no paging, but a page of ${st.learn.silentPages.size} records has more after it ` +
-            `(asked for by ${st.learn.silentPages.by === 'page' ? 'page number' : 'offset'}); later pages are read that way`,
+            `(asked for by ${silentWay(st.learn.silentPages)}); later pages are read that way`,
         );
     }
     const stop =
@@ -500,45 +530,28 @@ export class ListReader {
           : s.pages >= req.maxPages
             ? this.done(incomplete(what, `more than max_pages (${req.maxPages}) pages`))
             : undefined;
-    if (stop !== undefined || st.learn !== undefined) {
-      if (s.probeOpen && adapt) adapt.memory.probes.endProbe(this.list, adapt.now(), st.end === 'asBefore');
-      s.probeOpen = false;
-    }
+    if (st.keysetIgnored && adapt) adapt.memory.probes.keysetIgnored(this.list, adapt.now());
+    if (stop !== undefined || st.learn !== undefined) this.endProbe(st.end === 'asBefore');
     if (stop !== undefined) return stop;
     s.blind = st.next;
     s.url = this.blindUrl(s.blind!);
     return undefined;
   }
 
-  /** How to go on after a first page of `count` records without paging signs; undefined: it is the whole list. */
+  /** How to go on after a first page of `count` records without paging signs (blind.ts). */
   private startBlind(count: number): Blind | undefined {
-    const { s, req } = this;
-    const adapt = req.adapt;
-    if (!adapt || pagingOptions(req.shape).paging !== 'auto' || req.maxPages < 2) return undefined;
-    s.asked = Number(s.url.searchParams.get(this.perPageParam)) || 0;
-    const next = afterFirstPage(silentKnowledge(adapt.memory.get(req.org, req.endpoint), s.asked), count);
-    if (next.whole) return undefined;
-    if (next.blind.probing) {
-      // At the most found whole, only the same records as last time wait their turn (the
-      // records are noted at any length asked after: a list found whole is that long).
-      const same = adapt.memory.probes.sameAtMost(this.list, digestOf(s.seenIds));
-      const atMost = next.atMost && same;
-      if (!adapt.memory.probes.mayProbe(this.list, adapt.now(), { first: next.first, atMost }))
-        return undefined;
-      s.probeOpen = true;
-    }
-    // A page read on past, or asked after, is not the copy a 304 stands for: its ETag
-    // would not change when the list grows past it.
-    s.validators = undefined;
-    return next.blind;
+    return startBlind(this.s, this.req, this.list, this.perPageParam, count);
   }
 
   private blindUrl(b: Blind): URL {
-    const { s } = this;
-    if (b.by === 'page') return withParams(s.url, { [this.pageParam]: String(b.baseCheck ? 1 : b.nextPage) });
-    const next = new URL(s.url);
-    next.searchParams.delete(this.pageParam);
-    return withParams(next, { offset: String(s.seenIds.size + s.unidentified) });
+    return blindUrl(this.s, b, this.pageParam);
+  }
+
+  /** This read has found out, if it was (ProbeLedger.endProbe); `failed`: it could not tell. */
+  private endProbe(failed: boolean): void {
+    const adapt = this.req.adapt;
+    if (this.s.probeOpen && adapt) adapt.memory.probes.endProbe(this.list, adapt.now(), failed);
+    this.s.probeOpen = false;
   }
 
   private pagingDrift(problem: string): void {

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Learned } from '../query/adapt.js';
+import { KEYSET_PARAMS } from './keyset.js';
 
 /**
  * No server is taken to cut its pages at fewer records than this: a first page of one
@@ -21,10 +22,49 @@ import type { Learned } from '../query/adapt.js';
  */
 export const LEAST_CUT = 2;
 
+/**
+ * How a server pages a list it shows no paging for: pages of `size` records, the next one
+ * asked for by page number (counted from `base`, 1 unless the server counts from 0), by
+ * offset, or by the last record's id under `param` (`keyset`, one of keyset.ts
+ * `KEYSET_PARAMS`). A page shorter than `size` is the last.
+ */
+export type SilentPages =
+  | { by: 'page' | 'offset'; size: number; base?: 0 }
+  | { by: 'keyset'; size: number; param: string };
+
+/** How `sp` asks for the page after, in words. */
+export function silentWay(sp: SilentPages): string {
+  if (sp.by === 'keyset') return `${sp.param}=<the last record's id>`;
+  return sp.by === 'page' ? 'page number' : 'offset';
+}
+
+/** `v` as stored {@link SilentPages}, or undefined when malformed. */
+export function silentPagesOf(v: unknown): SilentPages | undefined {
+  if (v === null || typeof v !== 'object') return undefined;
+  const sp = v as Record<string, unknown>;
+  const size = sp['size'];
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) return undefined;
+  if (sp['by'] === 'keyset')
+    return KEYSET_PARAMS.includes(sp['param'] as string)
+      ? { by: 'keyset', size, param: sp['param'] as string }
+      : undefined;
+  if (sp['by'] !== 'page' && sp['by'] !== 'offset') return undefined;
+  return { by: sp['by'], size, ...(sp['base'] === 0 ? { base: 0 as const } : {}) };
+}
+
 /** How a read goes on after a first page without paging signs. */
 export interface Blind {
-  /** How the next page is asked for. */
-  by: 'page' | 'offset';
+  /**
+   * How the next page is asked for: by page number, by offset, or by the last record's id
+   * under `param` (`keyset`).
+   */
+  by: 'page' | 'offset' | 'keyset';
+  /** By `keyset`: the parameter that takes the last record's id. */
+  param?: string | undefined;
+  /** Parameters the first request already sends (a window named `after`): never asked with the last id. */
+  skip?: readonly string[] | undefined;
+  /** While finding out, the page number or the offset answered the first page again: the server ignores what it does not take. */
+  lenient?: boolean | undefined;
   /** Records on a full page: a page that holds fewer is the last. */
   size: number;
   /** Finding out whether there is a page after the first: nothing is learned yet in this read. */
@@ -71,13 +111,10 @@ export function afterFirstPage(
   const sp = k.silentPages;
   if (sp !== undefined) {
     if (count < sp.size) return { whole: true };
-    const blind: Blind = {
-      by: sp.by,
-      size: count,
-      probing: false,
-      nextPage: sp.base === 0 ? 1 : 2,
-      afterFirst: true,
-    };
+    const blind: Blind =
+      sp.by === 'keyset'
+        ? { by: 'keyset', param: sp.param, size: count, probing: false, nextPage: 2, afterFirst: true }
+        : { by: sp.by, size: count, probing: false, nextPage: sp.base === 0 ? 1 : 2, afterFirst: true };
     return { whole: false, blind, first: false, atMost: false };
   }
   const most = k.wholeUpTo ?? 0;
@@ -98,11 +135,9 @@ export function afterFirstPage(
 }
 
 /** A finding about a list's paging (see {@link withFinding}). */
-export type Finding = (
-  | { silentPages: NonNullable<Learned['silentPages']> }
-  | { wholeUpTo: number }
-  | { forget: true }
-) & { countsFrom1?: boolean };
+export type Finding = ({ silentPages: SilentPages } | { wholeUpTo: number } | { forget: true }) & {
+  countsFrom1?: boolean;
+};
 
 /**
  * What `learned` becomes with a finding under page size `asked`. A server found to cut
@@ -127,7 +162,7 @@ export function withFinding(learned: Learned, asked: number, finding: Finding): 
 
 /** What the server answered to a page asked for (see {@link step}). */
 export type Answer =
-  | { kind: 'error'; status: number | undefined }
+  | { kind: 'error'; status: number | undefined; words?: string | undefined }
   | {
       kind: 'page';
       /** Records on the page. */
@@ -162,6 +197,13 @@ export interface Step {
    * page a server answers again for a page past its end.
    */
   earlier?: boolean;
+  /**
+   * Every parameter that takes the last record's id was refused or answered the first page
+   * again: the server ignores them all, whatever the list's length (one it takes answers
+   * an empty page after a whole list), and later reads of the endpoint skip them for a
+   * while ({@link ProbeLedger.ignoresKeyset}).
+   */
+  keysetIgnored?: boolean;
 }
 
 const REPEATS = 'a page asked for past one that showed no paging repeats records read earlier';
@@ -172,11 +214,15 @@ const REPEATS = 'a page asked for past one that showed no paging repeats records
  */
 export function step(b: Blind, a: Answer): Step {
   if (b.baseCheck !== undefined) return baseStep(b, b.baseCheck, a);
+  if (b.probing && b.by === 'keyset') {
+    const ignored = probeKeyset(b, a);
+    if (ignored !== undefined) return ignored;
+  }
   if (a.kind === 'error') {
     const refused = a.status === 400 || a.status === 422;
     if (b.probing) {
       if (refused && b.by === 'page') return { next: { ...b, by: 'offset' } };
-      if (refused) return { learn: { wholeUpTo: b.size }, end: 'whole' };
+      if (refused) return b.lenient ? nextWay(b) : nextWay(strictly(b, a.words));
       if (a.status === 404) return b.by === 'page' ? afterPage2(b, 'end', true) : wholeAfter(b);
       return { end: 'asBefore' };
     }
@@ -199,9 +245,9 @@ export function step(b: Blind, a: Answer): Step {
   if (a.fresh === 0) {
     if (b.probing) {
       // The first page again: the page number is ignored (ask by offset); by offset, the
-      // list has nothing after it.
-      if (b.by === 'page') return { next: { ...b, by: 'offset' } };
-      return { learn: { wholeUpTo: b.size }, end: 'whole' };
+      // last record's id is asked after (nextWay).
+      if (b.by === 'page') return { next: { ...b, by: 'offset', lenient: true } };
+      return nextWay({ ...b, lenient: true });
     }
     // The last page answered again for a page past it. Right after the first page, the
     // server may no longer page as it did: what was learned is found out afresh.
@@ -216,15 +262,61 @@ export function step(b: Blind, a: Answer): Step {
     return { end: 'cut', why: 'the page after the first holds more records than it: the first was short' };
   const last = a.count < b.size;
   if (b.probing && b.by === 'page') return { take: true, clearNote: true, ...afterPage2(b, 'records', last) };
-  const learn: Step = b.probing
-    ? { learn: { silentPages: { by: b.by, size: b.size } }, clearNote: true }
-    : {};
+  const learn: Step = b.probing ? { learn: { silentPages: foundWay(b) }, clearNote: true } : {};
   if (last) return { ...learn, take: true, end: 'whole', clearNote: true };
   return {
     ...learn,
     take: true,
     next: { ...b, probing: false, afterFirst: false, nextPage: b.nextPage + 1 },
   };
+}
+
+/** The way `b` asks by, as learned (by page number: counted from 1). */
+function foundWay(b: Blind): SilentPages {
+  if (b.by === 'keyset') return { by: 'keyset', size: b.size, param: b.param! };
+  return { by: b.by, size: b.size };
+}
+
+/**
+ * While finding out by the last record's id: a refusal (400, 422), a 404 (a server may
+ * answer an id it does not take so) or the first page again (the parameter is ignored)
+ * moves on to the next parameter; another failure tells nothing. Anything else is read
+ * as any page asked for is ({@link step}): undefined.
+ */
+function probeKeyset(b: Blind, a: Answer): Step | undefined {
+  if (a.kind === 'error') {
+    const told = a.status === 400 || a.status === 404 || a.status === 422;
+    return told ? nextWay(b) : { end: 'asBefore' };
+  }
+  return a.count > 0 && a.fresh === 0 ? nextWay(b) : undefined;
+}
+
+/**
+ * `b` for a server that refused both the page number and the offset: it refuses what it
+ * does not take, so only the parameters taking the last id that its words name are asked
+ * (none named: none, and the list is whole as answered, as before they were tried).
+ */
+function strictly(b: Blind, words: string | undefined): Blind {
+  const named = new Set((words ?? '').match(/[A-Za-z_]+/g) ?? []);
+  return { ...b, skip: [...new Set([...(b.skip ?? []), ...KEYSET_PARAMS.filter((p) => !named.has(p))])] };
+}
+
+/**
+ * Page number and offset (then each parameter before) repeated the first page or were
+ * refused: the next parameter that takes the last record's id (keyset.ts,
+ * `KEYSET_PARAMS`), but one the first request already sends. When none is left, the server
+ * gives all it has at once: the list is whole as answered.
+ */
+function nextWay(b: Blind): Step {
+  const from = b.by === 'keyset' ? KEYSET_PARAMS.indexOf(b.param!) + 1 : 0;
+  const param = KEYSET_PARAMS.slice(from).find((p) => !b.skip?.includes(p));
+  if (param === undefined)
+    return {
+      learn: { wholeUpTo: b.size },
+      end: 'whole',
+      ...(b.by === 'keyset' ? { keysetIgnored: true } : {}),
+    };
+  return { next: { ...b, by: 'keyset', param } };
 }
 
 function baseCheck(b: Blind, after: 'records' | 'end', lastWasShort: boolean): Blind {
@@ -318,6 +410,8 @@ export const PROBE_AGAIN_MS = 10 * 60_000;
 export const PROBE_BACKOFF_MS = 10 * 60_000;
 /** A read finding that out that never ended (aborted) stops holding others back after this long. */
 export const PROBE_OPEN_MS = 60_000;
+/** After an endpoint ignored every parameter taking the last record's id, reads skip them this long. */
+export const KEYSET_AGAIN_MS = 60 * 60_000;
 
 /**
  * What reads asking after lists that show no paging note, in memory only (a restart asks
@@ -327,6 +421,10 @@ export const PROBE_OPEN_MS = 60_000;
 export class ProbeLedger {
   /** Reads finding out, by org and endpoint, by start. */
   private readonly probing = new Map<string, number>();
+  /** Their ends, for reads held back meanwhile ({@link finding}). */
+  private readonly ends = new Map<string, { ended: Promise<void>; end: () => void }>();
+  /** When an endpoint was found to ignore every parameter taking the last record's id. */
+  private readonly noKeyset = new Map<string, number>();
   /** When finding out last failed, by org and endpoint. */
   private readonly failed = new Map<string, number>();
   /**
@@ -364,7 +462,15 @@ export class ProbeLedger {
    */
   mayProbe(at: ListAt, now: number, o: { first: boolean; atMost: boolean }): boolean {
     if (!this.due(at, now, o)) return false;
-    this.probing.set(endpointKey(at), now);
+    const k = endpointKey(at);
+    this.probing.set(k, now);
+    if (!this.ends.has(k)) {
+      let end = () => {};
+      const ended = new Promise<void>((resolve) => {
+        end = resolve;
+      });
+      this.ends.set(k, { ended, end });
+    }
     const page = this.atMostPages.get(listKey(at));
     if (page !== undefined) page.checkedAt = now;
     return true;
@@ -385,6 +491,31 @@ export class ProbeLedger {
     this.probing.delete(k);
     if (failed) this.failed.set(k, now);
     else this.failed.delete(k);
+    this.ends.get(k)?.end();
+    this.ends.delete(k);
+  }
+
+  /**
+   * While a read finds out for the list's endpoint and nothing is known of it yet: its
+   * end, which a read held back waits for, to go on by what it found (a list read then
+   * as its first page alone would stay short until the next sweep, quietly).
+   */
+  finding(at: ListAt, now: number): Promise<void> | undefined {
+    const k = endpointKey(at);
+    const t = this.probing.get(k);
+    if (t === undefined || now < t || now - t >= PROBE_OPEN_MS) return undefined;
+    return this.ends.get(k)?.ended;
+  }
+
+  /** The endpoint ignored every parameter taking the last record's id (see {@link Step.keysetIgnored}). */
+  keysetIgnored(at: ListAt, now: number): void {
+    this.noKeyset.set(endpointKey(at), now);
+  }
+
+  /** Whether reads skip the parameters taking the last record's id: within {@link KEYSET_AGAIN_MS} of finding them ignored. */
+  ignoresKeyset(at: ListAt, now: number): boolean {
+    const t = this.noKeyset.get(endpointKey(at));
+    return t !== undefined && now >= t && now - t < KEYSET_AGAIN_MS;
   }
 
   private due(at: ListAt, now: number, o: { first: boolean; atMost: boolean }): boolean {

@@ -59,10 +59,17 @@ export interface ListState {
   blind: Blind | undefined;
   /** The ids of the page before (the last of the list read so far). */
   before: Set<string>;
+  /** The id of the last record of that page: the page after it is asked after it (by `keyset`). */
+  lastId: string | undefined;
   /** The page size the answered first request asked for (0: none). */
   asked: number;
   /** This read holds the claim to find out (ProbeLedger.mayProbe, silent-pages.ts). */
   probeOpen: boolean;
+  /**
+   * Another read is finding out for the endpoint: its end, which this read waits for before
+   * it goes on (`'waited'` once it has: it reads on by what was found, never finds out itself).
+   */
+  held: Promise<void> | 'waited' | undefined;
 }
 
 /** The state of a read about to ask for `url`. */
@@ -94,7 +101,9 @@ export function initialState(url: URL, learned: Learned, perPage: number, known:
     validators: undefined,
     blind: undefined,
     before: new Set(),
+    lastId: undefined,
     asked: 0,
     probeOpen: false,
+    held: undefined,
   };
 }

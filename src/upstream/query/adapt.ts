@@ -29,7 +29,7 @@ import {
   styleParams,
   withStyleTimes,
 } from './filter-styles.js';
-import { ProbeLedger } from '../lists/silent-pages.js';
+import { ProbeLedger, type SilentPages, silentPagesOf } from '../lists/silent-pages.js';
 import { formatTime, granularityMs, isTimeFormat, parseSentTime, TIME_LADDER } from './time-formats.js';
 
 /** What was learned about one org's endpoint. */
@@ -68,11 +68,10 @@ export interface Learned {
   moreBy?: string;
   /**
    * The server pages this list without showing it (no next pointer, totals or "more"
-   * flag): pages of `size` records, the next one asked for by page number (counted from
-   * `base`, 1 unless the server counts from 0) or by offset (silent-pages.ts). A page
-   * shorter than `size` is the last.
+   * flag): how (by page number, offset or the last record's id) and at what size
+   * (src/upstream/lists/silent-pages.ts, `SilentPages`).
    */
-  silentPages?: { by: 'page' | 'offset'; size: number; base?: 0 };
+  silentPages?: SilentPages;
   /**
    * The most records a first page without paging signs held when nothing was found after
    * it: a later first page holding fewer is whole (silent-pages.ts).
@@ -392,16 +391,8 @@ function sanitize(v: unknown): Learned | undefined {
   if (o['cursorStuck'] === true) out.cursorStuck = true;
   if (o['windowMisread'] === true) out.windowMisread = true;
   if (o['countsFrom1'] === true) out.countsFrom1 = true;
-  const sp = o['silentPages'] as Record<string, unknown> | null | undefined;
-  if (
-    sp !== null &&
-    typeof sp === 'object' &&
-    (sp['by'] === 'page' || sp['by'] === 'offset') &&
-    typeof sp['size'] === 'number' &&
-    Number.isInteger(sp['size']) &&
-    sp['size'] >= 1
-  )
-    out.silentPages = { by: sp['by'], size: sp['size'], ...(sp['base'] === 0 ? { base: 0 as const } : {}) };
+  const sp = silentPagesOf(o['silentPages']);
+  if (sp !== undefined) out.silentPages = sp;
   // Stored since forgetting came in; older state has neither (then as old as the process that loads it).
   for (const f of ['learnedAt', 'confirmedAt'] as const) {
     const n = o[f];
