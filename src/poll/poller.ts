@@ -258,6 +258,7 @@ export class Poller {
       intervals: this.opts.intervals,
       orgs,
       listAtMin: this.current?.listAtMin,
+      followUpsPerMinute: this.spend.givenFirstPeak(),
     });
     // The channel lists' share of every minute: each read of every list, and some, so
     // that every page of the next read finds the budget free.
