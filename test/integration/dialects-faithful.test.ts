@@ -27,8 +27,10 @@ import { waitFor } from '../helpers/wait.js';
 const KNOWN_MISREAD: Readonly<Record<string, string>> = {
   // Eventbrite's `live` is "published, on sale" and `started` is on air: tally classes `live`
   // as on air, so 4 idle channels and every scheduled event read live.
+  // No general signal tells an idle channel's `live` from one on air by its record; that the
+  // org's sessions give the word to events planned later makes it loud (channel.status.meaning).
   eventbrite:
-    "'live' (on sale) read as on air: 5 of 6 channels live (truth 1); loud for sessions (session.status.meaning degraded), not for channels",
+    "'live' (on sale) read as on air: 5 of 6 channels live (truth 1); loud, not read right (session.status.meaning and channel.status.meaning degraded)",
 };
 
 /**
@@ -216,6 +218,42 @@ describe('tally once against every faithful dialect, no overrides', () => {
       }
     });
   }
+});
+
+describe('a word read as on air that the server gives to events planned later is loud', () => {
+  it('eventbrite: channels read live by it degrade the channel list (channel.status.meaning)', async () => {
+    const sim = await startSimulator({
+      orgs: ['demo'],
+      channels: 6,
+      sessionsPerChannel: 14,
+      seed: 11,
+      frozen: true,
+      dialect: 'eventbrite',
+    });
+    try {
+      const file = path.join(dir, 'meaning-eventbrite.yaml');
+      await writeFile(
+        file,
+        `upstream:\n  base_url: ${sim.url}\norgs:\n  - slug: demo\n    token: demo-token\n`,
+      );
+      const io = captureIO({}, dir);
+      expect(await onceCommand(['--config', file, '--json'], io)).toBe(0);
+      const drift = io
+        .err()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"schema drift"'))
+        .map((l) => JSON.parse(l) as { endpoint: string; field: string; problem: string });
+      expect(drift).toContainEqual(
+        expect.objectContaining({
+          endpoint: 'channels',
+          field: 'channel.status.meaning',
+          problem: expect.stringMatching(/^unreadable on most records of the list/),
+        }),
+      );
+    } finally {
+      await sim.close();
+    }
+  });
 });
 
 /** Dialects tally reads today: a changing-world `run` must see changes and make up none. */
