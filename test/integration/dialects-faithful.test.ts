@@ -99,6 +99,7 @@ const KNOWN_RUN_MISREAD: Readonly<Record<string, string>> = {
   // A schedule segment only planned carries no status at all (no stream, no `type`): tally
   // infers 'scheduled' from its times and reports the inference as drift, one
   // `upstream.schema_drift` event at the first baseline of a world that does not change.
+  // That event aside, the run sees the channel change and the session start, nothing more.
   twitch:
     "planned segments name no status: 'scheduled' inferred from the times is reported as drift (1 event while still)",
 };

@@ -40,8 +40,9 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   if (startedAt !== undefined) core.startedAt = startedAt;
   const endedAt = readField(ctx, raw, 'session.endedAt', asTime) ?? lastUpdate(ctx, raw, core.status);
   if (endedAt !== undefined) core.endedAt = endedAt;
-  const length = plannedLength(raw);
-  if (core.scheduledEndAt === undefined && core.scheduledAt !== undefined && length !== undefined) {
+  const length =
+    core.scheduledEndAt === undefined && core.scheduledAt !== undefined ? plannedLength(raw) : undefined;
+  if (core.scheduledAt !== undefined && length !== undefined) {
     core.scheduledEndAt = core.scheduledAt + length.ms;
     traceWords(ctx, 'session.scheduledEndAt', length.key, 'planned start + length', 1);
   }
@@ -58,7 +59,7 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   const began = ownStart ? undefined : loneStartOfBegun(ctx, raw, core);
   if (began !== undefined) core.startedAt = began;
   if (!ownStart) loneEndOfOver(ctx, raw, core);
-  else if (scheduledEndAt !== undefined && length !== undefined) runEnd(ctx, core, length);
+  else if (scheduledEndAt !== undefined) runEnd(ctx, raw, core);
   return core;
 }
 
@@ -98,8 +99,10 @@ function loneEndOfOver(ctx: ReadContext, raw: JsonRecord, core: SessionCore): vo
  * a length beside them is not the planned one (the plan has its end) but how long it ran
  * (a Twitch video's `duration: "1h2m3s"` after its `started_at`), so it ended then.
  */
-function runEnd(ctx: ReadContext, core: SessionCore, length: { ms: number; key: string }): void {
+function runEnd(ctx: ReadContext, raw: JsonRecord, core: SessionCore): void {
   if (core.endedAt !== undefined || core.startedAt === undefined || !isOver(core)) return;
+  const length = plannedLength(raw);
+  if (length === undefined) return;
   core.endedAt = core.startedAt + length.ms;
   traceWords(ctx, 'session.endedAt', length.key, 'actual start + length of a session over', 0.5);
 }
