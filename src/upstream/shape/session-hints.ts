@@ -5,7 +5,7 @@
  * and a length (`duration_minutes: 45`, `duration: "PT1H30M"`, `duration: "1h2m3s"`)
  * from which the planned end follows, or the actual one of a session over.
  */
-import { statusClass } from '../../snapshot/vocabulary.js';
+import { statusClass, wordsOf } from '../../snapshot/vocabulary.js';
 import { isRecord, type JsonRecord } from './json.js';
 import { parseNumber } from './numbers.js';
 import { parseTime } from './time.js';
@@ -174,8 +174,9 @@ export function statusFromKind(
     const words = splitWords(key);
     if (typeof v !== 'string' || !KIND_WORDS.has(words[words.length - 1] ?? '')) continue;
     if (!words.slice(0, -1).every((w) => KIND_OWNERS.has(w))) continue;
-    const word = v.trim().toLowerCase();
-    if (word === '' || KIND_NOUNS.has(word.replace(/[_-]+/g, ' '))) continue;
+    const word = v.trim();
+    const folded = wordsOf(word);
+    if (folded.length === 0 || KIND_NOUNS.has(folded.join(' ')) || KIND_NOUNS.has(folded.join(''))) continue;
     const cls = statusClass(word);
     const begun = times.startedAt !== undefined;
     const fits =

@@ -218,6 +218,8 @@ describe('a status word under the record kind, only when it names no status', ()
     [{ type: 'recording' }, begun, undefined],
     [{ type: 'sessions' }, begun, undefined],
     [{ type: 'live_event' }, begun, undefined],
+    [{ type: 'LiveStream' }, begun, undefined],
+    [{ type: 'Archive' }, begun, 'Archive'],
     // A planned live event of `type: "live"` has not begun: the word is its kind.
     [{ type: 'live' }, {}, undefined],
     // On air with an end, or planned after it began, contradicts the times.
