@@ -57,6 +57,8 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'stopped',
     'closed',
     'archived',
+    // A broadcast over, kept as a recording (a Twitch video's `type: "archive"`).
+    'archive',
     'past',
     'succeeded',
   ],

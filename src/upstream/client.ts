@@ -24,6 +24,7 @@ import { VERSION } from '../core/version.js';
 import { type BudgetOptions, RequestBudget } from './transport/budget.js';
 import { DriftReporter } from './drift-reporter.js';
 import { blindSpots } from './shape/blindness.js';
+import { CHANNEL_MEANING_FIELD, ChannelMeaning } from './shape/channel-meaning.js';
 import { UpstreamError } from './errors.js';
 import { describePath, type HttpTimeouts, HttpTransport, type Validators } from './transport/http.js';
 import { guardObserver, noopObserver, type UpstreamObserver } from './observer.js';
@@ -110,6 +111,7 @@ export class UpstreamClient implements Fetcher {
   private readonly transport: HttpTransport;
   private readonly requester: Requester;
   private readonly drift: DriftReporter;
+  private readonly channelWords = new ChannelMeaning();
   private readonly outcomes: ReadOutcomes;
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -187,10 +189,12 @@ export class UpstreamClient implements Fetcher {
   }
 
   /** Reads every channel (unfiltered: the org's channel filter is the caller's business). */
-  fetchChannels(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Channel[]>> {
-    return this.listPart(org, 'channels', ['channels'], {}, o, (raw) =>
+  async fetchChannels(org: OrgAuth, o: FetchOptions = {}): Promise<Part<Channel[]>> {
+    const part = await this.listPart(org, 'channels', ['channels'], {}, o, (raw) =>
       normalizeChannel(raw, this.opts.shape),
     );
+    if (part.state !== 'failed') this.channelWords.channels(org.slug, part.value);
+    return part;
   }
 
   /** Reads a channel's sessions in a time window (default: the configured window around now). */
@@ -210,6 +214,10 @@ export class UpstreamClient implements Fetcher {
       sent.drop.includes(f.to_param);
     const part = await this.sessionList(org, channelId, sessionQuery(f, window, o.statuses), o);
     if (part.state === 'failed') return { ...part, window };
+    // A channel's live word its sessions give to sessions planned later (channel-meaning.ts).
+    const meaning = this.channelWords.sessions(org.slug, channelId, part.value, this.clock.now());
+    if (meaning === 'seen') this.drift.sight(org.slug, 'channels', 'channels', [CHANNEL_MEANING_FIELD]);
+    else if (meaning !== undefined) this.drift.report(org.slug, [meaning]);
     // Whatever the server did with the filters (ignored them, or tally left them out after
     // a 400), what lies outside the window or the statuses asked for is not part of this
     // read: it never surfaces as an addition now or a removal later.

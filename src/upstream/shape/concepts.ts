@@ -142,6 +142,8 @@ const RANGE_TO = ['end', 'to'];
 const NO_PLANNED_BESIDE = { words: BESIDE_PLANNED, present: false } as const;
 /** A key naming a lone start, fillers, a vendor prefix and the record's type aside (`hs_meeting_start_time`). */
 export const LONE_START_CONCEPT: Concept = { all: [LONE_START], value: 'time', alone: true };
+/** A key naming a lone end (`end_time`, `EndTime`, `to`), fillers and prefixes aside: the other end of a lone start. */
+export const LONE_END_CONCEPT: Concept = { all: [RANGE_TO], value: 'time', alone: true };
 
 /** A lone word (fillers aside) naming a field: `begins`, `started`, `ended`. */
 function lone(words: readonly string[], value: ValueKind): Concept {

@@ -60,7 +60,7 @@ export const FIELD_ALIASES = {
   'session.scheduledAt': ['scheduled_at', 'scheduled_for'],
   'session.scheduledEndAt': ['scheduled_end_at'],
   'session.startedAt': ['started_at', 'live_at'],
-  'session.endedAt': ['ended_at', 'end_time'],
+  'session.endedAt': ['ended_at'],
 
   'detail.questions': ['questions', 'qna', 'qa'],
   'detail.questionsCount': ['questions_count', 'counts.questions', 'stats.questions', 'totals.questions'],

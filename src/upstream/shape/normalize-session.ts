@@ -5,8 +5,9 @@ import { DriftLog, type Normalized } from './drift.js';
 import { describeValue, flattenResource, isRecord, type JsonRecord, quoteWord } from './json.js';
 import { statusClass } from '../../snapshot/vocabulary.js';
 import type { ShapeOptions } from './options.js';
-import { plannedLength, statusFromFlags } from './session-hints.js';
-import { LONE_START_CONCEPT } from './concepts.js';
+import { plannedLength, statusFromFlags, statusFromKind } from './session-hints.js';
+import { LONE_END_CONCEPT, LONE_START_CONCEPT } from './concepts.js';
+import type { FieldKey } from './field-aliases.js';
 import { conceptScore, vendorPrefixes } from './words-tier.js';
 import { splitWords } from './words.js';
 import { asId, asText, asTime, asWord, keysSeen, type ReadContext, readField, traceKeys } from './read.js';
@@ -39,35 +40,71 @@ export function readSessionCore(ctx: ReadContext, raw: JsonRecord): SessionCore 
   if (startedAt !== undefined) core.startedAt = startedAt;
   const endedAt = readField(ctx, raw, 'session.endedAt', asTime) ?? lastUpdate(ctx, raw, core.status);
   if (endedAt !== undefined) core.endedAt = endedAt;
-  if (core.scheduledEndAt === undefined && core.scheduledAt !== undefined) {
-    const length = plannedLength(raw);
-    if (length !== undefined) {
-      core.scheduledEndAt = core.scheduledAt + length.ms;
-      ctx.opts.trace?.field(
-        ctx.drift.endpoint,
-        'session.scheduledEndAt',
-        length.key,
-        'planned start + length',
-        {
-          tier: 'words',
-          confidence: 1,
-        },
-      );
-    }
+  const length =
+    core.scheduledEndAt === undefined && core.scheduledAt !== undefined ? plannedLength(raw) : undefined;
+  if (core.scheduledAt !== undefined && length !== undefined) {
+    core.scheduledEndAt = core.scheduledAt + length.ms;
+    traceWords(ctx, 'session.scheduledEndAt', length.key, 'planned start + length', 1);
   }
   if (core.status === undefined) {
     const flagged = statusFromFlags(raw);
-    if (flagged !== undefined) {
-      core.status = flagged.status;
-      ctx.opts.trace?.field(ctx.drift.endpoint, 'session.status', flagged.key, 'a flag', {
-        tier: 'words',
-        confidence: 1,
-      });
+    const said = flagged ?? statusFromKind(raw, core);
+    if (said !== undefined) {
+      core.status = said.status;
+      traceWords(ctx, 'session.status', said.key, flagged ? 'a flag' : 'a status word as its kind', 1);
     }
   }
-  const began = core.startedAt === undefined ? loneStartOfBegun(ctx, raw, core) : undefined;
+  // An actual start under a key of its own: a lone start and end beside it are the plan.
+  const ownStart = core.startedAt !== undefined;
+  const began = ownStart ? undefined : loneStartOfBegun(ctx, raw, core);
   if (began !== undefined) core.startedAt = began;
+  if (!ownStart) loneEndOfOver(ctx, raw, core);
+  else if (scheduledEndAt !== undefined) runEnd(ctx, raw, core);
   return core;
+}
+
+function traceWords(ctx: ReadContext, field: FieldKey, key: string, how: string, confidence: number): void {
+  ctx.opts.trace?.field(ctx.drift.endpoint, field, key, how, { tier: 'words', confidence });
+}
+
+/** Whether a session's status says it ran and is over (ended or failed). */
+function isOver(core: SessionCore): boolean {
+  const cls = core.status === undefined ? 'unknown' : statusClass(core.status);
+  return cls === 'ended' || cls === 'failed';
+}
+
+/**
+ * A session over with no actual start under a key of its own and no actual end: its lone
+ * end (`end_time`, no planned word beside it: read as the planned end, as a lone start is
+ * the planned start) is when it ended — a Twilio call's `end_time`, empty until the call
+ * completes. It is then no planned end as well. A lone end beside an actual start of its
+ * own (Twitch's `start_time` / `end_time` beside `started_at`) stays the plan.
+ */
+function loneEndOfOver(ctx: ReadContext, raw: JsonRecord, core: SessionCore): void {
+  if (core.endedAt !== undefined || core.scheduledEndAt === undefined || !isOver(core)) return;
+  const prefixes = vendorPrefixes(raw);
+  for (const [key, v] of Object.entries(raw)) {
+    if (conceptScore(splitWords(key), LONE_END_CONCEPT, prefixes) === 0) continue;
+    const t = asTime(v);
+    if (t === 'skip' || !('ok' in t) || t.ok !== core.scheduledEndAt) continue;
+    core.endedAt = t.ok;
+    delete core.scheduledEndAt;
+    traceWords(ctx, 'session.endedAt', key, 'the lone end of a session over', 0.5);
+    return;
+  }
+}
+
+/**
+ * A session over with an actual start and a planned end of their own but no actual end:
+ * a length beside them is not the planned one (the plan has its end) but how long it ran
+ * (a Twitch video's `duration: "1h2m3s"` after its `started_at`), so it ended then.
+ */
+function runEnd(ctx: ReadContext, raw: JsonRecord, core: SessionCore): void {
+  if (core.endedAt !== undefined || core.startedAt === undefined || !isOver(core)) return;
+  const length = plannedLength(raw);
+  if (length === undefined) return;
+  core.endedAt = core.startedAt + length.ms;
+  traceWords(ctx, 'session.endedAt', length.key, 'actual start + length of a session over', 0.5);
 }
 
 /**

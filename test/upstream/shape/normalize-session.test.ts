@@ -93,7 +93,8 @@ describe('normalizeSession', () => {
       { scheduledAt: T, scheduledEndAt: T + 3_600_000 },
     ],
     ['finished_at', { finished_at: iso(T) }, { endedAt: T }],
-    ['end_time', { end_time: iso(T) }, { endedAt: T }],
+    // A lone end (no planned word beside it) is the planned end, as a lone start is the planned start.
+    ['end_time, a lone end', { end_time: iso(T) }, { scheduledEndAt: T }],
     ['name as title', { name: 'N' }, { title: 'N' }],
     ['topic as title', { topic: 'To' }, { title: 'To' }],
     ['state', { status: undefined, state: 'Scheduled' }, { status: 'scheduled' }],

@@ -140,8 +140,8 @@ describe('another thing inside a record is not a part of it', () => {
     expect(r.value).toMatchObject({ scheduledAt: undefined, startedAt: T, endedAt: T + H });
   });
 
-  it("a key another field's alias reads is not taken for a second field", () => {
-    // `end_time` is the actual end by its alias; it is no planned end as well.
+  it('a lone end read as the actual end of a session over is not its planned end as well', () => {
+    // `end_time` with no planned word beside it and no actual start of its own: the end of a session over.
     const r = read({ id: 's1', status: 'ended', end_time: iso(T + H) });
     expect(r.value).toMatchObject({ endedAt: T + H, scheduledEndAt: undefined });
   });
