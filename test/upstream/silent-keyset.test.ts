@@ -56,12 +56,20 @@ function discord(req: IncomingMessage, res: ServerResponse): void {
   const u = new URL(req.url ?? '/', 'http://x');
   const q = u.searchParams;
   const p = u.pathname;
-  if (p === '/v1/demo') return json(res, 200, { id: '1', name: 'Demo', plan: 'pro' });
-  if (p === '/v1/demo/subscription') return json(res, 200, { plan: 'pro', limits: { channels: 10 } });
-  if (p === '/v1/demo/team') return json(res, 200, page(TEAM, q));
-  if (p === '/v1/demo/channels') return json(res, 200, page(CHANNELS, q));
-  if (/^\/v1\/demo\/channels\/\d+\/sessions$/.test(p)) return json(res, 200, page(SESSIONS, q));
-  json(res, 404, { message: '404: Not Found', code: 0 });
+  const body =
+    p === '/v1/demo'
+      ? { id: '1', name: 'Demo', plan: 'pro' }
+      : p === '/v1/demo/subscription'
+        ? { plan: 'pro', limits: { channels: 10 } }
+        : p === '/v1/demo/team'
+          ? page(TEAM, q)
+          : p === '/v1/demo/channels'
+            ? page(CHANNELS, q)
+            : /^\/v1\/demo\/channels\/\d+\/sessions$/.test(p)
+              ? page(SESSIONS, q)
+              : undefined;
+  if (body === undefined) json(res, 404, { message: '404: Not Found', code: 0 });
+  else json(res, 200, body);
 }
 
 const complete = <T>(part: { state: string; value?: T } | undefined): T => {
@@ -93,7 +101,12 @@ describe('a server that pages by the last record id and shows no paging (Discord
     let requests = 0;
     const c = client(s.origin, {
       memory,
-      observer: { onDrift: (i) => drift.push(i), onRequest: () => void (requests += 1) },
+      observer: {
+        onDrift: (i) => drift.push(i),
+        onRequest: () => {
+          requests += 1;
+        },
+      },
     });
     const first = await c.readAll(DEMO);
     expect(counts(first)).toEqual({ team: 5, channels: 7, sessions: Array(7).fill(8) });
