@@ -4,8 +4,7 @@
  * applies the plan. The policy and its bound are described in docs/polling.md.
  *
  * Order of claims on the budget:
- *  1. a reserve for retries and follow-ups (`reserve`), grown to the follow-ups measured
- *     over the last minute ({@link followUpClaim});
+ *  1. a reserve for retries and follow-ups (`reserve`);
  *  2. the fixed reads: profile, team, subscription and every channel list page;
  *  3. hot reads: session lists of live or just-changed channels, details of live sessions;
  *  4. the background sweep of every channel's sessions gets what is left, at least
@@ -69,17 +68,11 @@ export interface PlanInput {
   minHotShare?: number;
   /** Whether the plan in force reads the lists at `channels_min` (see {@link CHEAP_LIST_SHARE}). */
   listAtMin?: boolean | undefined;
-  /**
-   * Session and detail reads given first a minute, as measured over the last one:
-   * follow-ups and confirming reads. What the reserve does not cover is counted before the
-   * hot reads and the sweep, up to {@link MAX_FOLLOW_SHARE} ({@link followUpClaim}).
-   */
-  followUpsPerMinute?: number | undefined;
 }
 
 /** The planner's decision. */
 export interface Plan {
-  /** Requests per minute by purpose (`reserve` includes the follow-ups counted beyond it, {@link followUpClaim}). */
+  /** Requests per minute by purpose. */
   perMinute: { fixed: number; hot: number; sweep: number; reserve: number };
   /** Intervals to use (the configured ones, or stretched when the budget is short). */
   intervals: PlanIntervals;
@@ -140,31 +133,6 @@ export const CHEAP_LIST_KEEP = 0.06;
  * but a first read: earliest deadline first, so the stalest channel never waits past it.
  */
 export const AT_RISK_SHARE = 0.9;
-/**
- * The most of the usable budget the measured follow-ups may take from the hot reads and
- * the sweep in the plan ({@link followUpClaim}): beyond it they still go first, but the
- * sweep keeps its least share and the bound rises through its own measure (the stated
- * bound, `reachableBoundMs`).
- */
-export const MAX_FOLLOW_SHARE = 0.5;
-
-/**
- * Requests a minute the follow-ups take beyond the reserve (docs/polling.md, "The
- * planner"): a status flip reads its channel's sessions at once, a start or end its
- * detail, all ahead of the hot reads and the sweep. Not counted, they came out of the
- * sweep's share unseen (bench `lively`, 100 channels: 65 a minute against a reserve of
- * 24; the sweep spent 90 of its planned 105 and the bound stated rose over the plan's).
- * Counted, the hot reads and the sweep share what is really left, and the sweep's bound
- * is the one its pace keeps. At most {@link MAX_FOLLOW_SHARE} of what the reserve leaves.
- */
-export function followUpClaim(
-  followUpsPerMinute: number | undefined,
-  reserve: number,
-  budget: number,
-): number {
-  const f = followUpsPerMinute !== undefined && Number.isFinite(followUpsPerMinute) ? followUpsPerMinute : 0;
-  return Math.min(Math.max(0, f - reserve), Math.max(0, budget - reserve) * MAX_FOLLOW_SHARE);
-}
 
 /** Computes the plan for the given load and budget. */
 export function plan(input: PlanInput): Plan {
@@ -172,9 +140,7 @@ export function plan(input: PlanInput): Plan {
   const minSweepShare = input.minSweepShare ?? 0.1;
   const minHotShare = input.minHotShare ?? 0.25;
   const budget = Math.max(1, input.budgetPerMinute);
-  const kept = budget * reserveShare;
-  const followUps = followUpClaim(input.followUpsPerMinute, kept, budget);
-  const reserve = kept + followUps;
+  const reserve = budget * reserveShare;
   const usable = budget - reserve;
   const iv = input.intervals;
 
@@ -188,10 +154,6 @@ export function plan(input: PlanInput): Plan {
   const listMs = listAtMin ? iv.channels_min! : iv.channels;
 
   const notes: string[] = [];
-  if (followUps >= 1)
-    notes.push(
-      `follow-ups take ${Math.ceil(kept + followUps)}/min: ${Math.floor(usable)}/min left for the plan`,
-    );
   let stretch = 1;
   let hotStretch = 1;
   if (fixed + hot > room) {

@@ -70,12 +70,6 @@ export interface PollerDeps {
 const SWEEP_TICK_MS = 1000;
 const PLAN_EVERY_MS = 30_000;
 /**
- * The share of the plan's bound the sweep's deadline keeps in hand: its reads wait behind
- * follow-ups, which come in bursts, so the pace it counts on dips. Without it the stalest
- * channel waited 1.04 × the bound in one cold run (bench `lively`, 100 channels).
- */
-const DEADLINE_MARGIN = 0.1;
-/**
  * Sweep reads waiting or running at once. A sweep read waits in the budget behind every
  * higher priority, so too few slots would hold the sweep below the pace it was planned
  * at (and its bound) whenever the budget is busy.
@@ -264,7 +258,6 @@ export class Poller {
       intervals: this.opts.intervals,
       orgs,
       listAtMin: this.current?.listAtMin,
-      followUpsPerMinute: this.spend.givenFirstPeak(),
     });
     // The channel lists' share of every minute: each read of every list, and some, so
     // that every page of the next read finds the budget free.
@@ -480,7 +473,7 @@ export class Poller {
       // catches up shrinks back to it.
       boundMs: this.planBoundMs,
       // A channel that crosses the line just after a tick waits for the next one too.
-      leadMs: this.sweepLead() + SWEEP_TICK_MS + this.planBoundMs * DEADLINE_MARGIN,
+      leadMs: this.sweepLead() + SWEEP_TICK_MS,
       channelsPerMs: this.sweepChannelsPerMs(this.current),
     });
     for (const entry of picked) {

@@ -29,50 +29,19 @@ export const SPEND_PURPOSES: readonly SpendPurpose[] = [
 ];
 
 const WINDOW_MS = 60_000;
-/** Counts of {@link SpendMeter.givenFirstPeak} it takes the most of: 5 minutes of plans. */
-const FIRST_SAMPLES = 10;
 
 /** Counts reads per org and purpose over a sliding minute. */
 export class SpendMeter {
-  private readonly entries: { at: number; org: string; purpose: SpendPurpose; first?: true }[] = [];
+  private readonly entries: { at: number; org: string; purpose: SpendPurpose }[] = [];
 
   constructor(private readonly clock: Clock) {}
 
-  /**
-   * Counts one read; `first` marks a session or detail read given first, outside the
-   * plan's shares (a follow-up or a confirming read, priority `follow` or `high`).
-   */
-  count(org: string, purpose: SpendPurpose, first = false): void {
+  /** Counts one read. */
+  count(org: string, purpose: SpendPurpose): void {
     // Elapsed time, not the wall clock: a step of it neither empties nor freezes the minute.
     const now = this.clock.monotonic();
     this.prune(now);
-    this.entries.push(first ? { at: now, org, purpose, first } : { at: now, org, purpose });
-  }
-
-  private readonly firstSamples: number[] = [];
-
-  /**
-   * {@link givenFirst} now, sampled with every plan (every 30 s): the most of the last
-   * {@link FIRST_SAMPLES} samples. Follow-ups come in bursts (flips, starts, ends): a plan
-   * that gave the sweep a lull's room as pace states a bound the next burst breaks (bench
-   * `lively`, 100 channels: the stalest channel 1.14 × the bound). So the count the planner
-   * takes rises at once with them and comes down only after 5 calmer minutes.
-   */
-  givenFirstPeak(): number {
-    this.firstSamples.push(this.givenFirst());
-    if (this.firstSamples.length > FIRST_SAMPLES) this.firstSamples.shift();
-    return Math.max(...this.firstSamples);
-  }
-
-  /**
-   * Session and detail reads given first over the last minute, every org: what the planner
-   * counts before the hot reads and the sweep (planner.ts, `followUpsPerMinute`).
-   */
-  givenFirst(): number {
-    this.prune(this.clock.monotonic());
-    let n = 0;
-    for (const e of this.entries) if (e.first) n += 1;
-    return n;
+    this.entries.push({ at: now, org, purpose });
   }
 
   /** Reads of the last minute by purpose for `org` (every purpose present, 0 when none). */
@@ -87,7 +56,6 @@ export class SpendMeter {
   wrap(fetcher: Fetcher): Fetcher {
     const sessions = (p: Priority): SpendPurpose =>
       p === 'low' ? 'sweep' : p === 'follow' ? 'follow_up' : p === 'high' ? 'recheck' : 'hot';
-    const first = (p: Priority) => p === 'follow' || p === 'high';
     return {
       fetchOrg: (org, o) => {
         this.count(org.slug, 'org_parts');
@@ -106,11 +74,11 @@ export class SpendMeter {
         return fetcher.fetchChannels(org, o);
       },
       fetchSessions: (org, channelId, o) => {
-        this.count(org.slug, sessions(priorityOf(o)), first(priorityOf(o)));
+        this.count(org.slug, sessions(priorityOf(o)));
         return fetcher.fetchSessions(org, channelId, o);
       },
       fetchSessionDetail: (org, sessionId, o) => {
-        this.count(org.slug, 'detail', first(priorityOf(o)));
+        this.count(org.slug, 'detail');
         return fetcher.fetchSessionDetail(org, sessionId, o);
       },
     };
