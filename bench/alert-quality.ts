@@ -84,6 +84,8 @@ export interface Run {
   routineSaid: string[];
   /** The first few incidents paged more than two minutes after they became knowable. */
   slowSaid: string[];
+  /** The first few incidents never paged. */
+  missedSaid: string[];
   pages: number;
   notifications: number;
   wallMs: number;
@@ -105,13 +107,13 @@ export function knowableAt(i: SimIncident): number {
   return i.at;
 }
 
-function runOne(channels: number, hours: number, rate: number): Run {
+function runOne(channels: number, hours: number, rate: number, seed = 7): Run {
   const wall = Date.now();
   const dyn = benchDynamics();
   const start = Date.UTC(2026, 2, 2);
-  const world = new World(start, 1, new ChangeLog(1000), 7, dyn);
-  generateWorld(world, [{ slug: 'acme', channels, sessionsPerChannel: 3 }], 7, dyn);
-  const evolver = new Evolver(world, dyn, 7, false, rate);
+  const world = new World(start, 1, new ChangeLog(1000), seed, dyn);
+  generateWorld(world, [{ slug: 'acme', channels, sessionsPerChannel: 3 }], seed, dyn);
+  const evolver = new Evolver(world, dyn, seed, false, rate);
   evolver.init();
   const org = world.orgs.get('acme')!;
   let now = start;
@@ -242,10 +244,17 @@ export function measure(
   const missed: Record<string, number> = {};
   const slowest: Record<string, number> = {};
   const slowSaid: string[] = [];
+  const missedSaid: string[] = [];
   for (const i of incidents) {
     const at = firstPage.get(i.session);
-    if (at === undefined) missed[i.kind] = (missed[i.kind] ?? 0) + 1;
-    else {
+    if (at === undefined) {
+      missed[i.kind] = (missed[i.kind] ?? 0) + 1;
+      if (missedSaid.length < 5) {
+        missedSaid.push(
+          `${i.kind} ${i.session} on ${i.channel}: knowable ${new Date(knowableAt(i)).toISOString()}`,
+        );
+      }
+    } else {
       const took = Math.max(0, at - knowableAt(i));
       latencies.push(took);
       slowest[i.kind] = Math.max(slowest[i.kind] ?? 0, took);
@@ -267,6 +276,7 @@ export function measure(
     routinePages,
     routineSaid,
     slowSaid,
+    missedSaid,
     pages,
     notifications: sent.length,
     wallMs,
@@ -285,11 +295,13 @@ export const alertQualityBench: Bench = {
     const sizes = opts.channels ?? [100, 1000];
     const hours = Number(process.env['BENCH_ALERT_HOURS'] ?? (opts.quick ? 3 : 24));
     const rate = Number(process.env['BENCH_ALERT_RATE'] ?? 0.05);
+    const seed = Number(process.env['BENCH_ALERT_SEED'] ?? 7);
     const runs = sizes.map((n) =>
       runOne(
         n,
         n >= 1000 && process.env['BENCH_ALERT_HOURS'] === undefined ? Math.min(hours, 8) : hours,
         rate,
+        seed,
       ),
     );
     const s = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(0)} s`);
@@ -307,10 +319,12 @@ export const alertQualityBench: Bench = {
     ]);
     const said = runs.flatMap((r) => r.routineSaid.map((x) => `  ${r.channels} channels: ${x}`));
     const slow = runs.flatMap((r) => r.slowSaid.map((x) => `  ${r.channels} channels: ${x}`));
+    const never = runs.flatMap((r) => r.missedSaid.map((x) => `  ${r.channels} channels: ${x}`));
     return {
       name: 'alert-quality',
       tables: [
         ...(said.length > 0 ? [`routine paged (first few):\n${said.join('\n')}`] : []),
+        ...(never.length > 0 ? [`never paged (first few):\n${never.join('\n')}`] : []),
         ...(slow.length > 0 ? [`paged after more than 2 minutes (first few):\n${slow.join('\n')}`] : []),
         table(
           ['channels', 'simulated', 'incidents alerted', 'p50', 'p95', 'routine pages', 'missed', 'wall'],
@@ -319,6 +333,7 @@ export const alertQualityBench: Bench = {
       ],
       data: {
         rate,
+        seed,
         runs: runs.map(({ latencies, ...r }) => ({
           ...r,
           p50: quantile(latencies, 0.5),
