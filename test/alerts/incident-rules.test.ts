@@ -179,6 +179,37 @@ describe('session_dropped', () => {
     expect(firing(x, 'session_dropped')).toHaveLength(1);
   });
 
+  it('pages a drop whose session ends a minute later, about its planned end, before the group is first sent', () => {
+    // The channel goes off air at 11:00:00, a minute into a show running late; the server
+    // ends the session a minute later. The daemon evaluates every second between reads.
+    const { engine: x, clock } = engine(config);
+    const overran = show({ status: 'live', startedAt: T + 2 * MIN });
+    const c = T + 60 * MIN + 20_000;
+    const sent = [];
+    for (let t = c; t <= c + 3 * MIN; t += 5_000) {
+      clock.time = t;
+      // Hot session lists read at :01 and :31 of each minute, the channel list at :20 and :50.
+      const sessionsAt = t - ((t - (T + 1_000)) % 30_000);
+      const channelsAt = t - ((t - c) % 30_000);
+      const ended = sessionsAt >= c + 60_000;
+      x.evaluate([
+        org({
+          session: ended ? show({ status: 'ended', startedAt: T + 2 * MIN, endedAt: c + 55_000 }) : overran,
+          channelsAt,
+          sessionsAt,
+        }),
+      ]);
+      sent.push(...x.tick());
+    }
+    const paged = sent.filter(
+      (n) => n.status === 'firing' && n.alerts.some((a) => a.labels['alertname'] === 'session_dropped'),
+    );
+    expect(paged).toHaveLength(1);
+    expect(paged[0]?.alerts[0]?.annotations['summary']).toBe(
+      'Dropped: Morning Drive on Harbor Notes went off air while live (planned 10:00–11:00 UTC)',
+    );
+  });
+
   it('stays quiet on routine: an end about the planned end, a session list older than the channel list', () => {
     const { engine: x, clock } = engine(config);
     clock.time = T + 61 * MIN;
