@@ -48,6 +48,9 @@ export default defineConfig({
           // Vitest's own default is one worker fewer than the cores: one on two cores, which
           // runs the tier file after file while most files wait on loopback I/O.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // Projects with their own worker counts run as groups, one after the other, when
+          // run together (.ci/run on Node 24, `npm run test:full`): unit, integration, e2e.
+          sequence: { groupOrder: 0 },
           testTimeout: 60_000,
           hookTimeout: 30_000,
         },
@@ -59,6 +62,7 @@ export default defineConfig({
           include: slow.map((glob) => (glob.endsWith('**') ? `${glob}/*.test.ts` : glob)),
           // Real-time scenarios (a baseline, several poll rounds, fixed room for
           // duplicates) take 10–15 s on an idle machine; each wait inside has its own bound.
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },
@@ -68,6 +72,7 @@ export default defineConfig({
           name: 'e2e',
           setupFiles,
           include: ['test/e2e/**/*.test.ts'],
+          sequence: { groupOrder: 2 },
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
