@@ -24,12 +24,6 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'draft',
     'not started',
     'starting soon',
-    // A calendar's planned event, a broadcast being tested before it airs.
-    'confirmed',
-    'tentative',
-    'testing',
-    'postponed',
-    'rescheduled',
   ],
   live: [
     'live',
@@ -57,8 +51,6 @@ const WORDS: Readonly<Record<Exclude<StatusClass, 'unknown'>, readonly string[]>
     'stopped',
     'closed',
     'archived',
-    // A broadcast over, kept as a recording (a Twitch video's `type: "archive"`).
-    'archive',
     'past',
     'succeeded',
   ],
@@ -117,11 +109,12 @@ const STEMS: readonly (readonly [Exclude<StatusClass, 'unknown'>, RegExp])[] = [
   ],
   [
     'ended',
-    /\b(end(ed)?|finish(ed)?|done|complete(d)?|over|stop(ped)?|closed|archived|past|succeeded|concluded|terminated|wrapped up)\b/,
+    /\b(end(ed)?|finish(ed)?|done|complete(d)?|over|stop(ped)?|closed|archived?|past|succeeded|concluded|terminated|wrapped up)\b/,
   ],
   [
     'scheduled',
-    /\b(schedul(e|ed|ing)|upcoming|pending|planned|queued|waiting|ready|created|draft|booked|announced|future|coming soon|starting soon|not (yet )?started|never started)\b/,
+    // A calendar's confirmed or tentative event, one moved, a broadcast tested before it airs.
+    /\b((re)?schedul(e|ed|ing)|upcoming|pending|planned|queued|waiting|ready|created|draft|booked|announced|future|coming soon|starting soon|not (yet )?started|never started|confirmed|tentative|postponed?|testing)\b/,
   ],
   [
     'live',
@@ -184,14 +177,12 @@ const CHANNEL_OFFLINE = byWord({
     'suspended',
     'deactivated',
     'away',
-    // Nothing on air (`liveBroadcastContent: "none"`).
-    'none',
   ],
 });
 
 /** Stems of a channel that is not on air: switched off, waiting, or a negated live word. */
 const CHANNEL_OFF_STEMS =
-  /\b(offline|off|idle|inactive|standby|stand by|paus(e|ed)|disabled?|suspended|deactivated|dormant|sleeping|unavailable|available|away|busy)\b|\b(not|no|non)\b.*\b(live|on ?air|broadcast(ing)?|stream(ing)?|online|active)\b/;
+  /\b(offline|off|idle|inactive|standby|stand by|paus(e|ed)|disabled?|suspended|deactivated|dormant|sleeping|unavailable|available|away|busy|none)\b|\b(not|no|non)\b.*\b(live|on ?air|broadcast(ing)?|stream(ing)?|online|active)\b/;
 
 /**
  * The class of a channel status word. A channel is live under any live word; offline

@@ -167,3 +167,23 @@ describe('words by meaning (docs/upstream-shapes.md, "Vocabulary")', () => {
     expect(statusClass('reopened')).toBe('unknown');
   });
 });
+
+describe('words classed by their stems, not listed one by one', () => {
+  it.each([
+    ['confirmed', 'scheduled'],
+    ['TENTATIVE', 'scheduled'],
+    ['testing', 'scheduled'],
+    ['postponed', 'scheduled'],
+    ['postpone', 'scheduled'],
+    ['RESCHEDULED', 'scheduled'],
+    ['archive', 'ended'],
+    ['archived_recording', 'ended'],
+  ])('%s → %s', (word, cls) => {
+    expect(statusClass(word)).toBe(cls);
+  });
+
+  it('a channel with nothing on air (`none`) is offline', () => {
+    expect(channelClass('none')).toBe('offline');
+    expect(channelClass('NONE')).toBe('offline');
+  });
+});
