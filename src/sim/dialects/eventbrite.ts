@@ -32,8 +32,8 @@ import {
 } from '../model.js';
 import type { Rendered } from '../render.js';
 import {
-  DialectError,
   decimal,
+  DialectError,
   filterSessions,
   findId,
   fmt,
@@ -47,6 +47,7 @@ import {
   times,
   token,
   untoken,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -238,12 +239,7 @@ function render(req: DialectRequest): Rendered {
         plan: org.plan,
         status: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? {

@@ -24,11 +24,12 @@ import {
   intParam,
   linkHeader,
   minor,
+  notServed,
   real,
   subItems,
   times,
+  usageOf,
   withParams,
-  notServed,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState } from './types.js';
 
@@ -186,12 +187,7 @@ function render(req: DialectRequest): Rendered {
         plan: { name: org.plan },
         state: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_billing:
           f.mode === 'wallet'
             ? { source: 'wallet', balance_in_cents: minor(f.balance, f.currency), currency: f.currency }

@@ -297,3 +297,13 @@ export type { SimChannel, SimMember, SimSession, ChannelStatus };
 export function notServed(): never {
   throw new SimRequestError(404, 'not_found', 'path not found');
 }
+
+/** An org's usage by the platform's limit names, as every dialect's subscription reports it. */
+export function usageOf(org: SimOrg): Record<string, number> {
+  return {
+    channels: org.channels.length,
+    members: org.members.length,
+    ai_minutes: Math.floor(org.aiMinutesUsed),
+    concurrent_live: org.liveSessions,
+  };
+}

@@ -25,8 +25,8 @@ import {
 } from '../model.js';
 import type { Rendered } from '../render.js';
 import {
-  DialectError,
   decimal,
+  DialectError,
   filterSessions,
   findId,
   fmt,
@@ -38,6 +38,7 @@ import {
   subItems,
   subList,
   times,
+  usageOf,
   withParams,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
@@ -162,12 +163,7 @@ function render(req: DialectRequest): Rendered {
         plan: org.plan.toUpperCase(),
         status: org.subscriptionStatus === 'past_due' ? 'SUSPENDED' : 'ACTIVE',
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? {

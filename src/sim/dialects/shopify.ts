@@ -30,6 +30,7 @@ import {
   idNumber,
   intParam,
   linkHeader,
+  notServed,
   parseTimeParam,
   real,
   type SessionFilter,
@@ -38,7 +39,7 @@ import {
   times,
   token,
   untoken,
-  notServed,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState } from './types.js';
 
@@ -179,12 +180,7 @@ function render(req: DialectRequest): Rendered {
         plan_name: org.plan,
         status: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding_source: f.mode,
         ...(f.mode === 'wallet'
           ? {

@@ -30,6 +30,7 @@ import {
   fmt,
   hexId,
   intParam,
+  notServed,
   real,
   statusesFrom,
   subItems,
@@ -37,7 +38,7 @@ import {
   times,
   token,
   untoken,
-  notServed,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -144,12 +145,7 @@ function render(req: DialectRequest): Rendered {
         plan: org.plan,
         status: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_credits:
           f.mode === 'wallet'
             ? { type: 'wallet', balance: f.balance, currency: f.currency }

@@ -39,6 +39,7 @@ import {
   times,
   token,
   untoken,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect } from './types.js';
 
@@ -145,12 +146,7 @@ function render(req: DialectRequest): Rendered {
         plan: org.plan.toUpperCase(),
         status: org.subscriptionStatus.toUpperCase(),
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? {

@@ -26,12 +26,13 @@ import {
   invalid,
   keyset,
   minor,
+  notServed,
   parseTimeParam,
   real,
   statusesFrom,
   subItems,
   times,
-  notServed,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -195,12 +196,7 @@ function render(req: DialectRequest): Rendered {
         status: org.subscriptionStatus,
         plan: { id: org.plan, object: 'plan', nickname: org.plan },
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? {

@@ -37,6 +37,7 @@ import {
   fmt,
   hexId,
   intParam,
+  notServed,
   offsetParam,
   real,
   statusesFrom,
@@ -45,7 +46,7 @@ import {
   times,
   token,
   untoken,
-  notServed,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, SubName } from './types.js';
 
@@ -177,12 +178,7 @@ function render(req: DialectRequest): Rendered {
         plan: org.plan,
         status: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? { type: 'wallet', balance: decimal(f.balance, f.currency), currency: f.currency }

@@ -45,6 +45,7 @@ import {
   times,
   token,
   untoken,
+  usageOf,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState, SubName } from './types.js';
 
@@ -207,12 +208,7 @@ function render(req: DialectRequest): Rendered {
         tier: org.plan,
         status: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? {

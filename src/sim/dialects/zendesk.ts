@@ -38,6 +38,7 @@ import {
   times,
   token,
   untoken,
+  usageOf,
   withParams,
 } from './kit.js';
 import type { DialectRequest, ErrorAnswer, FaithfulDialect, RateState, SubName } from './types.js';
@@ -181,12 +182,7 @@ function render(req: DialectRequest): Rendered {
         plan_type: org.plan,
         state: org.subscriptionStatus,
         limits: { ...PLAN_LIMITS[org.plan] },
-        usage: {
-          channels: org.channels.length,
-          members: org.members.length,
-          ai_minutes: Math.floor(org.aiMinutesUsed),
-          concurrent_live: org.liveSessions,
-        },
+        usage: usageOf(org),
         ai_funding:
           f.mode === 'wallet'
             ? { type: 'wallet', balance: f.balance, currency: f.currency }
