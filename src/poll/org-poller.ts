@@ -131,6 +131,7 @@ export class OrgPoller {
         return this.health.begin();
       },
       ended: (key, startedMono) => {
+        if (key.startsWith('sessions:')) this.sweep.ended(key.slice('sessions:'.length));
         for (const r of this.rereads.splice(0)) this.reread(r.list, r.sessions);
         this.deps.onPoll?.(key.split(':')[0]!, this.deps.clock.monotonic() - startedMono);
       },
@@ -226,6 +227,11 @@ export class OrgPoller {
       },
       fresh,
     );
+  }
+
+  /** Raises the read of a channel's sessions under way, if any, to `priority`. */
+  raiseSessions(channelId: string, priority: Priority): void {
+    this.reads.raise(`sessions:${channelId}`, priority);
   }
 
   /** Reads one session's detail. */

@@ -308,6 +308,13 @@ export interface SweepEntry {
   hinted?: boolean | undefined;
   /** The planned start of its nearest scheduled session, when one is known. */
   dueAt?: number | undefined;
+  /**
+   * While a read of the channel's sessions is under way (`lastReadAt` is when it began):
+   * when the read before it began. Until that read is answered the channel's age runs
+   * from here, so a read that waits long in a busy budget is raised when the bound needs
+   * it (src/poll/poller.ts).
+   */
+  priorReadAt?: number | undefined;
 }
 
 /** What {@link nextToSweep} weighs entries by. */
@@ -397,7 +404,7 @@ export function sweepScore(e: SweepEntry, p: SweepPolicy): number {
 }
 
 /** When a channel counts as at risk of missing the bound: its share of it, less the reads' lead, never under half of it. */
-function riskAfter(boundMs: number, leadMs = 0): number {
+export function riskAfter(boundMs: number, leadMs = 0): number {
   return Math.max(boundMs / 2, boundMs * AT_RISK_SHARE - Math.max(0, leadMs));
 }
 
@@ -407,25 +414,47 @@ function riskAfter(boundMs: number, leadMs = 0): number {
  * first, then the longest unread.
  */
 export function nextToSweep(entries: Iterable<SweepEntry>, n: number, policy?: SweepPolicy): SweepEntry[] {
+  return pickToSweep(entries, n, policy).map((x) => x.entry);
+}
+
+/**
+ * {@link nextToSweep}, each pick saying whether the bound needs it now: a channel read
+ * before that the deadline ({@link mustReadNow}) or its age ({@link AT_RISK_SHARE} of the
+ * bound, less the reads' lead) puts first. Such a read must land within the bound, not
+ * wait its turn behind every periodic read (docs/polling.md, "The bound it reports").
+ */
+export function pickToSweep(
+  entries: Iterable<SweepEntry>,
+  n: number,
+  policy?: SweepPolicy,
+): { entry: SweepEntry; urgent: boolean }[] {
   if (n <= 0) return [];
   const p = policy ?? { now: Number.POSITIVE_INFINITY, minEveryMs: 0 };
   const list = [...entries];
   const urgent = policy ? mustReadNow(list, policy) : new Set<SweepEntry>();
-  const scored: { e: SweepEntry; score: number }[] = [];
+  const scored: { e: SweepEntry; score: number; urgent: boolean }[] = [];
   for (const e of list) {
     let score = policy
       ? sweepScore(e, p)
       : e.lastReadAt === undefined
         ? Number.POSITIVE_INFINITY
         : -e.lastReadAt;
-    if (urgent.has(e) && score !== Number.NEGATIVE_INFINITY && score < AT_RISK)
-      score = AT_RISK + (p.now - e.lastReadAt!);
-    if (score !== Number.NEGATIVE_INFINITY) scored.push({ e, score });
+    if (score === Number.NEGATIVE_INFINITY) continue;
+    const forced = urgent.has(e);
+    if (forced && score < AT_RISK) score = AT_RISK + (p.now - e.lastReadAt!);
+    scored.push({ e, score, urgent: forced || (policy !== undefined && atRisk(e, p)) });
   }
   scored.sort(
     (a, b) => b.score - a.score || byCodeUnits(a.e.org, b.e.org) || byCodeUnits(a.e.channelId, b.e.channelId),
   );
-  return scored.slice(0, n).map((x) => x.e);
+  return scored.slice(0, n).map((x) => ({ entry: x.e, urgent: x.urgent }));
+}
+
+/** A channel read before whose age has reached its share of the bound, less the reads' lead. */
+function atRisk(e: SweepEntry, p: SweepPolicy): boolean {
+  if (e.lastReadAt === undefined || e.lastReadAt > p.now || p.boundMs === undefined || p.boundMs <= 0)
+    return false;
+  return p.now - e.lastReadAt >= riskAfter(p.boundMs, p.leadMs);
 }
 
 /** Read channels, oldest read first: the order the deadline reads them in. */

@@ -13,7 +13,7 @@ import type { ChannelFilter } from './channel-filter.js';
 import { type DiffFn, OrgPoller } from './org-poller.js';
 import {
   CHANGE_WAITS_AT_MOST_MS,
-  nextToSweep,
+  pickToSweep,
   type Plan,
   type PlanIntervals,
   plan,
@@ -23,6 +23,8 @@ import {
 } from './planner.js';
 import { Scheduler } from './scheduler.js';
 import { SpendMeter } from './spend.js';
+import { SweepLeads, underwayAtRisk } from './sweep-pace.js';
+import { AGING_MS } from '../upstream/transport/budget.js';
 import type { RemovalPolicy } from './removals.js';
 import { stopController } from './stop-signal.js';
 
@@ -75,8 +77,6 @@ const PLAN_EVERY_MS = 30_000;
  * at (and its bound) whenever the budget is busy.
  */
 const MAX_SWEEP_INFLIGHT = 8;
-/** Sweep reads whose lead time is kept. */
-const LEAD_SAMPLES = 100;
 /** The share of their interval over which a round of hot reads or live details is spread. */
 const SPREAD_SHARE = 0.8;
 /**
@@ -274,6 +274,8 @@ export class Poller {
 
   /** The plan's own bound: what the sweep's deadline keeps (planner.ts, `mustReadNow`). */
   private planBoundMs = 0;
+  /** How long recent sweep reads took from being chosen to being answered. */
+  private readonly leads = new SweepLeads();
   private readsPerChannel = 1;
 
   /**
@@ -281,7 +283,7 @@ export class Poller {
    * through when its reads wait long in the budget.
    */
   private sweepChannelsPerMs(p: Plan): number {
-    const lead = this.leads.length === 0 ? 0 : this.leads.reduce((a, b) => a + b, 0) / this.leads.length;
+    const lead = this.leads.mean();
     const slots = lead > 0 ? MAX_SWEEP_INFLIGHT / lead : Number.POSITIVE_INFINITY;
     return Math.min(p.sweepReadsPerMinute / 60_000, slots) / this.readsPerChannel;
   }
@@ -292,7 +294,7 @@ export class Poller {
     const reach = reachableBoundMs(list, now, {
       channelsPerMs: this.sweepChannelsPerMs(p),
       minEveryMs: this.minEveryMs(),
-      leadMs: this.leads.length === 0 ? 0 : Math.max(...this.leads),
+      leadMs: this.leads.max(),
       tickMs: SWEEP_TICK_MS,
     });
     return statedBoundMs(this.planBoundMs, reach);
@@ -463,20 +465,27 @@ export class Poller {
     // it, and comes down only with a new plan (every 30 s), so that it does not flicker.
     const reach = this.reachable(this.current, now, all);
     if (reach > this.current.sweepBoundMs) this.current = { ...this.current, sweepBoundMs: reach };
-    if (n <= 0) return;
-    const candidates = all.filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+    // The deadline keeps the plan's bound, so that a longer bound stated while the sweep
+    // catches up shrinks back to it. A channel that crosses the line just after a tick
+    // waits for the next one too.
     const minEveryMs = this.minEveryMs();
-    const picked = nextToSweep(candidates, n, {
+    const policy = {
       now,
       minEveryMs,
-      // The deadline keeps the plan's bound, so that a longer bound stated while the sweep
-      // catches up shrinks back to it.
       boundMs: this.planBoundMs,
-      // A channel that crosses the line just after a tick waits for the next one too.
-      leadMs: this.sweepLead() + SWEEP_TICK_MS,
+      leadMs: this.leads.p95() + SWEEP_TICK_MS,
       channelsPerMs: this.sweepChannelsPerMs(this.current),
-    });
-    for (const entry of picked) {
+    };
+    // A read under way counts as the channel's read from when it began: one that may still
+    // wait its turn as a periodic read (up to the budget's aging time) is raised before it
+    // could land past the bound stated.
+    const stated = { ...policy, boundMs: this.current.sweepBoundMs, leadMs: policy.leadMs + AGING_MS };
+    for (const e of underwayAtRisk(all, stated))
+      this.pollers.get(e.org)?.raiseSessions(e.channelId, 'follow');
+    if (n <= 0) return;
+    const candidates = all.filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
+    const picked = pickToSweep(candidates, n, policy);
+    for (const { entry, urgent } of picked) {
       const poller = this.pollers.get(entry.org);
       if (!poller) continue;
       const key = `${entry.org}\0${entry.channelId}`;
@@ -492,11 +501,14 @@ export class Poller {
             this.log.warn({ org: entry.org, err }, 'sweep read failed');
         })
         .finally(() => {
-          this.noteSweepLead(this.deps.clock.now() - chosenAt);
+          this.leads.note(this.deps.clock.now() - chosenAt);
           this.sweepInflight.delete(key);
           // The first baseline goes as fast as the budget allows: a freed slot is used at once.
           if (first) this.wakeSweep(0);
         });
+      // A sweep read still, counted as one; the bound needs it now, so it goes with the
+      // follow-ups rather than behind every periodic read.
+      if (urgent) poller.raiseSessions(entry.channelId, 'follow');
     }
     if (picked.length < n) this.wakeAtNextDue(candidates, now, minEveryMs);
     this.readListsEarly(spare - picked.length, now);
@@ -533,25 +545,6 @@ export class Poller {
           this.log.warn({ org: p.slug, err }, 'early channel list read failed');
       });
     }
-  }
-
-  /** How long recent sweep reads took from being chosen to being answered. */
-  private readonly leads: number[] = [];
-
-  private noteSweepLead(ms: number): void {
-    this.leads.push(Math.max(0, ms));
-    if (this.leads.length > LEAD_SAMPLES) this.leads.shift();
-  }
-
-  /**
-   * The 95th percentile of {@link leads}: a sweep read waits its turn in the budget behind
-   * the channel list, follow-ups and periodic reads, seconds when the budget is busy, so a
-   * channel is taken as at risk of its bound that much earlier (planner.ts, `sweepScore`).
-   */
-  private sweepLead(): number {
-    if (this.leads.length === 0) return 0;
-    const sorted = [...this.leads].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
   }
 
   /**

@@ -74,6 +74,11 @@ export class SharedReads {
     return p;
   }
 
+  /** Raises the read of `key` in flight, if any, to `priority` when that is more urgent. */
+  raise(key: string, priority: Priority): void {
+    this.urgencies.get(key)?.raise(priority);
+  }
+
   /** Waits for reads in flight (used on stop). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.inflight.values()]);

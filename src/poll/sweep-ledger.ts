@@ -30,6 +30,8 @@ interface Span {
 export class SweepLedger {
   /** When the last read of each channel's sessions began. */
   private readonly begun = new Map<string, number>();
+  /** Channels with a read under way, and when the read before it began (when known). */
+  private readonly prior = new Map<string, number | undefined>();
   /** When each channel last changed in the channel list (the sweep weighs it more for a while). */
   private readonly changedAt = new Map<string, number>();
   /**
@@ -50,7 +52,13 @@ export class SweepLedger {
 
   /** A read of the channel's sessions begins. */
   began(channelId: string, at: number): void {
+    this.prior.set(channelId, this.begun.get(channelId));
     this.begun.set(channelId, at);
+  }
+
+  /** The read of the channel's sessions under way is over, answered or not. */
+  ended(channelId: string): void {
+    this.prior.delete(channelId);
   }
 
   /** The channel changed in the channel list (added, or its status). */
@@ -133,6 +141,7 @@ export class SweepLedger {
   /** The channel is no longer watched. */
   forget(channelId: string): void {
     this.begun.delete(channelId);
+    this.prior.delete(channelId);
     this.changedAt.delete(channelId);
     this.unseen.delete(channelId);
     this.hintAtRead.delete(channelId);
@@ -198,6 +207,7 @@ export class SweepLedger {
           (changedAt !== undefined && changedAt <= now && lastReadAt !== undefined && changedAt > lastReadAt),
         unseenSince: unseen !== undefined && unseen <= now ? unseen : undefined,
         dueAt: nextStart(stored, now),
+        priorReadAt: this.prior.has(ch.id) ? (this.prior.get(ch.id) ?? storedAt) : undefined,
       };
     });
   }

@@ -10,8 +10,16 @@ import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
 import { RequestBudget } from '../../src/upstream/transport/budget.js';
 import type { FetchOptions } from '../../src/upstream/types.js';
-import { mustReadNow, nextToSweep, reachableBoundMs, type SweepEntry } from '../../src/poll/planner.js';
+import {
+  mustReadNow,
+  nextToSweep,
+  pickToSweep,
+  reachableBoundMs,
+  type SweepEntry,
+} from '../../src/poll/planner.js';
 import { Poller } from '../../src/poll/poller.js';
+import { SweepLedger } from '../../src/poll/sweep-ledger.js';
+import { underwayAtRisk } from '../../src/poll/sweep-pace.js';
 import { diff } from '../../src/snapshot/diff.js';
 import type { Channel, Session } from '../../src/snapshot/model.js';
 
@@ -56,6 +64,50 @@ describe('the deadline', () => {
     ).toEqual(['a', 'b']);
   });
 
+  it('says which picks the bound needs now: forced by the deadline or at risk, never a first read', () => {
+    const entries = [
+      entry('a', 185_000),
+      entry('b', 120_000),
+      entry('c', 20_000, { hinted: true }),
+      entry('d', 0, { lastReadAt: undefined }),
+    ];
+    const policy = { now: NOW, minEveryMs: 15_000, boundMs: 200_000, channelsPerMs: 1 / 1000 };
+    // a is past 90 % of the bound; b and c are not, and d was never read.
+    const urgent = (p: typeof policy) =>
+      pickToSweep(entries, 4, p)
+        .filter((x) => x.urgent)
+        .map((x) => x.entry.channelId);
+    expect(urgent(policy)).toEqual(['a']);
+    // A lead of 60 s puts b at risk too (120 s ≥ 180 s − 60 s).
+    expect(urgent({ ...policy, leadMs: 60_000 } as typeof policy)).toEqual(['a', 'b']);
+    // One channel in 40 s: b's turn (80 s) comes as it is due (200 − 120 s), so the
+    // deadline forces a and b before the hint; c's turn (120 s) is in time.
+    expect(urgent({ ...policy, channelsPerMs: 1 / 40_000 })).toEqual(['a', 'b']);
+    expect(nextToSweep(entries, 4, policy).map((e) => e.channelId)).toEqual(
+      pickToSweep(entries, 4, policy).map((x) => x.entry.channelId),
+    );
+  });
+
+  it('counts a channel whose read is under way from the read before it, and raises it when the bound needs it', () => {
+    const l = new SweepLedger();
+    const at = (id: string) =>
+      l.entries('demo', 1, [{ id, status: 'idle' }], {}, NOW).find((e) => e.channelId === id)!;
+    l.began('a', NOW - 190_000);
+    l.ended('a');
+    expect(at('a')).toMatchObject({ lastReadAt: NOW - 190_000, priorReadAt: undefined });
+    // A hot read began 10 s ago and waits in the budget: the channel counts as read then,
+    // but until it is answered its age runs from the read before.
+    l.began('a', NOW - 10_000);
+    expect(at('a')).toMatchObject({ lastReadAt: NOW - 10_000, priorReadAt: NOW - 190_000 });
+    const policy = { now: NOW, minEveryMs: 15_000, boundMs: 200_000 };
+    // 190 s is past 90 % of 200 s: raised. Under a bound of 300 s it is not yet.
+    expect(underwayAtRisk([at('a')], policy).map((e) => e.channelId)).toEqual(['a']);
+    expect(underwayAtRisk([at('a')], { ...policy, boundMs: 300_000 })).toEqual([]);
+    l.ended('a');
+    expect(at('a').priorReadAt).toBeUndefined();
+    expect(underwayAtRisk([at('a')], policy)).toEqual([]);
+  });
+
   it('states what the channels can reach when it is more than the plan', () => {
     // 3 channels at one a second: the oldest (50 s) is read at 1 s, lands at 51 s + lead.
     const entries = [entry('a', 50_000), entry('b', 10_000), entry('c', 0)];
@@ -83,6 +135,8 @@ function world(o: {
   live: number;
   answerMs: number;
   perMinute: number;
+  /** Other readers keeping this many periodic-priority requests waiting in the budget at all times. */
+  pressure?: number;
 }) {
   const { n, hinted, due, answerMs } = o;
   const budget = new RequestBudget({ perMinute: o.perMinute, clock: systemClock, burst: 20 });
@@ -146,7 +200,13 @@ function world(o: {
       return { state: 'failed', at: Date.now(), error: { reason: 'not_found', message: 'none' } };
     },
   };
-  return { fetcher, readAt, firstRead, ids, budget };
+  let stopped = false;
+  for (let k = 0; k < (o.pressure ?? 0); k++) {
+    void (async () => {
+      while (!stopped) (await budget.acquire('normal'))();
+    })();
+  }
+  return { fetcher, readAt, firstRead, ids, budget, stop: () => (stopped = true) };
 }
 
 function pollerOf(fetcher: Fetcher, budget: RequestBudget): Poller {
@@ -175,6 +235,40 @@ function pollerOf(fetcher: Fetcher, budget: RequestBudget): Poller {
 }
 
 describe('the stated bound under priority reads', () => {
+  it('holds close to the plan while periodic reads keep the budget busy', async () => {
+    // Other readers keep periodic-priority requests waiting at all times, so a read at
+    // the sweep's priority waits 30 s in the budget before it competes with them. A read
+    // the bound needs goes with the follow-ups instead (and one under way is raised to
+    // them): the bound stated stays near the plan's, and holds.
+    vi.setSystemTime(START);
+    const w = world({ n: 60, hinted: 0, due: 0, live: 10, answerMs: 0, perMinute: 240, pressure: 4 });
+    const p = pollerOf(w.fetcher, w.budget);
+    p.start();
+    let worst = 0;
+    let widest = 0;
+    try {
+      for (let s = 0; s < 20 * 60; s++) {
+        await vi.advanceTimersByTimeAsync(1000);
+        if (w.firstRead.size < 60) continue;
+        const now = Date.now();
+        const bound = p.plan().sweepBoundMs;
+        let stalest = 0;
+        for (const t of w.readAt.values()) stalest = Math.max(stalest, now - t);
+        worst = Math.max(worst, stalest / bound);
+        if (s > 5 * 60) widest = Math.max(widest, bound);
+      }
+    } finally {
+      w.stop();
+      const stopping = p.stop(1000);
+      await vi.advanceTimersByTimeAsync(5000);
+      await stopping;
+    }
+    expect(worst).toBeGreaterThan(0.5);
+    expect(worst).toBeLessThanOrEqual(1);
+    // Held behind the periodic reads, the sweep's reads stated a bound of over 4 minutes.
+    expect(widest).toBeLessThan(60_000);
+  }, 60_000);
+
   it('the stalest channel is never older than the bound stated at that moment, at any tick', async () => {
     await fc.assert(
       fc.asyncProperty(
