@@ -229,6 +229,12 @@ export class OrgPoller {
     );
   }
 
+  /** Whether a read of the channel's sessions began less than `ms` before `now`. */
+  sessionsReadWithin(channelId: string, ms: number, now: number): boolean {
+    const at = this.sweep.lastBegun(channelId);
+    return at !== undefined && at <= now && now - at < ms;
+  }
+
   /** Raises the read of a channel's sessions under way, if any, to `priority`. */
   raiseSessions(channelId: string, priority: Priority): void {
     this.reads.raise(`sessions:${channelId}`, priority);

@@ -353,7 +353,14 @@ export class Poller {
           return p
             .hotChannels(now, iv.live_sessions * 2)
             .filter((ch) => !baseline || dueInBaseline(p, `sessions:${ch}`, now, iv.live_sessions))
-            .map((ch) => () => p.readSessions(ch, 'normal', signal));
+            .map((ch) => async () => {
+              // Read a moment ago (a follow-up, the sweep): not again before `sweep_min`,
+              // as the sweep would not, nor half the hot interval; the budget goes to
+              // staler channels.
+              const within = Math.min(this.minEveryMs(), iv.live_sessions / 2);
+              if (p.sessionsReadWithin(ch, within, this.deps.clock.now())) return;
+              await p.readSessions(ch, 'normal', signal);
+            });
         });
         await this.spread(reads, iv.live_sessions, signal);
       },

@@ -56,6 +56,11 @@ export class SweepLedger {
     this.begun.set(channelId, at);
   }
 
+  /** When the last read of the channel's sessions began, if one did. */
+  lastBegun(channelId: string): number | undefined {
+    return this.begun.get(channelId);
+  }
+
   /** The read of the channel's sessions under way is over, answered or not. */
   ended(channelId: string): void {
     this.prior.delete(channelId);

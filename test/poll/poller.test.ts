@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { JumpingClock } from '../helpers/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { Fetcher } from '../../src/poll/fetcher.js';
 import { Poller } from '../../src/poll/poller.js';
@@ -98,6 +99,48 @@ describe('Poller sweep', () => {
     const stopping = poller.stop(1000);
     await vi.advanceTimersByTimeAsync(2000);
     await stopping;
+  });
+});
+
+describe('Poller hot reads', () => {
+  it('skip a live channel whose sessions were read less than sweep_min (or half their interval) ago, by any read', async () => {
+    // One live channel among idle ones: the sweep reads it too (every channel is stale
+    // after sweep_min), and a hot read right after a sweep read would read nothing new.
+    const channels = [{ id: 'live', status: 'live' }, ...['a', 'b'].map((id) => ({ id, status: 'idle' }))];
+    const reads: string[] = [];
+    const at: number[] = [];
+    const fetcher = idleOrg({ now: () => Date.now() } as Clock, channels, reads);
+    const counted: Fetcher = {
+      ...fetcher,
+      fetchSessions: async (org, id, o) => {
+        if (id === 'live') at.push(Date.now());
+        return fetcher.fetchSessions(org, id, o);
+      },
+    };
+    const poller = new Poller(
+      {
+        orgs: [{ auth: { slug: 'demo', token: 't' } }],
+        ...QUICK,
+        intervals: {
+          ...QUICK.intervals,
+          live_sessions: 30_000,
+          live_detail: 60_000,
+          sweep: 60_000,
+          sweep_min: 15_000,
+        },
+      },
+      { fetcher: counted, clock: systemClock, logger: silentLogger(), diff, onUpdate: () => undefined },
+    );
+    poller.start();
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    const stopping = poller.stop(1000);
+    await vi.advanceTimersByTimeAsync(2000);
+    await stopping;
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    expect(gaps.length).toBeGreaterThan(10);
+    // Every read of it, hot or sweep, at least sweep_min (here also half the hot interval)
+    // after the one before.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15_000);
   });
 });
 
