@@ -146,7 +146,7 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
   const sessionPlainsOf = (channelId: string): Plain[] | undefined => {
     const part = snap.sessions[channelId];
     if (part?.state !== 'complete' || !Object.hasOwn(snap.sessions, channelId)) return undefined;
-    return sessionPlainsOfPart(part);
+    return sessionPlainsOfPart(part, slug, channelId);
   };
 
   let listed: Set<string> | undefined;
@@ -207,7 +207,11 @@ export function isKeptPlain(v: object): boolean {
  */
 const plainsByPart = new WeakMap<SessionsPart, Plain[]>();
 
-function sessionPlainsOfPart(part: SessionsPart & { state: 'complete' }): Plain[] {
+function sessionPlainsOfPart(
+  part: SessionsPart & { state: 'complete' },
+  slug: string,
+  channelId: string,
+): Plain[] {
   let plains = plainsByPart.get(part);
   if (plains === undefined) {
     plains = [];
@@ -215,8 +219,32 @@ function sessionPlainsOfPart(part: SessionsPart & { state: 'complete' }): Plain[
     plainsByPart.set(part, plains);
     kept.add(plains);
     for (const p of plains) kept.add(p);
+    carryLabels(plains, slug, channelId);
   }
   return plains;
+}
+
+/**
+ * The id labels of each channel's sessions as its last list read gave them, by session
+ * id: a list read again gives its sessions the same label objects, so their fingerprints
+ * are not hashed again at every read of a live channel.
+ */
+const lastLabels = new Map<string, ReadonlyMap<string, Record<string, string>>>();
+const LAST_LABELS_MAX = 100_000;
+
+function carryLabels(plains: readonly Plain[], slug: string, channelId: string): void {
+  const key = `${slug}\0${channelId}`;
+  const before = lastLabels.get(key);
+  const now = new Map<string, Record<string, string>>();
+  for (const p of plains) {
+    const id = p['id'] as string;
+    const labels = now.get(id) ?? before?.get(id) ?? { session_id: id, channel_id: channelId };
+    now.set(id, labels);
+    labelsByPlain.set(p, labels);
+  }
+  // Channels gone from every org only cost their last list's labels; a bound keeps that small.
+  if (before === undefined && lastLabels.size >= LAST_LABELS_MAX) lastLabels.clear();
+  lastLabels.set(key, now);
 }
 
 /**

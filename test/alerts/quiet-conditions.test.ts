@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CelEnvironments } from '../../src/alerts/cel.js';
+import { orgScope } from '../../src/alerts/context.js';
 import { RuleEvaluator } from '../../src/alerts/evaluator.js';
 import { type CompiledRule, type ConditionRule, compileRules } from '../../src/alerts/rules.js';
 import { Templates } from '../../src/alerts/templates.js';
@@ -149,5 +150,15 @@ rules:
     x.pass(next);
     expect(x.counts.get('live_channel_session')).toBe(2);
     expect(x.states()).toEqual(['live_channel_session/s1:firing']);
+  });
+
+  it('gives a session read again the same id labels, and one read anew its own', () => {
+    const wallet = new WalletHistory(3_600_000);
+    const first = orgScope(org([session('s1'), session('s2')]), wallet).entities.session!;
+    const again = orgScope(org([session('s1'), session('s3')], T0 + 30 * SEC), wallet).entities.session!;
+    expect(again[0]!.vars['session']).not.toBe(first[0]!.vars['session']);
+    expect(again[0]!.idLabels).toBe(first[0]!.idLabels);
+    expect(again[1]!.idLabels).toEqual({ session_id: 's3', channel_id: 'c1' });
+    expect(again[1]!.idLabels).not.toBe(first[1]!.idLabels);
   });
 });
