@@ -241,7 +241,11 @@ function runOne(
 /** How often a run tells how far it got (simulated time). */
 const PROGRESS_EVERY = 12 * H;
 
-/** The figures so far, over the incidents knowable an hour before `now`, as one line. */
+/**
+ * The figures so far, over the incidents knowable an hour before `now`, as one line. An
+ * overrun still on air is not yet in the truth (it is told when it ends), so its page
+ * counts as routine here until then; the first such page is named.
+ */
 function sofar(
   channels: number,
   now: number,
@@ -260,7 +264,8 @@ function sofar(
   return (
     `alert-quality ${channels} channels, ${r.hours} h simulated: ${r.alerted} / ${r.incidents} alerted, ` +
     `p50 ${s(quantile(r.latencies, 0.5))}, p95 ${s(quantile(r.latencies, 0.95))}, ` +
-    `routine paged ${r.routinePages}, missed ${missed.join(', ') || '—'}, wall ${(wallMs / 1000).toFixed(0)} s`
+    `routine paged ${r.routinePages}${r.routineSaid[0] === undefined ? '' : ` (${r.routineSaid[0]})`}, ` +
+    `missed ${missed.join(', ') || '—'}, wall ${(wallMs / 1000).toFixed(0)} s`
   );
 }
 
