@@ -75,6 +75,8 @@ export class CelEnvironments {
   readonly classes: TypeClasses;
   private readonly envs: Record<Scope, Environment>;
   private nowMs = 0;
+  /** How many times a helper read "now" (`since`, `until`, `expected_on_air`). */
+  private nowReadCount = 0;
 
   constructor() {
     this.classes = makeTypeClasses();
@@ -88,14 +90,14 @@ export class CelEnvironments {
     base
       .registerFunction(
         `since(${TS}): ${DUR}`,
-        (t: Date) => Duration.fromMilliseconds(this.nowMs - t.getTime()),
+        (t: Date) => Duration.fromMilliseconds(this.readNow() - t.getTime()),
         {
           description: 'Time from t until now.',
         },
       )
       .registerFunction(
         `until(${TS}): ${DUR}`,
-        (t: Date) => Duration.fromMilliseconds(t.getTime() - this.nowMs),
+        (t: Date) => Duration.fromMilliseconds(t.getTime() - this.readNow()),
         {
           description: 'Time from now until t (negative once t has passed).',
         },
@@ -105,7 +107,7 @@ export class CelEnvironments {
       .registerFunction(
         `expected_on_air(Session, ${DUR}): bool`,
         (s: { live?: boolean; scheduled_at?: Date; scheduled_end_at?: Date }, margin: Duration) =>
-          expectedOnAir(s, Number(margin.valueOf()), this.nowMs),
+          expectedOnAir(s, Number(margin.valueOf()), this.readNow()),
         { description: 'Whether a session is live, or planned to be on air within margin of now.' },
       )
       .registerFunction('is_live(string): bool', (s: string) => isLiveStatus(s))
@@ -140,6 +142,19 @@ export class CelEnvironments {
   /** Sets the time that `now`, `since` and `until` refer to for the next evaluations. */
   setNow(ms: number): void {
     this.nowMs = ms;
+  }
+
+  private readNow(): number {
+    this.nowReadCount++;
+    return this.nowMs;
+  }
+
+  /**
+   * How many times a helper has read "now" so far: an evaluation that left it unchanged
+   * gives the same result at any other time (the evaluator's memo of quiet conditions).
+   */
+  get nowReads(): number {
+    return this.nowReadCount;
   }
 
   /** Compiles and type-checks an expression; throws {@link ExpressionError}. */

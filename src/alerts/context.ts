@@ -10,6 +10,7 @@ import {
   completeValue,
   type Session,
   type SessionDetail,
+  type SessionsPart,
   type Subscription,
 } from '../snapshot/model.js';
 import { detailCelValues } from '../snapshot/detail-groups.js';
@@ -24,7 +25,7 @@ export interface Entity {
   /** Stable within the org: channel id, session id, member id, or the org slug. */
   key: string;
   /** Labels that identify the entity (`channel_id` …); they go into the fingerprint. */
-  idLabels: Record<string, string>;
+  idLabels: Readonly<Record<string, string>>;
   /** Readable labels (`channel` name …), frozen when the alert is created. */
   nameLabels: Record<string, string>;
   /** Entity variables (`channel`, `session`, `detail`, `member`). */
@@ -136,23 +137,16 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
       });
       return {
         key: id,
-        idLabels: { channel_id: id },
+        idLabels: keptLabels(c, () => ({ channel_id: id })),
         nameLabels: { channel: (c['name'] as string | undefined) ?? id },
         vars,
       };
     });
 
-  const sessionPlains = new Map<string, Plain[]>();
   const sessionPlainsOf = (channelId: string): Plain[] | undefined => {
     const part = snap.sessions[channelId];
     if (part?.state !== 'complete' || !Object.hasOwn(snap.sessions, channelId)) return undefined;
-    let plains = sessionPlains.get(channelId);
-    if (plains === undefined) {
-      plains = [];
-      for (const s of part.value) plains.push(sessionPlain(s, part.at));
-      sessionPlains.set(channelId, plains);
-    }
-    return plains;
+    return sessionPlainsOfPart(part, slug, channelId);
   };
 
   let listed: Set<string> | undefined;
@@ -166,22 +160,13 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
   };
   const sessionEntities = (): Entity[] | undefined => {
     if (sessionListed().size === 0) return undefined;
-    const channelById = new Map(channels?.map((c) => [c['id'] as string, c]));
+    const channelById = channels && channelsById(channels);
     const out: Entity[] = [];
     for (const channelId of sessionListed()) {
-      const channel = channelById.get(channelId);
+      const channel = channelById?.get(channelId);
       for (const session of sessionPlainsOf(channelId) ?? []) {
-        const s = { id: session['id'] as string, title: session['title'] as string | undefined };
-        const detail = completeValue(snap.details[s.id]);
-        out.push({
-          key: s.id,
-          idLabels: { session_id: s.id, channel_id: channelId },
-          nameLabels: {
-            session: s.title ?? s.id,
-            channel: (channel?.['name'] as string | undefined) ?? channelId,
-          },
-          vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
-        });
+        const detail = completeValue(snap.details[session['id'] as string]);
+        out.push(sessionEntity(session, channelId, channel, detail));
       }
     }
     return out;
@@ -213,6 +198,112 @@ const kept = new WeakSet<object>();
 /** Whether `v` is a plain value the scope keeps between passes (never changed once made). */
 export function isKeptPlain(v: object): boolean {
   return kept.has(v);
+}
+
+/**
+ * What rules see of a channel's sessions, made once per list read: the poller shares an
+ * unchanged part between snapshots and never changes one (src/snapshot/diff-sessions.ts),
+ * so a list not read again since the last pass is neither rebuilt nor converted again.
+ */
+const plainsByPart = new WeakMap<SessionsPart, Plain[]>();
+
+function sessionPlainsOfPart(
+  part: SessionsPart & { state: 'complete' },
+  slug: string,
+  channelId: string,
+): Plain[] {
+  let plains = plainsByPart.get(part);
+  if (plains === undefined) {
+    plains = [];
+    for (const s of part.value) plains.push(sessionPlain(s, part.at));
+    plainsByPart.set(part, plains);
+    kept.add(plains);
+    for (const p of plains) kept.add(p);
+    carryLabels(plains, slug, channelId);
+  }
+  return plains;
+}
+
+/**
+ * The id labels of each channel's sessions as its last list read gave them, by session
+ * id: a list read again gives its sessions the same label objects, so their fingerprints
+ * are not hashed again at every read of a live channel.
+ */
+const lastLabels = new Map<string, ReadonlyMap<string, Record<string, string>>>();
+const LAST_LABELS_MAX = 100_000;
+
+function carryLabels(plains: readonly Plain[], slug: string, channelId: string): void {
+  const key = `${slug}\0${channelId}`;
+  const before = lastLabels.get(key);
+  const now = new Map<string, Record<string, string>>();
+  for (const p of plains) {
+    const id = p['id'] as string;
+    const labels = now.get(id) ?? before?.get(id) ?? { session_id: id, channel_id: channelId };
+    now.set(id, labels);
+    labelsByPlain.set(p, labels);
+  }
+  // Channels gone from every org only cost their last list's labels; a bound keeps that small.
+  if (before === undefined && lastLabels.size >= LAST_LABELS_MAX) lastLabels.clear();
+  lastLabels.set(key, now);
+}
+
+/**
+ * The id labels of the entity a kept plain value stands for, made once with it: the
+ * same object from pass to pass, so what is derived from them (the fingerprint) is too.
+ */
+const labelsByPlain = new WeakMap<Plain, Record<string, string>>();
+
+function keptLabels(p: Plain, make: () => Record<string, string>): Record<string, string> {
+  if (!kept.has(p)) return make();
+  let labels = labelsByPlain.get(p);
+  if (labels === undefined) {
+    labels = make();
+    labelsByPlain.set(p, labels);
+  }
+  return labels;
+}
+
+/** A channel list's channels by id, made once per list read. */
+const byIdOfList = new WeakMap<readonly Plain[], ReadonlyMap<string, Plain>>();
+
+function channelsById(plains: readonly Plain[]): ReadonlyMap<string, Plain> {
+  let byId = byIdOfList.get(plains);
+  if (byId === undefined) {
+    byId = new Map(plains.map((c) => [c['id'] as string, c]));
+    byIdOfList.set(plains, byId);
+  }
+  return byId;
+}
+
+/**
+ * A session's entity, made again only when its list, its channel's list read or its
+ * detail changed: at a pass a second, most sessions are as they were.
+ */
+const entityOfSession = new WeakMap<
+  Plain,
+  { channel: Plain | undefined; detail: SessionDetail | undefined; entity: Entity }
+>();
+
+function sessionEntity(
+  session: Plain,
+  channelId: string,
+  channel: Plain | undefined,
+  detail: SessionDetail | undefined,
+): Entity {
+  const hit = entityOfSession.get(session);
+  if (hit !== undefined && hit.channel === channel && hit.detail === detail) return hit.entity;
+  const id = session['id'] as string;
+  const entity: Entity = {
+    key: id,
+    idLabels: keptLabels(session, () => ({ session_id: id, channel_id: channelId })),
+    nameLabels: {
+      session: (session['title'] as string | undefined) ?? id,
+      channel: (channel?.['name'] as string | undefined) ?? channelId,
+    },
+    vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
+  };
+  if (kept.has(session)) entityOfSession.set(session, { channel, detail, entity });
+  return entity;
 }
 
 /**

@@ -58,7 +58,47 @@ export class RuleEvaluator {
    */
   private readonly celOf = new WeakMap<object, { t: FieldType; classes: unknown; value: unknown }>();
 
+  /**
+   * What is known of each entity under each rule, by the id labels it was made of: the
+   * scope keeps an entity's id labels as long as the list it comes from (context.ts), so
+   * an entity seen on every pass is neither hashed again nor, while quiet, evaluated again.
+   */
+  private readonly known = new WeakMap<Readonly<Record<string, string>>, Map<ConditionRule, Known>>();
+
+  /**
+   * The context an expression is evaluated in, seen through a proxy that notes the
+   * variables it reads: what a quiet condition depended on.
+   */
+  private target: Record<string, unknown> = {};
+  private readonly read = new Set<string>();
+  private readonly watched: Record<string, unknown> = new Proxy(
+    {},
+    {
+      get: (_t, key) => {
+        if (typeof key !== 'string') return undefined;
+        this.read.add(key);
+        return this.target[key];
+      },
+    },
+  );
+  /** Set by `test` when an expression failed or gave no true or false. */
+  private failed = false;
+
   constructor(private readonly deps: EvaluatorDeps) {}
+
+  private knownOf(rule: ConditionRule, org: string, idLabels: Readonly<Record<string, string>>): Known {
+    let byRule = this.known.get(idLabels);
+    if (byRule === undefined) {
+      byRule = new Map();
+      this.known.set(idLabels, byRule);
+    }
+    let k = byRule.get(rule);
+    if (k === undefined || k.org !== org) {
+      k = { org, fp: fingerprint(rule.name, { org, ...idLabels }), quiet: undefined };
+      byRule.set(rule, k);
+    }
+    return k;
+  }
 
   /** `toCel`, remembered for the plain values the scope keeps between passes. */
   private cel(t: FieldType, v: unknown): unknown {
@@ -124,7 +164,15 @@ export class RuleEvaluator {
     now: number,
     seen: Set<string>,
   ): void {
-    const fp = fingerprint(rule.name, { org: scope.slug, ...e.idLabels });
+    const known = this.knownOf(rule, scope.slug, e.idLabels);
+    const fp = known.fp;
+    if (known.quiet !== undefined && isStill(known.quiet, readBy(rule), e, scope)) {
+      // False when last evaluated, on the very values it read, without "now": false
+      // again, and with no alert to clear there is nothing to do.
+      const a = tracker.get(fp);
+      if (a === undefined || a.state === 'resolved') return;
+    }
+    known.quiet = undefined;
     seen.add(fp);
     const ctx: Record<string, unknown> = { ...orgCel };
     const vars = SCOPE_VARIABLES[rule.forEach];
@@ -136,7 +184,15 @@ export class RuleEvaluator {
       if (c !== undefined) ctx[name] = c;
     }
     for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
-    const holds = this.test(rule, ctx, `${scope.slug}/${e.key}`);
+    const nowReads = this.deps.cel.nowReads;
+    this.read.clear();
+    this.target = ctx;
+    this.failed = false;
+    const holds = this.test(rule, this.watched, () => `${scope.slug}/${e.key}`);
+    this.target = {};
+    if (!holds && !this.failed && this.deps.cel.nowReads === nowReads) {
+      known.quiet = quietOn(this.read, readBy(rule), e, scope);
+    }
     const template = (): Plain => {
       const t: Plain = { now: new Date(now).toISOString(), ...this.externalURL() };
       const all = { ...scope.vars, ...e.vars };
@@ -279,15 +335,18 @@ export class RuleEvaluator {
     return fired;
   }
 
-  private test(rule: CompiledRule, ctx: Record<string, unknown>, what: string): boolean {
+  /** Whether the rule's condition holds; `what` names the entity or event in a warning. */
+  private test(rule: CompiledRule, ctx: Record<string, unknown>, what: string | (() => string)): boolean {
     if (!rule.when) return true;
+    const named = () => (typeof what === 'string' ? what : what());
     try {
       const r = rule.when.evaluate(ctx);
       if (typeof r === 'boolean') return r;
-      this.warn(rule.name, what, `the condition gave ${typeof r}, not true or false`);
+      this.warn(rule.name, named(), `the condition gave ${typeof r}, not true or false`);
     } catch (err) {
-      this.warn(rule.name, what, firstLine((err as Error).message));
+      this.warn(rule.name, named(), firstLine((err as Error).message));
     }
+    this.failed = true;
     return false;
   }
 
@@ -380,6 +439,59 @@ function isResolution(key: string): boolean {
 function dropResolution(a: TrackedAlert): void {
   if (!Object.keys(a.annotations).some(isResolution)) return;
   a.annotations = Object.fromEntries(Object.entries(a.annotations).filter(([k]) => !isResolution(k)));
+}
+
+/** A condition rule's fingerprint for an entity, and what its condition was last false on. */
+interface Known {
+  org: string;
+  fp: string;
+  /**
+   * The plain values of the rule's variables (in `readBy` order) its condition read when
+   * it was last false, `NOT_READ` for those it did not read; undefined when the condition
+   * held, failed, read "now" or read a value that is not kept unchanged between passes.
+   */
+  quiet: readonly unknown[] | undefined;
+}
+
+const NOT_READ = Symbol('not read');
+
+/** Where an entity's variable comes from: its own variables first, then its org's. */
+function sourceOf(name: string, e: Entity, scope: OrgScope): unknown {
+  return Object.hasOwn(e.vars, name) ? e.vars[name] : scope.vars[name];
+}
+
+/**
+ * What a condition that was false read, when that is enough to know it false again: only
+ * the rule's own variables, never `now`, each a plain value the scope keeps unchanged
+ * between passes (context.ts, `isKeptPlain`), so the same object means the same value.
+ */
+function quietOn(
+  read: ReadonlySet<string>,
+  names: readonly string[],
+  e: Entity,
+  scope: OrgScope,
+): readonly unknown[] | undefined {
+  for (const name of read) if (!names.includes(name)) return undefined;
+  const out: unknown[] = [];
+  for (const name of names) {
+    if (!read.has(name)) {
+      out.push(NOT_READ);
+      continue;
+    }
+    const v = sourceOf(name, e, scope);
+    if (typeof v !== 'object' || v === null || !isKeptPlain(v)) return undefined;
+    out.push(v);
+  }
+  return out;
+}
+
+/** Whether every value a quiet condition read is still the very same one. */
+function isStill(quiet: readonly unknown[], names: readonly string[], e: Entity, scope: OrgScope): boolean {
+  for (let i = 0; i < names.length; i++) {
+    const v = quiet[i];
+    if (v !== NOT_READ && sourceOf(names[i]!, e, scope) !== v) return false;
+  }
+  return true;
 }
 
 const readByRule = new WeakMap<ConditionRule, readonly string[]>();
