@@ -28,6 +28,7 @@ import {
   sessionTitle,
 } from './names.js';
 import {
+  CUT_BEFORE_END_MS,
   type IncidentKind,
   type IncidentPlan,
   incidentOf,
@@ -61,6 +62,8 @@ type Step =
       endAs?: 'ended' | 'failed';
       /** The incident an end is (its ground truth is kept when it happens). */
       incident?: IncidentKind;
+      /** The end the server gives a show whose channel went off air under it. */
+      afterDrop?: true;
     }
   | { kind: 'org'; what: 'members' | 'plan' | 'funding' | 'wallet'; org: SimOrg };
 
@@ -79,6 +82,8 @@ export class Evolver {
   private seq = 0;
   /** Every incident played so far, in the order they happened (the ground truth). */
   readonly incidents: SimIncident[] = [];
+  /** Shows whose channel went off air under them, until the server ends them. */
+  private readonly dropped = new Set<SimSession>();
 
   constructor(
     private readonly world: World,
@@ -157,12 +162,20 @@ export class Evolver {
       incident = plan.kind;
       endAs = plan.kind === 'failure' ? 'failed' : 'ended';
       duration = plan.kind === 'overrun' ? s.scheduledEndAt + plan.over - startedAt : planned * plan.runs;
+      const cut = CUT_BEFORE_END_MS[plan.kind];
+      if (cut !== undefined) {
+        // A show cut after its planned end (it started late) ended on time as far as anyone
+        // can tell: a drop or an early end is cut inside the planned time, or not played.
+        const room = s.scheduledEndAt - cut - startedAt;
+        if (room >= TICK_MS) duration = Math.min(duration, room);
+        else [incident, endAs, duration] = [undefined, 'ended', planned];
+      }
     }
     const endIn = Math.max(TICK_MS, startedAt + duration - this.world.now);
     if (incident === 'drop') {
       // The channel goes off air under the live session; the session ends a minute later.
       this.after(endIn, { kind: 'session', what: 'drop', session: s, incident });
-      this.after(endIn + 60_000, { kind: 'session', what: 'end', session: s, endAs });
+      this.after(endIn + 60_000, { kind: 'session', what: 'end', session: s, endAs, afterDrop: true });
     } else {
       this.after(endIn, {
         kind: 'session',
@@ -215,7 +228,12 @@ export class Evolver {
     if (step.kind === 'channel') {
       if (!step.channel.removed) this.channelStep(step.what, step.channel);
     } else if (step.kind === 'session') {
-      if (!step.session.channel.removed) this.sessionStep(step.what, step.session, step.endAs, step.incident);
+      if (step.session.channel.removed) return;
+      // A show whose channel went off air under it ends when the server ends it, a minute
+      // later, not at its own end any more.
+      if (step.what === 'end' && this.dropped.has(step.session) && !step.afterDrop) return;
+      if (step.afterDrop) this.dropped.delete(step.session);
+      this.sessionStep(step.what, step.session, step.endAs, step.incident);
     } else {
       this.orgStep(step.what, step.org);
     }
@@ -286,9 +304,23 @@ export class Evolver {
     }
     if (s.status !== 'live') return;
     if (what === 'drop') {
-      // The channel goes off air: every session live on it drops with it.
+      // The channel goes off air: every session live on it drops with it, and the server
+      // ends each a minute later, as it ends the one that dropped (sessionStarted). Left to
+      // its own end, another show near its planned end ended seconds after its channel went
+      // off air: an on-time end as far as any read could tell, yet counted as a drop.
+      if (this.dropped.has(s)) return; // it went off air with another show already
       for (const other of s.channel.sessions) {
-        if (other.status === 'live') this.incidents.push(incidentOf(other, 'drop', w.now));
+        if (other.status !== 'live' || this.dropped.has(other)) continue;
+        this.incidents.push(incidentOf(other, 'drop', w.now));
+        this.dropped.add(other);
+        if (other !== s)
+          this.after(60_000, {
+            kind: 'session',
+            what: 'end',
+            session: other,
+            endAs: 'ended',
+            afterDrop: true,
+          });
       }
       w.setChannelStatus(s.channel, 'offline');
       return;

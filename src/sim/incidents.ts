@@ -42,6 +42,17 @@ export const NO_SHOW_STAYS_MS = 20 * 60_000;
 /** How far past its planned end an overrun runs: beyond any sensible margin (docs/alerts.md). */
 export const OVERRUN_MS: [number, number] = [15 * 60_000, 30 * 60_000];
 
+/**
+ * How long before its planned end a drop or an early end comes at the latest: a drop's
+ * session ends a minute after its channel goes off air, still inside the planned time; an
+ * early end is more than the 5-minute margin of the shipped `session_dropped` before it
+ * (docs/alerts.md). A show that started too late for that is not cut (sim/evolve.ts).
+ */
+export const CUT_BEFORE_END_MS: Partial<Record<IncidentKind, number>> = {
+  drop: 2 * 60_000,
+  early_end: 6 * 60_000,
+};
+
 /** Draws whether `s` becomes an incident (share `rate`), and which. */
 export function planIncident(rng: Rng, rate: number): IncidentPlan | undefined {
   if (rate <= 0 || !rng.chance(rate)) return undefined;

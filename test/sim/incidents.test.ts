@@ -36,7 +36,9 @@ interface Truth {
 
 describe('simulated incidents', () => {
   it('plays every kind at the configured rate and serves the ground truth', async () => {
-    const { s } = await run({ incidents: 0.5 }, 30 * MINUTE);
+    // Shows of realistic lengths: a drop or an early end is cut inside the planned time, and
+    // the lively world's one-to-six-minute shows leave no room for an early end.
+    const { s } = await run({ incidents: 0.5, scenario: 'calm' }, 60 * MINUTE);
     const { incidents } = (await (await get(s, '/_sim/incidents')).json()) as { incidents: Truth[] };
     expect(new Set(incidents.map((i) => i.kind))).toEqual(
       new Set(['no_show', 'drop', 'early_end', 'overrun', 'failure']),
@@ -57,11 +59,40 @@ describe('simulated incidents', () => {
       const planned = Date.parse(i.scheduledEndAt);
       if (i.kind === 'no_show') expect(seen.map((x) => x.to)).not.toContain('live');
       if (i.kind === 'failure') expect(seen.map((x) => x.to)).toContain('failed');
-      if (i.kind === 'early_end') expect(Date.parse(i.at)).toBeLessThan(planned);
-      if (i.kind === 'drop') expect(offline.has(i.channel)).toBe(true);
+      // Times on the clock's time line: at speed 10, ten simulated minutes are one. An
+      // early end comes more than 6 simulated minutes before the planned end, a drop 2.
+      if (i.kind === 'early_end') expect(Date.parse(i.at)).toBeLessThanOrEqual(planned - (6 * MINUTE) / 10);
+      if (i.kind === 'drop') {
+        expect(offline.has(i.channel)).toBe(true);
+        expect(Date.parse(i.at)).toBeLessThanOrEqual(planned - (2 * MINUTE) / 10);
+      }
       const end = seen.find((x) => x.to === 'ended');
-      // Times on the clock's time line: at speed 10, ten simulated minutes are one.
       if (i.kind === 'overrun' && end) expect(end.at).toBeGreaterThan(planned + MINUTE);
+    }
+  }, 30_000);
+
+  it('cuts an early end inside the planned time, and ends every show its channel dropped a minute later', async () => {
+    // The lively world's shows last one to six minutes, start up to 20 s late, and a
+    // channel may carry more than one at once.
+    const { s } = await run({ incidents: 0.5 }, 30 * MINUTE);
+    const { incidents } = (await (await get(s, '/_sim/incidents')).json()) as { incidents: Truth[] };
+    const endedAt = new Map<string, number>();
+    for (const c of s.changes())
+      if (c.entity.kind === 'session' && c.field === 'status' && c.to === 'ended')
+        endedAt.set(c.entity.id, c.at);
+    const drops = incidents.filter((i) => i.kind === 'drop');
+    expect(drops.length).toBeGreaterThan(3);
+    // Times on the clock's time line: at speed 10, ten simulated minutes are one, and a
+    // world tick (a second) is a tenth of one.
+    for (const i of drops) {
+      const ended = endedAt.get(i.session);
+      expect(ended).toBeDefined();
+      expect(ended! - Date.parse(i.at)).toBeGreaterThanOrEqual((MINUTE - 1000) / 10);
+      expect(ended! - Date.parse(i.at)).toBeLessThanOrEqual((MINUTE + 1000) / 10);
+    }
+    for (const i of incidents.filter((x) => x.kind === 'early_end')) {
+      const before = Date.parse(i.scheduledEndAt) - Date.parse(i.at);
+      expect(before).toBeGreaterThanOrEqual((6 * MINUTE - 1000) / 10);
     }
   }, 30_000);
 
