@@ -486,8 +486,11 @@ export class Poller {
     // A read under way counts as the channel's read from when it began: one that may still
     // wait its turn as a periodic read (up to the budget's aging time) is raised before it
     // could land past the bound stated.
+    // Not while a channel waits for its first read: the bound holds from the first baseline
+    // on, and first reads at the sweep's priority would wait behind the raised ones.
+    const raise = ![...this.pollers.values()].some((p) => p.inBaseline());
     const stated = { ...policy, boundMs: this.current.sweepBoundMs, leadMs: policy.leadMs + AGING_MS };
-    for (const e of underwayAtRisk(all, stated))
+    for (const e of raise ? underwayAtRisk(all, stated) : [])
       this.pollers.get(e.org)?.raiseSessions(e.channelId, 'follow');
     if (n <= 0) return;
     const candidates = all.filter((e) => !this.sweepInflight.has(`${e.org}\0${e.channelId}`));
@@ -515,7 +518,7 @@ export class Poller {
         });
       // A sweep read still, counted as one; the bound needs it now, so it goes with the
       // follow-ups rather than behind every periodic read.
-      if (urgent) poller.raiseSessions(entry.channelId, 'follow');
+      if (urgent && raise) poller.raiseSessions(entry.channelId, 'follow');
     }
     if (picked.length < n) this.wakeAtNextDue(candidates, now, minEveryMs);
     this.readListsEarly(spare - picked.length, now);
