@@ -234,6 +234,42 @@ function pollerOf(fetcher: Fetcher, budget: RequestBudget): Poller {
   );
 }
 
+/**
+ * Runs `p` for `minutes` of fake time and judges, every second from the first complete
+ * baseline on, the stalest channel's age against the bound stated then.
+ */
+async function measureStalest(
+  p: Poller,
+  w: ReturnType<typeof world>,
+  n: number,
+  minutes: number,
+  after?: (s: number, bound: number) => void,
+): Promise<{ worst: number; judged: number }> {
+  p.start();
+  let worst = 0;
+  let judged = 0;
+  try {
+    for (let s = 0; s < minutes * 60; s++) {
+      await vi.advanceTimersByTimeAsync(1000);
+      // From the first complete baseline on (it has a goal of its own).
+      if (w.firstRead.size < n) continue;
+      const now = Date.now();
+      const bound = p.plan().sweepBoundMs;
+      let stalest = 0;
+      for (const t of w.readAt.values()) stalest = Math.max(stalest, now - t);
+      worst = Math.max(worst, stalest / bound);
+      judged++;
+      after?.(s, bound);
+    }
+  } finally {
+    w.stop();
+    const stopping = p.stop(1000);
+    await vi.advanceTimersByTimeAsync(5000);
+    await stopping;
+  }
+  return { worst, judged };
+}
+
 describe('the stated bound under priority reads', () => {
   it('holds close to the plan while periodic reads keep the budget busy', async () => {
     // Other readers keep periodic-priority requests waiting at all times, so a read at
@@ -242,27 +278,10 @@ describe('the stated bound under priority reads', () => {
     // them): the bound stated stays near the plan's, and holds.
     vi.setSystemTime(START);
     const w = world({ n: 60, hinted: 0, due: 0, live: 10, answerMs: 0, perMinute: 240, pressure: 4 });
-    const p = pollerOf(w.fetcher, w.budget);
-    p.start();
-    let worst = 0;
     let widest = 0;
-    try {
-      for (let s = 0; s < 20 * 60; s++) {
-        await vi.advanceTimersByTimeAsync(1000);
-        if (w.firstRead.size < 60) continue;
-        const now = Date.now();
-        const bound = p.plan().sweepBoundMs;
-        let stalest = 0;
-        for (const t of w.readAt.values()) stalest = Math.max(stalest, now - t);
-        worst = Math.max(worst, stalest / bound);
-        if (s > 5 * 60) widest = Math.max(widest, bound);
-      }
-    } finally {
-      w.stop();
-      const stopping = p.stop(1000);
-      await vi.advanceTimersByTimeAsync(5000);
-      await stopping;
-    }
+    const { worst } = await measureStalest(pollerOf(w.fetcher, w.budget), w, 60, 20, (s, bound) => {
+      if (s > 5 * 60) widest = Math.max(widest, bound);
+    });
     expect(worst).toBeGreaterThan(0.5);
     expect(worst).toBeLessThanOrEqual(1);
     // Held behind the periodic reads, the sweep's reads stated a bound of over 4 minutes.
@@ -289,27 +308,7 @@ describe('the stated bound under priority reads', () => {
             answerMs,
             perMinute,
           });
-          const p = pollerOf(w.fetcher, w.budget);
-          p.start();
-          let worst = 0;
-          let judged = 0;
-          try {
-            for (let s = 0; s < 12 * 60; s++) {
-              await vi.advanceTimersByTimeAsync(1000);
-              // From the first complete baseline on (it has a goal of its own).
-              if (w.firstRead.size < n) continue;
-              const now = Date.now();
-              const bound = p.plan().sweepBoundMs;
-              let stalest = 0;
-              for (const t of w.readAt.values()) stalest = Math.max(stalest, now - t);
-              worst = Math.max(worst, stalest / bound);
-              judged++;
-            }
-          } finally {
-            const stopping = p.stop(1000);
-            await vi.advanceTimersByTimeAsync(5000);
-            await stopping;
-          }
+          const { worst, judged } = await measureStalest(pollerOf(w.fetcher, w.budget), w, n, 12);
           expect(judged).toBeGreaterThan(5 * 60);
           expect(worst).toBeLessThanOrEqual(1);
         },
