@@ -53,11 +53,17 @@ const WINDOW_FUTURE = 24 * H;
 
 /**
  * The lively world, with broadcasts of realistic lengths (the shipped graces and margins
- * are minutes; lively's one-to-six-minute shows would end inside them).
+ * are minutes; lively's one-to-six-minute shows would end inside them). No audience
+ * activity: the shipped rules and this read schedule look at no session detail, and a
+ * week of questions and reactions at 1000 channels held gigabytes and most of the steps.
  */
 function benchDynamics(): Dynamics {
   return {
     ...dynamicsFor('lively'),
+    questionEvery: Number.POSITIVE_INFINITY,
+    reactionEvery: Number.POSITIVE_INFINITY,
+    announcementEvery: Number.POSITIVE_INFINITY,
+    speakerEvery: Number.POSITIVE_INFINITY,
     planEvery: 40 * M,
     lead: [10 * M, 3 * H],
     duration: [20 * M, 90 * M],

@@ -27,6 +27,10 @@ export interface Dynamics {
   cancelShare: number;
   failShare: number;
   duration: [number, number];
+  /**
+   * Mean waits between audience activity on a live session; `Infinity` plays none (a run
+   * that reads no session detail need not keep it).
+   */
   questionEvery: number;
   reactionEvery: number;
   /** Reactions per burst, at most. */

@@ -215,6 +215,7 @@ export class Evolver {
           : what === 'announcement'
             ? d.announcementEvery
             : d.speakerEvery;
+    if (mean === Number.POSITIVE_INFINITY) return;
     this.after(this.rng.exp(mean), { kind: 'session', what, session: s });
   }
 
