@@ -30,6 +30,11 @@ export interface Entity {
   nameLabels: Record<string, string>;
   /** Entity variables (`channel`, `session`, `detail`, `member`). */
   vars: Record<string, Plain | undefined>;
+  /**
+   * A session's: the kept plain values of its channel's session list (made once per list
+   * read). The sessions of one list are next to each other in the scope's entities.
+   */
+  list?: readonly Plain[];
 }
 
 /**
@@ -164,9 +169,10 @@ export function orgScope(view: OrgView, wallet: WalletHistory): OrgScope {
     const out: Entity[] = [];
     for (const channelId of sessionListed()) {
       const channel = channelById?.get(channelId);
-      for (const session of sessionPlainsOf(channelId) ?? []) {
+      const plains = sessionPlainsOf(channelId) ?? [];
+      for (const session of plains) {
         const detail = completeValue(snap.details[session['id'] as string]);
-        out.push(sessionEntity(session, channelId, channel, detail));
+        out.push(sessionEntity(session, plains, channelId, channel, detail));
       }
     }
     return out;
@@ -286,6 +292,7 @@ const entityOfSession = new WeakMap<
 
 function sessionEntity(
   session: Plain,
+  list: readonly Plain[],
   channelId: string,
   channel: Plain | undefined,
   detail: SessionDetail | undefined,
@@ -301,6 +308,7 @@ function sessionEntity(
       channel: (channel?.['name'] as string | undefined) ?? channelId,
     },
     vars: { session, channel, detail: detail ? detailPlain(detail) : undefined },
+    list,
   };
   if (kept.has(session)) entityOfSession.set(session, { channel, detail, entity });
   return entity;

@@ -15,6 +15,7 @@ import type { OrgView } from '../poll/status.js';
 import type { CelEnvironments } from './cel.js';
 import { type FieldType, type Plain, SCOPE_VARIABLES, toCel, toTemplate } from './cel-types.js';
 import { type Entity, eventPlain, isKeptPlain, type OrgScope, orgScope } from './context.js';
+import { isStill, type Known, QuietLists, quietOn, Reach, reachOf, readBy } from './quiet.js';
 import { isLabelName } from './matchers.js';
 import type { CompiledRule, ConditionRule, EventRule } from './rules.js';
 import type { CompiledTemplate, Templates } from './templates.js';
@@ -64,6 +65,8 @@ export class RuleEvaluator {
    * an entity seen on every pass is neither hashed again nor, while quiet, evaluated again.
    */
   private readonly known = new WeakMap<Readonly<Record<string, string>>, Map<ConditionRule, Known>>();
+  /** Session lists quiet as a whole under a rule (quiet.ts). */
+  private readonly quietLists = new QuietLists();
 
   /**
    * The context an expression is evaluated in, seen through a proxy that notes the
@@ -142,7 +145,30 @@ export class RuleEvaluator {
         const entities = scope.entities[rule.forEach];
         if (entities === undefined) continue; // the part was never read: nothing is known
         const seen = new Set<string>();
-        for (const e of entities) this.entity(rule, scope, orgCel, e, tracker, now, seen);
+        for (let i = 0; i < entities.length; ) {
+          const e = entities[i]!;
+          const list = e.list;
+          if (list === undefined) {
+            this.entity(rule, scope, orgCel, e, tracker, now, seen);
+            i++;
+            continue;
+          }
+          // A channel's session list, whole: passed over while it is quiet (quiet.ts).
+          const channel = e.vars['channel'];
+          const end = i + list.length;
+          if (this.quietLists.has(list, rule, scope.slug, channel)) {
+            i = end;
+            continue;
+          }
+          let reach: Reach = Reach.OWN;
+          for (; i < end; i++) {
+            const r = this.entity(rule, scope, orgCel, entities[i]!, tracker, now, seen);
+            if (r === Reach.OTHER || reach === Reach.OTHER) reach = Reach.OTHER;
+            else if (r === Reach.CHANNEL) reach = r;
+          }
+          if (reach !== Reach.OTHER) this.quietLists.note(list, rule, scope.slug, channel, reach);
+          else this.quietLists.forget(list, rule);
+        }
         for (const a of existing.get(`${rule.name}\0${scope.slug}`) ?? []) {
           if (!seen.has(a.fingerprint) && isGone(a, rule, scope)) tracker.cleared(a.fingerprint, now, rule);
         }
@@ -163,14 +189,14 @@ export class RuleEvaluator {
     tracker: AlertTracker,
     now: number,
     seen: Set<string>,
-  ): void {
+  ): Reach {
     const known = this.knownOf(rule, scope.slug, e.idLabels);
     const fp = known.fp;
     if (known.quiet !== undefined && isStill(known.quiet, readBy(rule), e, scope)) {
       // False when last evaluated, on the very values it read, without "now": false
       // again, and with no alert to clear there is nothing to do.
       const a = tracker.get(fp);
-      if (a === undefined || a.state === 'resolved') return;
+      if (a === undefined || a.state === 'resolved') return reachOf(known.quiet, readBy(rule));
     }
     known.quiet = undefined;
     seen.add(fp);
@@ -183,7 +209,7 @@ export class RuleEvaluator {
       const c = this.cel(vars[name]!, e.vars[name]);
       if (c !== undefined) ctx[name] = c;
     }
-    for (const v of rule.when.variables) if (!(v in ctx)) return; // unknown: keep the alert as it is
+    for (const v of rule.when.variables) if (!(v in ctx)) return Reach.OTHER; // unknown: keep the alert as it is
     const nowReads = this.deps.cel.nowReads;
     this.read.clear();
     this.target = ctx;
@@ -209,7 +235,9 @@ export class RuleEvaluator {
       // How it ended, said from what is seen as it clears (`resolved_*` annotations).
       if (current?.state === 'firing') this.renderResolution(rule, current, () => template(), now);
       tracker.cleared(fp, now, rule);
-      return;
+      const left = tracker.get(fp);
+      if (known.quiet === undefined || (left !== undefined && left.state !== 'resolved')) return Reach.OTHER;
+      return reachOf(known.quiet, readBy(rule));
     }
     if (current?.state === 'firing') dropResolution(current);
     const entityLabel = Object.values(e.nameLabels)[0] ?? scope.slug;
@@ -247,6 +275,7 @@ export class RuleEvaluator {
             : `${rule.name}: ${entityLabel} (${scope.slug})`,
         ),
     );
+    return Reach.OTHER;
   }
 
   /** Applies event rules to events (in time order); `resolve_on` events resolve earlier alerts. */
@@ -439,71 +468,6 @@ function isResolution(key: string): boolean {
 function dropResolution(a: TrackedAlert): void {
   if (!Object.keys(a.annotations).some(isResolution)) return;
   a.annotations = Object.fromEntries(Object.entries(a.annotations).filter(([k]) => !isResolution(k)));
-}
-
-/** A condition rule's fingerprint for an entity, and what its condition was last false on. */
-interface Known {
-  org: string;
-  fp: string;
-  /**
-   * The plain values of the rule's variables (in `readBy` order) its condition read when
-   * it was last false, `NOT_READ` for those it did not read; undefined when the condition
-   * held, failed, read "now" or read a value that is not kept unchanged between passes.
-   */
-  quiet: readonly unknown[] | undefined;
-}
-
-const NOT_READ = Symbol('not read');
-
-/** Where an entity's variable comes from: its own variables first, then its org's. */
-function sourceOf(name: string, e: Entity, scope: OrgScope): unknown {
-  return Object.hasOwn(e.vars, name) ? e.vars[name] : scope.vars[name];
-}
-
-/**
- * What a condition that was false read, when that is enough to know it false again: only
- * the rule's own variables, never `now`, each a plain value the scope keeps unchanged
- * between passes (context.ts, `isKeptPlain`), so the same object means the same value.
- */
-function quietOn(
-  read: ReadonlySet<string>,
-  names: readonly string[],
-  e: Entity,
-  scope: OrgScope,
-): readonly unknown[] | undefined {
-  for (const name of read) if (!names.includes(name)) return undefined;
-  const out: unknown[] = [];
-  for (const name of names) {
-    if (!read.has(name)) {
-      out.push(NOT_READ);
-      continue;
-    }
-    const v = sourceOf(name, e, scope);
-    if (typeof v !== 'object' || v === null || !isKeptPlain(v)) return undefined;
-    out.push(v);
-  }
-  return out;
-}
-
-/** Whether every value a quiet condition read is still the very same one. */
-function isStill(quiet: readonly unknown[], names: readonly string[], e: Entity, scope: OrgScope): boolean {
-  for (let i = 0; i < names.length; i++) {
-    const v = quiet[i];
-    if (v !== NOT_READ && sourceOf(names[i]!, e, scope) !== v) return false;
-  }
-  return true;
-}
-
-const readByRule = new WeakMap<ConditionRule, readonly string[]>();
-
-/** The variables a condition rule's `when` and `value` read. */
-function readBy(rule: ConditionRule): readonly string[] {
-  let names = readByRule.get(rule);
-  if (names === undefined) {
-    names = [...new Set([...rule.when.variables, ...(rule.value?.variables ?? [])])];
-    readByRule.set(rule, names);
-  }
-  return names;
 }
 
 function alertVars(a: TrackedAlert, now: number): Plain {

@@ -36,7 +36,14 @@ function setup(yaml: string) {
   const tracker = new AlertTracker();
   const pass = (v: OrgView) => evaluator.conditions([v], rules, tracker, clock.time);
   const states = () => [...tracker.all()].map((a) => `${a.rule}/${a.labels['session_id']}:${a.state}`).sort();
-  return { clock, counts, pass, states };
+  // Lookups of an alert by fingerprint: what a session passed over one by one costs.
+  let lookups = 0;
+  const get = tracker.get.bind(tracker);
+  tracker.get = (fp) => {
+    lookups++;
+    return get(fp);
+  };
+  return { clock, counts, pass, states, lookups: () => lookups };
 }
 
 /** Counts the evaluations of a rule's condition. */
@@ -150,6 +157,88 @@ rules:
     x.pass(next);
     expect(x.counts.get('live_channel_session')).toBe(2);
     expect(x.states()).toEqual(['live_channel_session/s1:firing']);
+  });
+
+  it('passes over a quiet session list whole, until the list, or a channel it read, is read again', () => {
+    const x = setup(`
+rules:
+  - name: live_session
+    for_each: session
+    when: 'session.live'
+  - name: live_on_live_channel
+    for_each: session
+    when: 'channel.live && session.live'
+`);
+    const v = org([session('s1'), session('s2'), session('s3')]);
+    x.pass(v);
+    expect(x.counts.get('live_session')).toBe(3);
+    const before = x.lookups();
+    x.pass(v);
+    x.pass(v);
+    expect(x.lookups()).toBe(before);
+    expect(x.counts.get('live_session')).toBe(3);
+    // The channel list read again: only the rule that read the channel looks at each
+    // session again (its channel is a new value), and none is evaluated again but for it.
+    const next: OrgView = {
+      ...v,
+      snapshot: {
+        ...v.snapshot,
+        channels: { state: 'complete', at: T0 + 30 * SEC, value: [channel('c1', 'live')] },
+      },
+    };
+    x.pass(next);
+    // The first pass evaluated both rules over the list: half its lookups are one rule's.
+    expect(x.lookups()).toBe(before + before / 2);
+    expect(x.counts.get('live_session')).toBe(3);
+    expect(x.counts.get('live_on_live_channel')).toBe(6);
+    const third = org([session('s1'), session('s2'), session('s3', { status: 'live' })], x.clock.time);
+    x.pass(third);
+    expect(x.states()).toEqual(['live_session/s3:firing']);
+  });
+
+  it('keeps looking at a list whose alert still fires after its condition cleared', () => {
+    const x = setup(`
+rules:
+  - name: live_session
+    for_each: session
+    when: 'session.live'
+    keep_firing_for: 1m
+`);
+    x.pass(org([session('s1', { status: 'live' }), session('s2')]));
+    expect(x.states()).toEqual(['live_session/s1:firing']);
+    const ended = org([session('s1'), session('s2')], x.clock.time);
+    x.pass(ended);
+    x.clock.advance(30 * SEC);
+    x.pass(ended);
+    expect(x.states()).toEqual(['live_session/s1:firing']);
+    x.clock.advance(31 * SEC);
+    x.pass(ended);
+    expect(x.states()).toEqual(['live_session/s1:resolved']);
+  });
+
+  it('evaluates again when a detail it read is read again, with the same session list', () => {
+    const x = setup(`
+rules:
+  - name: failed_detail
+    for_each: session
+    when: 'has(detail.status) && detail.status == "failed"'
+`);
+    const sessions = { c1: [session('s1'), session('s2')] };
+    const v = view('acme', { channels: [channel('c1', 'offline')], sessions, details: { s1: {} } });
+    x.pass(v);
+    x.pass(v);
+    expect(x.states()).toEqual([]);
+    const failed = view('acme', {
+      channels: [channel('c1', 'offline')],
+      sessions,
+      details: { s1: { status: 'failed' } },
+    });
+    // The same session list and channel list objects, a detail read anew.
+    x.pass({
+      ...v,
+      snapshot: { ...v.snapshot, details: failed.snapshot.details },
+    });
+    expect(x.states()).toEqual(['failed_detail/s1:firing']);
   });
 
   it('gives a session read again the same id labels, and one read anew its own', () => {
