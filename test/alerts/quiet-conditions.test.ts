@@ -72,6 +72,17 @@ function org(sessions: Session[], at = T0): OrgView {
   return view('acme', { at, channels: [channel('c1', 'offline')], sessions: { c1: sessions } });
 }
 
+/** `v` with its session lists as they were and its channel list read again, c1 live. */
+function channelsReadAgain(v: OrgView): OrgView {
+  return {
+    ...v,
+    snapshot: {
+      ...v.snapshot,
+      channels: { state: 'complete', at: T0 + 30 * SEC, value: [channel('c1', 'live')] },
+    },
+  };
+}
+
 describe('condition rules over lists not read again', () => {
   it('evaluates a condition found false on kept values once, until its list is read again', () => {
     const x = setup(`
@@ -147,14 +158,7 @@ rules:
     x.pass(v);
     expect(x.counts.get('live_channel_session')).toBe(1);
     // Same session list, a new channel list read that shows the channel live.
-    const next: OrgView = {
-      ...v,
-      snapshot: {
-        ...v.snapshot,
-        channels: { state: 'complete', at: T0 + 30 * SEC, value: [channel('c1', 'live')] },
-      },
-    };
-    x.pass(next);
+    x.pass(channelsReadAgain(v));
     expect(x.counts.get('live_channel_session')).toBe(2);
     expect(x.states()).toEqual(['live_channel_session/s1:firing']);
   });
@@ -179,14 +183,7 @@ rules:
     expect(x.counts.get('live_session')).toBe(3);
     // The channel list read again: only the rule that read the channel looks at each
     // session again (its channel is a new value), and none is evaluated again but for it.
-    const next: OrgView = {
-      ...v,
-      snapshot: {
-        ...v.snapshot,
-        channels: { state: 'complete', at: T0 + 30 * SEC, value: [channel('c1', 'live')] },
-      },
-    };
-    x.pass(next);
+    x.pass(channelsReadAgain(v));
     // The first pass evaluated both rules over the list: half its lookups are one rule's.
     expect(x.lookups()).toBe(before + before / 2);
     expect(x.counts.get('live_session')).toBe(3);
