@@ -145,30 +145,7 @@ export class RuleEvaluator {
         const entities = scope.entities[rule.forEach];
         if (entities === undefined) continue; // the part was never read: nothing is known
         const seen = new Set<string>();
-        for (let i = 0; i < entities.length; ) {
-          const e = entities[i]!;
-          const list = e.list;
-          if (list === undefined) {
-            this.entity(rule, scope, orgCel, e, tracker, now, seen);
-            i++;
-            continue;
-          }
-          // A channel's session list, whole: passed over while it is quiet (quiet.ts).
-          const channel = e.vars['channel'];
-          const end = i + list.length;
-          if (this.quietLists.has(list, rule, scope.slug, channel)) {
-            i = end;
-            continue;
-          }
-          let reach: Reach = Reach.OWN;
-          for (; i < end; i++) {
-            const r = this.entity(rule, scope, orgCel, entities[i]!, tracker, now, seen);
-            if (r === Reach.OTHER || reach === Reach.OTHER) reach = Reach.OTHER;
-            else if (r === Reach.CHANNEL) reach = r;
-          }
-          if (reach !== Reach.OTHER) this.quietLists.note(list, rule, scope.slug, channel, reach);
-          else this.quietLists.forget(list, rule);
-        }
+        this.entities(rule, scope, orgCel, entities, tracker, now, seen);
         for (const a of existing.get(`${rule.name}\0${scope.slug}`) ?? []) {
           if (!seen.has(a.fingerprint) && isGone(a, rule, scope)) tracker.cleared(a.fingerprint, now, rule);
         }
@@ -178,6 +155,42 @@ export class RuleEvaluator {
     if (watched === undefined) return;
     for (const list of existing.values()) {
       for (const a of list) if (!watched.has(a.org)) tracker.resolve(a, now);
+    }
+  }
+
+  /**
+   * A rule over an org's entities. A channel's session list is taken whole, and passed
+   * over while it is quiet under the rule (quiet.ts).
+   */
+  private entities(
+    rule: ConditionRule,
+    scope: OrgScope,
+    orgCel: Record<string, unknown>,
+    entities: readonly Entity[],
+    tracker: AlertTracker,
+    now: number,
+    seen: Set<string>,
+  ): void {
+    for (let i = 0; i < entities.length; ) {
+      const list = entities[i]!.list;
+      if (list === undefined) {
+        this.entity(rule, scope, orgCel, entities[i++]!, tracker, now, seen);
+        continue;
+      }
+      const channel = entities[i]!.vars['channel'];
+      const end = i + list.length;
+      if (this.quietLists.has(list, rule, scope.slug, channel)) {
+        i = end;
+        continue;
+      }
+      let reach: Reach = Reach.OWN;
+      for (; i < end; i++) {
+        const r = this.entity(rule, scope, orgCel, entities[i]!, tracker, now, seen);
+        if (r === Reach.OTHER || reach === Reach.OTHER) reach = Reach.OTHER;
+        else if (r === Reach.CHANNEL) reach = r;
+      }
+      if (reach !== Reach.OTHER) this.quietLists.note(list, rule, scope.slug, channel, reach);
+      else this.quietLists.forget(list, rule);
     }
   }
 
@@ -195,8 +208,7 @@ export class RuleEvaluator {
     if (known.quiet !== undefined && isStill(known.quiet, readBy(rule), e, scope)) {
       // False when last evaluated, on the very values it read, without "now": false
       // again, and with no alert to clear there is nothing to do.
-      const a = tracker.get(fp);
-      if (a === undefined || a.state === 'resolved') return reachOf(known.quiet, readBy(rule));
+      if (!isActive(tracker.get(fp))) return reachOf(known.quiet, readBy(rule));
     }
     known.quiet = undefined;
     seen.add(fp);
@@ -235,8 +247,7 @@ export class RuleEvaluator {
       // How it ended, said from what is seen as it clears (`resolved_*` annotations).
       if (current?.state === 'firing') this.renderResolution(rule, current, () => template(), now);
       tracker.cleared(fp, now, rule);
-      const left = tracker.get(fp);
-      if (known.quiet === undefined || (left !== undefined && left.state !== 'resolved')) return Reach.OTHER;
+      if (known.quiet === undefined || isActive(tracker.get(fp))) return Reach.OTHER;
       return reachOf(known.quiet, readBy(rule));
     }
     if (current?.state === 'firing') dropResolution(current);
@@ -468,6 +479,11 @@ function isResolution(key: string): boolean {
 function dropResolution(a: TrackedAlert): void {
   if (!Object.keys(a.annotations).some(isResolution)) return;
   a.annotations = Object.fromEntries(Object.entries(a.annotations).filter(([k]) => !isResolution(k)));
+}
+
+/** Whether an alert is pending or firing. */
+function isActive(a: TrackedAlert | undefined): boolean {
+  return a !== undefined && a.state !== 'resolved';
 }
 
 function alertVars(a: TrackedAlert, now: number): Plain {
